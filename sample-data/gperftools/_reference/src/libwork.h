@@ -1,0 +1,4 @@
+#ifndef LIBWORK_H
+#define LIBWORK_H
+unsigned long work_checksum(unsigned long seed, long iters);
+#endif

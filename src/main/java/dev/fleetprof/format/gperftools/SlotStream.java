@@ -1,0 +1,141 @@
+package dev.fleetprof.format.gperftools;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+import java.nio.ByteOrder;
+
+/**
+ * Reads 4- or 8-byte slots from a stream through one large buffer, tracking the absolute file
+ * offset. Large sequential reads and no per-slot allocation keep decoding close to memory speed.
+ */
+final class SlotStream {
+  /** The most bytes one {@link #ensure} may ask for: a record of 2 + 65536 slots of 8 bytes. */
+  static final int MAX_ENSURE = (2 + CpuProfileReader.MAX_DEPTH) * 8;
+
+  private static final VarHandle LONG_LE =
+      MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.LITTLE_ENDIAN);
+  private static final VarHandle LONG_BE =
+      MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.BIG_ENDIAN);
+  private static final VarHandle INT_LE =
+      MethodHandles.byteArrayViewVarHandle(int[].class, ByteOrder.LITTLE_ENDIAN);
+  private static final VarHandle INT_BE =
+      MethodHandles.byteArrayViewVarHandle(int[].class, ByteOrder.BIG_ENDIAN);
+
+  private final InputStream in;
+  private final int width;
+  private final VarHandle longs;
+  private final VarHandle ints;
+  private byte[] buf;
+  private int pos;
+  private int lim;
+  private long bufStart;
+  private boolean eof;
+
+  SlotStream(InputStream in, long startOffset, int width, boolean bigEndian, byte[] buffer) {
+    this.in = in;
+    this.width = width;
+    this.longs = bigEndian ? LONG_BE : LONG_LE;
+    this.ints = bigEndian ? INT_BE : INT_LE;
+    this.buf = buffer != null && buffer.length >= 64 ? buffer : new byte[1 << 18];
+    this.bufStart = startOffset;
+  }
+
+  long position() {
+    return bufStart + pos;
+  }
+
+  byte[] buffer() {
+    return buf;
+  }
+
+  /** Makes {@code n} bytes readable without refilling; false when the stream ends first. */
+  boolean ensure(int n) throws IOException {
+    if (lim - pos >= n) {
+      return true;
+    }
+    if (n > buf.length) {
+      byte[] bigger = new byte[Math.max(n, Math.min(MAX_ENSURE, buf.length * 2))];
+      System.arraycopy(buf, pos, bigger, 0, lim - pos);
+      bufStart += pos;
+      lim -= pos;
+      pos = 0;
+      buf = bigger;
+    } else if (pos > 0) {
+      System.arraycopy(buf, pos, buf, 0, lim - pos);
+      bufStart += pos;
+      lim -= pos;
+      pos = 0;
+    }
+    while (lim < n && !eof) {
+      int r = in.read(buf, lim, buf.length - lim);
+      if (r < 0) {
+        eof = true;
+      } else {
+        lim += r;
+      }
+    }
+    return lim - pos >= n;
+  }
+
+  /** Bytes readable now without refilling. */
+  int buffered() {
+    return lim - pos;
+  }
+
+  /** The next slot; call {@link #ensure} first. Unsigned values come back as their bit pattern. */
+  long slot() {
+    long v;
+    if (width == 8) {
+      v = (long) longs.get(buf, pos);
+    } else {
+      v = ((int) ints.get(buf, pos)) & 0xffffffffL;
+    }
+    pos += width;
+    return v;
+  }
+
+  /** Reads {@code n} slots into {@code out}; call {@link #ensure} for {@code n * width} first. */
+  void slots(long[] out, int n) {
+    int p = pos;
+    if (width == 8) {
+      for (int i = 0; i < n; i++, p += 8) {
+        out[i] = (long) longs.get(buf, p);
+      }
+    } else {
+      for (int i = 0; i < n; i++, p += 4) {
+        out[i] = ((int) ints.get(buf, p)) & 0xffffffffL;
+      }
+    }
+    pos = p;
+  }
+
+  /** Skips {@code bytes}; false when the stream ends first (then everything left was skipped). */
+  boolean skip(long bytes) throws IOException {
+    while (bytes > 0) {
+      if (pos == lim && !ensure(1)) {
+        return false;
+      }
+      int step = (int) Math.min(bytes, lim - pos);
+      pos += step;
+      bytes -= step;
+    }
+    return true;
+  }
+
+  /** Reads the rest of the stream (at most {@code max} bytes) as bytes; null if longer. */
+  byte[] rest(int max) throws IOException {
+    java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream();
+    while (true) {
+      if (pos == lim && !ensure(1)) {
+        return out.toByteArray();
+      }
+      if (out.size() + (lim - pos) > max) {
+        return null;
+      }
+      out.write(buf, pos, lim - pos);
+      pos = lim;
+    }
+  }
+}
