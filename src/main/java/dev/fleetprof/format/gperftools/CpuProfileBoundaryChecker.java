@@ -29,7 +29,7 @@ public final class CpuProfileBoundaryChecker {
   private final CpuProfileLayout layout;
   private final int w;
   private final boolean big;
-  private final byte[] window = new byte[WINDOW];
+  private final byte[] window;
   private long windowStart = -1;
   private int windowLength;
 
@@ -41,6 +41,7 @@ public final class CpuProfileBoundaryChecker {
     this.layout = layout;
     this.w = layout.header().slotWidth();
     this.big = layout.header().bigEndian();
+    this.window = new byte[(int) Math.min(WINDOW, Math.max(64, layout.fileLength()))];
   }
 
   /**

@@ -1,0 +1,216 @@
+package dev.fleetprof.spark;
+
+import dev.fleetprof.format.FormatDetector;
+import dev.fleetprof.format.Mapping;
+import dev.fleetprof.format.MappingIndex;
+import dev.fleetprof.format.ProfileFormatException;
+import dev.fleetprof.format.gperftools.CpuProfileBoundaryChecker;
+import dev.fleetprof.format.gperftools.CpuProfileHeader;
+import dev.fleetprof.format.gperftools.CpuProfileLayout;
+import dev.fleetprof.format.gperftools.CpuProfileReader;
+import dev.fleetprof.split.SplitPlanner.Slice;
+import java.io.IOException;
+import java.io.InputStream;
+import java.util.Arrays;
+import org.apache.spark.sql.catalyst.InternalRow;
+import org.apache.spark.sql.catalyst.expressions.GenericInternalRow;
+import org.apache.spark.sql.catalyst.expressions.UnsafeArrayData;
+import org.apache.spark.sql.catalyst.util.GenericArrayData;
+import org.apache.spark.unsafe.types.UTF8String;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The rows of one slice of a gperftools CPU profile. A slice that starts inside the file finds its
+ * first record with the boundary checker; every split, having walked past its end, checks that the
+ * checker finds the same boundary where the next split starts, so that each record is read exactly
+ * once or the task fails naming the file and offset.
+ */
+final class CpuProfileRows implements RowSource {
+  private static final Logger LOG = LoggerFactory.getLogger(CpuProfileRows.class);
+  private static final UTF8String FORMAT = UTF8String.fromString(FormatDetector.GPERFTOOLS);
+  private static final UTF8String KIND = UTF8String.fromString("sample");
+  private static final UTF8String MICROSECONDS = UTF8String.fromString("microseconds");
+
+  private final HadoopByteSource src;
+  private final Slice slice;
+  private final CpuProfileLayout splitLayout;
+  private final RequiredColumns cols;
+  private final ProfilePartitionReader.ReadMetrics metrics;
+  private final InputStream in;
+  private final CpuProfileReader reader;
+  private final CpuProfileBoundaryChecker checker;
+  private final long startBoundary;
+  private final long period;
+  private final UTF8String path;
+  private final MappingIndex mappings;
+  private final InternalRow[] mappingRows;
+  private final UTF8String[] modules;
+  private final GenericInternalRow row;
+  private long lastPosition;
+
+  CpuProfileRows(HadoopByteSource src, Slice slice, CpuProfileLayout splitLayout,
+      CpuProfileHeader header, RequiredColumns cols, ProfilePartitionReader.ReadMetrics metrics,
+      byte[] buffer) throws IOException {
+    this.src = src;
+    this.slice = slice;
+    this.splitLayout = splitLayout;
+    this.cols = cols;
+    this.metrics = metrics;
+    this.period = header.periodMicros();
+    this.path = UTF8String.fromString(src.name());
+    this.row = new GenericInternalRow(cols.width());
+
+    MappingIndex index = MappingIndex.EMPTY;
+    if (splitLayout != null) {
+      index = splitLayout.mappings();
+    } else if (cols.needsMappings()) {
+      index = CpuProfileLayout.read(src).mappings();
+    }
+    this.mappings = index;
+    this.mappingRows = new InternalRow[index.size()];
+    this.modules = new UTF8String[index.size()];
+    for (int i = 0; i < index.size(); i++) {
+      Mapping m = index.get(i);
+      modules[i] = UTF8String.fromString(m.path());
+      mappingRows[i] = new GenericInternalRow(
+          new Object[] {m.start(), m.limit(), m.offset(), modules[i]});
+    }
+
+    if (splitLayout != null) {
+      checker = new CpuProfileBoundaryChecker(src, splitLayout);
+      if (slice.start() == 0) {
+        startBoundary = header.recordsStart();
+      } else {
+        startBoundary = checker.firstBoundaryAtOrAfter(slice.start());
+        metrics.resyncedSplits++;
+      }
+    } else {
+      checker = null;
+      startBoundary = header.recordsStart();
+    }
+    this.in = src.open(HadoopByteSource.isGzip(slice.path()) ? 0 : startBoundary);
+    try {
+      if (HadoopByteSource.isGzip(slice.path())) {
+        in.skipNBytes(startBoundary);
+      }
+      this.reader = new CpuProfileReader(src.name(), header, in, startBoundary,
+          splitLayout == null ? Long.MAX_VALUE : slice.end(), src.length(), cols.needsPcs(),
+          buffer);
+    } catch (IOException | RuntimeException e) {
+      in.close();
+      throw e;
+    }
+    this.lastPosition = startBoundary;
+  }
+
+  @Override
+  public boolean next() throws IOException {
+    if (!reader.next()) {
+      finish();
+      return false;
+    }
+    metrics.records++;
+    long pos = reader.position();
+    metrics.bytes += pos - lastPosition;
+    lastPosition = pos;
+    fill();
+    return true;
+  }
+
+  private void fill() {
+    int depth = reader.depth();
+    long[] pcs = reader.pcs();
+    if (cols.needsPcs()) {
+      metrics.chainsDecoded++;
+    }
+    if (cols.path() >= 0) {
+      row.update(cols.path(), path);
+    }
+    if (cols.format() >= 0) {
+      row.update(cols.format(), FORMAT);
+    }
+    if (cols.kind() >= 0) {
+      row.update(cols.kind(), KIND);
+    }
+    if (cols.pcs() >= 0) {
+      row.update(cols.pcs(), UnsafeArrayData.fromPrimitiveArray(Arrays.copyOf(pcs, depth)));
+    }
+    if (cols.count() >= 0) {
+      row.setLong(cols.count(), reader.count());
+    }
+    if (cols.mapping() >= 0) {
+      int m = depth > 0 ? mappings.find(pcs[0]) : -1;
+      row.update(cols.mapping(), m >= 0 ? mappingRows[m] : null);
+    }
+    if (cols.frames() >= 0) {
+      Object[] frames = new Object[depth];
+      for (int i = 0; i < depth; i++) {
+        long pc = pcs[i];
+        int m = mappings.find(pc);
+        frames[i] = m >= 0
+            ? new GenericInternalRow(new Object[] {modules[m], mappings.get(m).fileOffset(pc)})
+            : new GenericInternalRow(new Object[] {null, pc});
+      }
+      row.update(cols.frames(), new GenericArrayData(frames));
+    }
+    if (cols.period() >= 0) {
+      row.setLong(cols.period(), period);
+    }
+    if (cols.periodUnit() >= 0) {
+      row.update(cols.periodUnit(), MICROSECONDS);
+    }
+    if (cols.recordOffset() >= 0) {
+      row.setLong(cols.recordOffset(), reader.recordOffset());
+    }
+  }
+
+  /** Checks how reading ended: the split contract, the trailer, or a truncated file. */
+  private void finish() throws IOException {
+    metrics.bytes += reader.position() - lastPosition;
+    lastPosition = reader.position();
+    switch (reader.end()) {
+      case SPLIT_END: {
+        long expected = checker.firstBoundaryAtOrAfter(slice.end());
+        if (expected != reader.stopOffset()) {
+          throw new ProfileFormatException(src.name(), slice.end(), "split boundary check failed:"
+              + " reading sequentially reached the record boundary at byte "
+              + reader.stopOffset() + ", but the boundary checker, run where the next split"
+              + " starts, finds " + expected + "; the file cannot be split safely (read it with"
+              + " a larger maxPartitionBytes, and please report the file)");
+        }
+        break;
+      }
+      case TRAILER:
+        if (splitLayout != null && reader.stopOffset() != splitLayout.trailerOffset()) {
+          throw new ProfileFormatException(src.name(), reader.stopOffset(), "found a trailer"
+              + " where planning (from the file's tail) placed it at byte "
+              + splitLayout.trailerOffset() + "; was the file changed while being read?");
+        }
+        break;
+      case TRUNCATED:
+        if (splitLayout != null) {
+          throw new ProfileFormatException(src.name(), reader.stopOffset(), "the file ended"
+              + " before the trailer that planning found at byte " + splitLayout.trailerOffset()
+              + "; was the file changed while being read?");
+        }
+        metrics.truncatedFiles++;
+        LOG.warn("profile source: {} is truncated: it ends at byte {} without a trailer"
+                + " (the profiled process was probably killed); its {} complete records were read",
+            src.name(), reader.stopOffset(), reader.records());
+        break;
+      default:
+        throw new IllegalStateException("reader ended as " + reader.end());
+    }
+  }
+
+  @Override
+  public InternalRow row() {
+    return row;
+  }
+
+  @Override
+  public void close() throws IOException {
+    in.close();
+  }
+}

@@ -1,0 +1,103 @@
+package dev.fleetprof.spark;
+
+import dev.fleetprof.split.SplitPlanner.Block;
+import java.io.FileNotFoundException;
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import org.apache.hadoop.conf.Configuration;
+import org.apache.hadoop.fs.BlockLocation;
+import org.apache.hadoop.fs.FileStatus;
+import org.apache.hadoop.fs.FileSystem;
+import org.apache.hadoop.fs.GlobFilter;
+import org.apache.hadoop.fs.LocatedFileStatus;
+import org.apache.hadoop.fs.Path;
+import org.apache.hadoop.fs.RemoteIterator;
+
+/**
+ * Lists the files behind the paths a user gave, on any Hadoop FileSystem, as Spark's file sources do:
+ * globs are expanded, directories are listed recursively, names starting with {@code _} or {@code .}
+ * (and {@code ._COPYING_} leftovers) are skipped inside directories, and {@code pathGlobFilter}
+ * applies to file names.
+ */
+final class FileLister {
+  /** A listed file with its blocks (for preferred locations). */
+  record ListedFile(String path, long length, Block[] blocks) {}
+
+  private FileLister() {}
+
+  /** Fails with FileNotFoundException, as Spark does at load time, for a path that matches nothing. */
+  static void checkExists(List<String> paths, Configuration conf) throws IOException {
+    if (paths.isEmpty()) {
+      throw new IllegalArgumentException(
+          "profile source: no path given (use .load(path) or OPTIONS (path '...'))");
+    }
+    for (String p : paths) {
+      Path path = new Path(p);
+      FileStatus[] found = path.getFileSystem(conf).globStatus(path);
+      if (found == null || found.length == 0) {
+        throw new FileNotFoundException("[PATH_NOT_FOUND] Path does not exist: " + p);
+      }
+    }
+  }
+
+  static List<ListedFile> list(List<String> paths, Configuration conf, String pathGlobFilter)
+      throws IOException {
+    GlobFilter filter = pathGlobFilter == null ? null : new GlobFilter(pathGlobFilter);
+    Map<String, ListedFile> out = new LinkedHashMap<>();
+    for (String p : paths) {
+      Path path = new Path(p);
+      FileSystem fs = path.getFileSystem(conf);
+      FileStatus[] matched = fs.globStatus(path);
+      if (matched == null || matched.length == 0) {
+        throw new FileNotFoundException("[PATH_NOT_FOUND] Path does not exist: " + p);
+      }
+      for (FileStatus st : matched) {
+        if (st.isDirectory()) {
+          listDirectory(fs, st.getPath(), filter, out);
+        } else if (filter == null || filter.accept(st.getPath())) {
+          BlockLocation[] locs = fs.getFileBlockLocations(st, 0, st.getLen());
+          add(out, st.getPath(), st.getLen(), locs);
+        }
+      }
+    }
+    List<ListedFile> files = new ArrayList<>(out.values());
+    files.sort((a, b) -> a.path().compareTo(b.path()));
+    return files;
+  }
+
+  private static void listDirectory(FileSystem fs, Path dir, GlobFilter filter,
+      Map<String, ListedFile> out) throws IOException {
+    RemoteIterator<LocatedFileStatus> it = fs.listLocatedStatus(dir);
+    while (it.hasNext()) {
+      LocatedFileStatus st = it.next();
+      String name = st.getPath().getName();
+      if (hidden(name)) {
+        continue;
+      }
+      if (st.isDirectory()) {
+        listDirectory(fs, st.getPath(), filter, out);
+      } else if (filter == null || filter.accept(st.getPath())) {
+        add(out, st.getPath(), st.getLen(), st.getBlockLocations());
+      }
+    }
+  }
+
+  /** Spark's rule for names its file sources skip. */
+  static boolean hidden(String name) {
+    return (name.startsWith("_") && !name.contains("=")) || name.startsWith(".")
+        || name.endsWith("._COPYING_");
+  }
+
+  private static void add(Map<String, ListedFile> out, Path path, long length,
+      BlockLocation[] locs) throws IOException {
+    Block[] blocks = new Block[locs == null ? 0 : locs.length];
+    for (int i = 0; i < blocks.length; i++) {
+      blocks[i] = new Block(locs[i].getOffset(), locs[i].getLength(), locs[i].getHosts());
+    }
+    String key = path.toString();
+    out.putIfAbsent(key, new ListedFile(key, length, blocks));
+  }
+}

@@ -1,0 +1,47 @@
+package dev.fleetprof.spark;
+
+import dev.fleetprof.split.SplitPlanner.Slice;
+import java.util.List;
+import org.apache.spark.sql.connector.read.InputPartition;
+
+/**
+ * The slices one task reads. Kept small (paths and offsets only): heavy per-file state, such as the
+ * mappings of split files, travels in a broadcast.
+ */
+final class ProfileInputPartition implements InputPartition {
+  private static final long serialVersionUID = 1L;
+  private final String[] paths;
+  private final long[] starts;
+  private final long[] ends;
+  private final long[] lengths;
+  private final String[] hosts;
+
+  ProfileInputPartition(List<Slice> slices, String[] hosts) {
+    int n = slices.size();
+    this.paths = new String[n];
+    this.starts = new long[n];
+    this.ends = new long[n];
+    this.lengths = new long[n];
+    for (int i = 0; i < n; i++) {
+      Slice s = slices.get(i);
+      paths[i] = s.path();
+      starts[i] = s.start();
+      ends[i] = s.end();
+      lengths[i] = s.fileLength();
+    }
+    this.hosts = hosts;
+  }
+
+  int size() {
+    return paths.length;
+  }
+
+  Slice slice(int i) {
+    return new Slice(paths[i], starts[i], ends[i], lengths[i]);
+  }
+
+  @Override
+  public String[] preferredLocations() {
+    return hosts;
+  }
+}

@@ -1,0 +1,35 @@
+package dev.fleetprof.spark;
+
+import dev.fleetprof.format.gperftools.CpuProfileLayout;
+import java.util.HashMap;
+import java.util.Map;
+import org.apache.spark.broadcast.Broadcast;
+import org.apache.spark.sql.catalyst.InternalRow;
+import org.apache.spark.sql.connector.read.InputPartition;
+import org.apache.spark.sql.connector.read.PartitionReader;
+import org.apache.spark.sql.connector.read.PartitionReaderFactory;
+
+/** Creates a reader per partition; carries only broadcast handles and small settings. */
+final class ProfileReaderFactory implements PartitionReaderFactory {
+  private static final long serialVersionUID = 1L;
+  private final Broadcast<SerializableConfiguration> conf;
+  private final Broadcast<HashMap<String, CpuProfileLayout>> layouts;
+  private final String format;
+  private final RequiredColumns columns;
+
+  ProfileReaderFactory(Broadcast<SerializableConfiguration> conf,
+      Broadcast<HashMap<String, CpuProfileLayout>> layouts, String format,
+      RequiredColumns columns) {
+    this.conf = conf;
+    this.layouts = layouts;
+    this.format = format;
+    this.columns = columns;
+  }
+
+  @Override
+  public PartitionReader<InternalRow> createReader(InputPartition partition) {
+    Map<String, CpuProfileLayout> splitLayouts = layouts == null ? Map.of() : layouts.value();
+    return new ProfilePartitionReader((ProfileInputPartition) partition, conf.value().get(),
+        splitLayouts, format, columns);
+  }
+}

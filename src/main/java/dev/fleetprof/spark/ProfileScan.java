@@ -1,0 +1,177 @@
+package dev.fleetprof.spark;
+
+import dev.fleetprof.format.FormatDetector;
+import dev.fleetprof.format.gperftools.CpuProfileLayout;
+import dev.fleetprof.spark.metrics.ProfileMetrics;
+import dev.fleetprof.split.SplitPlanner;
+import dev.fleetprof.split.SplitPlanner.Block;
+import dev.fleetprof.split.SplitPlanner.Slice;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import org.apache.hadoop.conf.Configuration;
+import org.apache.spark.api.java.JavaSparkContext;
+import org.apache.spark.broadcast.Broadcast;
+import org.apache.spark.sql.SparkSession;
+import org.apache.spark.sql.connector.metric.CustomMetric;
+import org.apache.spark.sql.connector.read.Batch;
+import org.apache.spark.sql.connector.read.InputPartition;
+import org.apache.spark.sql.connector.read.PartitionReaderFactory;
+import org.apache.spark.sql.connector.read.Scan;
+import org.apache.spark.sql.internal.SQLConf;
+import org.apache.spark.sql.types.StructType;
+import org.apache.spark.sql.util.CaseInsensitiveStringMap;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Plans a read: lists the files, cuts large gperftools profiles into record-aligned splits (reading
+ * each one's head and tail once, here on the driver), packs slices into partitions like Spark's file
+ * sources, and broadcasts what every reader needs (the Hadoop configuration, the split files'
+ * layouts) once instead of shipping it with every task.
+ */
+final class ProfileScan implements Scan, Batch {
+  private static final Logger LOG = LoggerFactory.getLogger(ProfileScan.class);
+
+  private final CaseInsensitiveStringMap options;
+  private final ReadOptions read;
+  private final StructType readSchema;
+  private Plan plan;
+
+  /** The result of planning, computed once for both planInputPartitions and the reader factory. */
+  private record Plan(InputPartition[] partitions, Map<String, CpuProfileLayout> layouts,
+      long maxSplitBytes, int files, long bytes) {}
+
+  ProfileScan(CaseInsensitiveStringMap options, StructType readSchema) {
+    this.options = options;
+    this.read = new ReadOptions(options);
+    this.readSchema = readSchema;
+  }
+
+  @Override
+  public StructType readSchema() {
+    return readSchema;
+  }
+
+  @Override
+  public String description() {
+    return "profile [format=" + read.format() + ", paths=" + read.paths() + "]";
+  }
+
+  @Override
+  public Batch toBatch() {
+    return this;
+  }
+
+  @Override
+  public CustomMetric[] supportedCustomMetrics() {
+    return ProfileMetrics.all();
+  }
+
+  @Override
+  public InputPartition[] planInputPartitions() {
+    return plan().partitions();
+  }
+
+  @Override
+  public PartitionReaderFactory createReaderFactory() {
+    SparkSession spark = SparkSession.active();
+    JavaSparkContext jsc = JavaSparkContext.fromSparkContext(spark.sparkContext());
+    Broadcast<SerializableConfiguration> conf =
+        jsc.broadcast(new SerializableConfiguration(HadoopConf.forRead(spark, options)));
+    Map<String, CpuProfileLayout> layouts = plan().layouts();
+    Broadcast<HashMap<String, CpuProfileLayout>> layoutsBroadcast =
+        layouts.isEmpty() ? null : jsc.broadcast(new HashMap<>(layouts));
+    return new ProfileReaderFactory(conf, layoutsBroadcast, read.format(),
+        RequiredColumns.of(readSchema));
+  }
+
+  private synchronized Plan plan() {
+    if (plan == null) {
+      try {
+        plan = makePlan();
+      } catch (IOException e) {
+        throw new UncheckedIOException("profile source: planning failed: " + e.getMessage(), e);
+      }
+    }
+    return plan;
+  }
+
+  private Plan makePlan() throws IOException {
+    long started = System.nanoTime();
+    SparkSession spark = SparkSession.active();
+    SQLConf sql = SQLConf.get();
+    Configuration conf = HadoopConf.forRead(spark, options);
+    List<FileLister.ListedFile> files = FileLister.list(read.paths(), conf, read.pathGlobFilter());
+
+    long maxPartitionBytes = read.maxPartitionBytes() != null
+        ? read.maxPartitionBytes() : sql.filesMaxPartitionBytes();
+    long openCost = read.openCostInBytes() != null
+        ? read.openCostInBytes() : sql.filesOpenCostInBytes();
+    int minPartitions = sql.filesMinPartitionNum().isDefined()
+        ? (Integer) sql.filesMinPartitionNum().get()
+        : spark.sparkContext().defaultParallelism();
+    long totalBytes = 0;
+    for (FileLister.ListedFile f : files) {
+      totalBytes += f.length();
+    }
+    long maxSplit = SplitPlanner.maxSplitBytes(maxPartitionBytes, openCost, minPartitions,
+        totalBytes, files.size());
+
+    List<Slice> slices = new ArrayList<>();
+    Map<String, CpuProfileLayout> layouts = new HashMap<>();
+    Map<String, Block[]> blocks = new HashMap<>();
+    for (FileLister.ListedFile f : files) {
+      blocks.put(f.path(), f.blocks());
+      CpuProfileLayout layout = f.length() > maxSplit ? splittableLayout(f, conf) : null;
+      if (layout != null) {
+        layouts.put(f.path(), layout);
+        slices.addAll(SplitPlanner.split(f.path(), f.length(), layout.trailerOffset(), maxSplit));
+      } else {
+        slices.add(new Slice(f.path(), 0, f.length(), f.length()));
+      }
+    }
+    List<SplitPlanner.Partition> packed = SplitPlanner.pack(slices, maxSplit, openCost, blocks);
+    InputPartition[] partitions = new InputPartition[packed.size()];
+    for (int i = 0; i < partitions.length; i++) {
+      partitions[i] = new ProfileInputPartition(packed.get(i).slices(),
+          packed.get(i).preferredHosts());
+    }
+    LOG.info("profile source: {} files, {} bytes, {} split into {} slices; {} partitions of up to"
+            + " {} bytes; planned in {} ms", files.size(), totalBytes, layouts.size(),
+        slices.size(), partitions.length, maxSplit, (System.nanoTime() - started) / 1_000_000);
+    return new Plan(partitions, layouts, maxSplit, files.size(), totalBytes);
+  }
+
+  /**
+   * The layout of a file worth splitting, or null to read it whole: only uncompressed gperftools
+   * profiles with a trailer and executable mappings can be split safely.
+   */
+  private CpuProfileLayout splittableLayout(FileLister.ListedFile f, Configuration conf)
+      throws IOException {
+    if (HadoopByteSource.isGzip(f.path())
+        || !(read.format().equals("auto") || read.format().equals(FormatDetector.GPERFTOOLS))) {
+      return null;
+    }
+    HadoopByteSource src = new HadoopByteSource(f.path(), f.length(), conf);
+    byte[] head = new byte[FormatDetector.HEAD_BYTES];
+    int n;
+    try (InputStream in = src.open(0)) {
+      n = in.readNBytes(head, 0, head.length);
+    }
+    if (!FormatDetector.GPERFTOOLS.equals(FormatDetector.detect(head, n))) {
+      return null; // the reader reports what it is
+    }
+    CpuProfileLayout layout = CpuProfileLayout.read(src);
+    if (!layout.splittable()) {
+      LOG.warn("profile source: {} is read as one split: {}", f.path(), layout.hasTrailer()
+          ? "its maps text lists no executable mapping" : "it has no trailer (truncated?)");
+      return null;
+    }
+    return layout;
+  }
+}

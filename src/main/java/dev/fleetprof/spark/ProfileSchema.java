@@ -1,0 +1,57 @@
+package dev.fleetprof.spark;
+
+import org.apache.spark.sql.types.ArrayType;
+import org.apache.spark.sql.types.DataTypes;
+import org.apache.spark.sql.types.Metadata;
+import org.apache.spark.sql.types.StructField;
+import org.apache.spark.sql.types.StructType;
+
+/**
+ * The columns of the {@code profile} source: one schema for every format, documented in the README.
+ * The names are a contract with users' queries; add columns, never rename them.
+ */
+public final class ProfileSchema {
+  public static final String PATH = "path";
+  public static final String FORMAT = "format";
+  public static final String KIND = "kind";
+  public static final String PCS = "pcs";
+  public static final String COUNT = "count";
+  public static final String MAPPING = "mapping";
+  public static final String FRAMES = "frames";
+  public static final String PERIOD = "period";
+  public static final String PERIOD_UNIT = "period_unit";
+  public static final String RECORD_OFFSET = "record_offset";
+
+  public static final StructType MAPPING_TYPE = new StructType()
+      .add("start", DataTypes.LongType, false)
+      .add("limit", DataTypes.LongType, false)
+      .add("offset", DataTypes.LongType, false)
+      .add("path", DataTypes.StringType, false);
+
+  public static final StructType FRAME_TYPE = new StructType()
+      .add("module", DataTypes.StringType, true)
+      .add("offset", DataTypes.LongType, false);
+
+  public static final StructType SCHEMA = new StructType(new StructField[] {
+      field(PATH, DataTypes.StringType, false, "the file the row came from"),
+      field(FORMAT, DataTypes.StringType, false, "gperftools | gprof | dcpi"),
+      field(KIND, DataTypes.StringType, false, "what the row counts: sample, histogram, arc, ..."),
+      field(PCS, new ArrayType(DataTypes.LongType, false), false,
+          "addresses exactly as stored, leaf first, unsigned 64-bit bit patterns"),
+      field(COUNT, DataTypes.LongType, false, "the record's count (unsigned 64-bit bit pattern)"),
+      field(MAPPING, MAPPING_TYPE, true, "the executable mapping holding pcs[0], if any"),
+      field(FRAMES, new ArrayType(FRAME_TYPE, false), false,
+          "per pc: the mapped file and the pc's offset in it (module null, offset = pc if unmapped)"),
+      field(PERIOD, DataTypes.LongType, true, "what one count stands for, in period_unit"),
+      field(PERIOD_UNIT, DataTypes.StringType, true, "the unit of period, e.g. microseconds"),
+      field(RECORD_OFFSET, DataTypes.LongType, false,
+          "byte offset of the record in the (uncompressed) file"),
+  });
+
+  private ProfileSchema() {}
+
+  private static StructField field(String name, org.apache.spark.sql.types.DataType type,
+      boolean nullable, String comment) {
+    return new StructField(name, type, nullable, Metadata.empty()).withComment(comment);
+  }
+}

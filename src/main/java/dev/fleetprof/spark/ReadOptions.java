@@ -1,0 +1,112 @@
+package dev.fleetprof.spark;
+
+import com.fasterxml.jackson.core.type.TypeReference;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import java.io.Serializable;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Set;
+import org.apache.spark.sql.util.CaseInsensitiveStringMap;
+
+/** The read options of the {@code profile} source, parsed and checked once on the driver. */
+public final class ReadOptions implements Serializable {
+  public static final String FORMAT = "format";
+  public static final String PATH_GLOB_FILTER = "pathGlobFilter";
+  public static final String RECURSIVE_FILE_LOOKUP = "recursiveFileLookup";
+  public static final String MAX_PARTITION_BYTES = "maxPartitionBytes";
+  public static final String OPEN_COST_IN_BYTES = "openCostInBytes";
+
+  /** Options that are the source's own; every other option is passed to Hadoop's Configuration. */
+  static final Set<String> OWN = Set.of("path", "paths", FORMAT.toLowerCase(Locale.ROOT),
+      PATH_GLOB_FILTER.toLowerCase(Locale.ROOT), RECURSIVE_FILE_LOOKUP.toLowerCase(Locale.ROOT),
+      MAX_PARTITION_BYTES.toLowerCase(Locale.ROOT), OPEN_COST_IN_BYTES.toLowerCase(Locale.ROOT));
+
+  static final Set<String> FORMATS = Set.of("auto", "gperftools", "gprof", "dcpi");
+
+  private final List<String> paths;
+  private final String format;
+  private final String pathGlobFilter;
+  private final Long maxPartitionBytes;
+  private final Long openCostInBytes;
+
+  ReadOptions(CaseInsensitiveStringMap options) {
+    this.paths = paths(options);
+    this.format = options.getOrDefault(FORMAT, "auto").toLowerCase(Locale.ROOT);
+    if (!FORMATS.contains(format)) {
+      throw new IllegalArgumentException("profile source: option format='" + format
+          + "' is not one of auto, gperftools, gprof, dcpi");
+    }
+    this.pathGlobFilter = options.get(PATH_GLOB_FILTER);
+    this.maxPartitionBytes = bytes(options, MAX_PARTITION_BYTES);
+    this.openCostInBytes = bytes(options, OPEN_COST_IN_BYTES);
+    if (maxPartitionBytes != null && maxPartitionBytes <= 0) {
+      throw new IllegalArgumentException("profile source: maxPartitionBytes must be positive");
+    }
+  }
+
+  private static List<String> paths(CaseInsensitiveStringMap options) {
+    List<String> out = new ArrayList<>();
+    if (options.containsKey("paths")) {
+      try {
+        out.addAll(new ObjectMapper().readValue(options.get("paths"),
+            new TypeReference<List<String>>() {}));
+      } catch (java.io.IOException e) {
+        throw new IllegalArgumentException("profile source: option paths is not a JSON array", e);
+      }
+    }
+    if (options.containsKey("path")) {
+      out.add(options.get("path"));
+    }
+    return out;
+  }
+
+  private static Long bytes(CaseInsensitiveStringMap options, String key) {
+    String v = options.get(key);
+    if (v == null) {
+      return null;
+    }
+    try {
+      return org.apache.spark.network.util.JavaUtils.byteStringAsBytes(v);
+    } catch (NumberFormatException e) {
+      throw new IllegalArgumentException("profile source: option " + key + "='" + v
+          + "' is not a size in bytes (e.g. 134217728, 128m)", e);
+    }
+  }
+
+  /** The paths to read (files, directories, globs), as given. */
+  public List<String> paths() {
+    return paths;
+  }
+
+  /** {@code auto}, {@code gperftools}, {@code gprof} or {@code dcpi}. */
+  public String format() {
+    return format;
+  }
+
+  public String pathGlobFilter() {
+    return pathGlobFilter;
+  }
+
+  /** The read option, or null to use {@code spark.sql.files.maxPartitionBytes}. */
+  public Long maxPartitionBytes() {
+    return maxPartitionBytes;
+  }
+
+  /** The read option, or null to use {@code spark.sql.files.openCostInBytes}. */
+  public Long openCostInBytes() {
+    return openCostInBytes;
+  }
+
+  /** Options to pass on to Hadoop's Configuration (credentials, fs.* settings, ...). */
+  static Map<String, String> hadoopOptions(CaseInsensitiveStringMap options) {
+    Map<String, String> out = new java.util.HashMap<>();
+    for (Map.Entry<String, String> e : options.asCaseSensitiveMap().entrySet()) {
+      if (!OWN.contains(e.getKey().toLowerCase(Locale.ROOT))) {
+        out.put(e.getKey(), e.getValue());
+      }
+    }
+    return out;
+  }
+}

@@ -1,0 +1,258 @@
+package dev.fleetprof.spark;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.fleetprof.spark.metrics.ProfileMetrics;
+import dev.fleetprof.testing.CpuProfiles;
+import dev.fleetprof.testing.CpuProfiles.Decoded;
+import dev.fleetprof.testing.CpuProfiles.Rec;
+import dev.fleetprof.testing.SampleData;
+import dev.fleetprof.testing.TestSpark;
+import java.io.OutputStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.zip.GZIPOutputStream;
+import org.apache.spark.sql.Dataset;
+import org.apache.spark.sql.Row;
+import org.apache.spark.sql.SparkSession;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** The {@code profile} source end to end in a real local Spark session, on the real samples. */
+class ProfileSourceTest {
+  private final SparkSession spark = TestSpark.get();
+
+  private static long pprofTotal(Path profile) throws Exception {
+    long total = 0;
+    boolean samples = false;
+    for (String line : Files.readAllLines(SampleData.pprofRaw(profile))) {
+      String t = line.strip();
+      if (t.equals("Samples:")) {
+        samples = true;
+      } else if (t.equals("Locations")) {
+        samples = false;
+      } else if (samples && t.matches("\\d+\\s+\\d+:.*")) {
+        total += Long.parseLong(t.split("\\s+")[0]);
+      }
+    }
+    return total;
+  }
+
+  @Test
+  void everySampleProfileSumsToPprofsTotal() throws Exception {
+    Dataset<Row> df = spark.read().format("profile").load(SampleData.GPERFTOOLS.toString());
+    Map<String, Long> sums = new HashMap<>();
+    for (Row r : df.groupBy("path").sum("count").collectAsList()) {
+      sums.put(Path.of(java.net.URI.create(r.getString(0))).getFileName().toString(), r.getLong(1));
+    }
+    for (Path p : SampleData.gperftoolsProfiles()) {
+      long expected = pprofTotal(p);
+      assertEquals(expected, sums.getOrDefault(p.getFileName().toString(), 0L), p.toString());
+    }
+    assertFalse(sums.containsKey("zero_samples.prof"), "a zero-sample profile has no rows");
+    assertTrue(sums.keySet().stream().allMatch(n -> n.endsWith(".prof")),
+        "_reference/ is skipped: " + sums.keySet());
+    assertEquals(List.of("gperftools"), df.select("format").distinct().as(
+        org.apache.spark.sql.Encoders.STRING()).collectAsList());
+  }
+
+  @Test
+  void schemaIsTheDocumentedContract() {
+    Dataset<Row> df = spark.read().format("profile").load(SampleData.GPERFTOOLS.toString());
+    assertArrayEquals(new String[] {"path", "format", "kind", "pcs", "count", "mapping", "frames",
+        "period", "period_unit", "record_offset"}, df.schema().fieldNames());
+    assertEquals("array<struct<module:string,offset:bigint>>",
+        df.schema().apply("frames").dataType().simpleString());
+    assertEquals("struct<start:bigint,limit:bigint,offset:bigint,path:string>",
+        df.schema().apply("mapping").dataType().simpleString());
+  }
+
+  private List<Rec> readRecords(Path file, long maxPartitionBytes) {
+    Dataset<Row> df = spark.read().format("profile")
+        .option("maxPartitionBytes", maxPartitionBytes)
+        .option("openCostInBytes", 0)
+        .load(file.toString())
+        .select("record_offset", "count", "pcs");
+    List<Rec> out = new ArrayList<>();
+    for (Row r : df.collectAsList()) {
+      List<Long> pcs = r.getList(2);
+      out.add(new Rec(r.getLong(0), r.getLong(1),
+          pcs.stream().mapToLong(Long::longValue).toArray()));
+    }
+    out.sort(java.util.Comparator.comparingLong(Rec::offset)); // no shuffle: sort on the driver
+    return out;
+  }
+
+  @Test
+  void everySplitSizeGivesTheSameRowsAsTheSequentialDecode() throws Exception {
+    for (Path p : SampleData.gperftoolsProfiles()) {
+      byte[] data = SampleData.read(p);
+      List<Rec> expected = CpuProfiles.decode(p.toString(), data).records();
+      for (long size : new long[] {64, 72, 100, 128, 200, 256, 333, 512, 1000, 4096, 8192,
+          data.length}) {
+        assertEquals(expected, readRecords(p, size), p + " with splits of " + size + " bytes");
+      }
+    }
+  }
+
+  @Test
+  void smallSplitsReallySplitAndResynchronise() {
+    Path p = SampleData.GPERFTOOLS.resolve("multithreaded.prof");
+    Dataset<Row> df = spark.read().format("profile")
+        .option("maxPartitionBytes", 1024).option("openCostInBytes", 0)
+        .load(p.toString()).select("count");
+    assertTrue(df.rdd().getNumPartitions() > 20, "partitions: " + df.rdd().getNumPartitions());
+    Dataset<Row> sum = df.agg(org.apache.spark.sql.functions.sum("count"));
+    sum.collectAsList();
+    assertTrue(TestSpark.scanMetric(sum, ProfileMetrics.RESYNCED_SPLITS) > 20);
+    assertEquals(1, TestSpark.scanMetric(sum, ProfileMetrics.FILES));
+  }
+
+  @Test
+  void aGeneratedProfileOfTensOfMegabytesSplitsExactly(@TempDir Path dir) throws Exception {
+    Path file = dir.resolve("big.prof");
+    long records = dev.fleetprof.testing.SyntheticCpuProfile.write(file, 24L << 20, 42);
+    Decoded sequential = CpuProfiles.decode(file.toString(), Files.readAllBytes(file));
+    assertEquals(records, sequential.records().size());
+    Dataset<Row> df = spark.read().format("profile")
+        .option("maxPartitionBytes", 700_000).option("openCostInBytes", 0)
+        .load(file.toString()).select("record_offset", "count", "pcs").orderBy("record_offset");
+    java.util.Iterator<Row> it = df.toLocalIterator();
+    int i = 0;
+    while (it.hasNext()) {
+      Row r = it.next();
+      Rec e = sequential.records().get(i++);
+      List<Long> pcs = r.getList(2);
+      assertEquals(e, new Rec(r.getLong(0), r.getLong(1),
+          pcs.stream().mapToLong(Long::longValue).toArray()), "row " + i);
+    }
+    assertEquals(records, i);
+  }
+
+  @Test
+  void countQueriesNeverDecodeCallChains() {
+    Dataset<Row> profiles = spark.read().format("profile").load(SampleData.GPERFTOOLS.toString());
+    Dataset<Row> sum = profiles.agg(org.apache.spark.sql.functions.sum("count"));
+    sum.collectAsList();
+    long records = TestSpark.scanMetric(sum, ProfileMetrics.RECORDS);
+    assertTrue(records > 500, "records " + records);
+    assertEquals(0, TestSpark.scanMetric(sum, ProfileMetrics.CHAINS_DECODED));
+
+    Dataset<Row> count = profiles.groupBy().count();
+    count.collectAsList();
+    assertEquals(0, TestSpark.scanMetric(count, ProfileMetrics.CHAINS_DECODED));
+
+    Dataset<Row> depth = profiles.selectExpr("max(size(pcs))");
+    depth.collectAsList();
+    assertEquals(records, TestSpark.scanMetric(depth, ProfileMetrics.CHAINS_DECODED));
+  }
+
+  @Test
+  void framesAndMappingFollowTheMapsText() {
+    Path p = SampleData.GPERFTOOLS.resolve("shared_library.prof");
+    List<Row> rows = spark.read().format("profile").load(p.toString())
+        .selectExpr("pcs", "mapping", "frames", "period", "period_unit").collectAsList();
+    int inLib = 0;
+    for (Row r : rows) {
+      List<Long> pcs = r.getList(0);
+      Row mapping = r.getStruct(1);
+      List<Row> frames = r.getList(2);
+      assertEquals(pcs.size(), frames.size());
+      assertTrue(mapping != null, "every leaf of this program is in a mapped file");
+      assertEquals(mapping.getString(3), frames.get(0).getString(0));
+      assertEquals(pcs.get(0) - mapping.getLong(0) + mapping.getLong(2), frames.get(0).getLong(1));
+      if (mapping.getString(3).endsWith("/libwork.so")) {
+        inLib++;
+      }
+      assertEquals(1000L, r.getLong(3));
+      assertEquals("microseconds", r.getString(4));
+    }
+    assertTrue(inLib > rows.size() / 2, "most samples are in libwork.so: " + inLib);
+  }
+
+  @Test
+  void sqlTemporaryViewWorks() throws Exception {
+    Path p = SampleData.GPERFTOOLS.resolve("deep_recursion.prof");
+    spark.sql("CREATE OR REPLACE TEMPORARY VIEW deep USING profile OPTIONS (path '" + p + "')");
+    long sum = spark.sql("SELECT sum(count) FROM deep").first().getLong(0);
+    assertEquals(pprofTotal(p), sum);
+  }
+
+  @Test
+  void globsSeveralPathsAndPathGlobFilter() throws Exception {
+    String dir = SampleData.GPERFTOOLS.toString();
+    long all = spark.read().format("profile").load(dir).count();
+    long two = spark.read().format("profile")
+        .load(dir + "/x86_32.prof", dir + "/deep_recursion.prof").count();
+    long x86 = spark.read().format("profile").load(dir + "/x86_32.prof").count();
+    long deep = spark.read().format("profile").load(dir + "/deep_recursion.prof").count();
+    assertEquals(x86 + deep, two);
+    assertEquals(x86, spark.read().format("profile").load(dir + "/x86_*.prof").count());
+    assertEquals(x86, spark.read().format("profile").option("pathGlobFilter", "x86*")
+        .load(dir).count());
+    assertTrue(all > two);
+    Exception e = assertThrows(Exception.class,
+        () -> spark.read().format("profile").load(dir + "/no-such.prof"));
+    assertTrue(e.getMessage().contains("no-such.prof"), e.getMessage());
+  }
+
+  @Test
+  void gzipProfilesReadTransparentlyAndUnsplit(@TempDir Path dir) throws Exception {
+    Path src = SampleData.GPERFTOOLS.resolve("multithreaded.prof");
+    Path gz = dir.resolve("multithreaded.prof.gz");
+    try (OutputStream out = new GZIPOutputStream(Files.newOutputStream(gz))) {
+      out.write(Files.readAllBytes(src));
+    }
+    List<Rec> expected = readRecords(src, 1 << 30);
+    assertEquals(expected, readRecords(gz, 1 << 30));
+    assertEquals(expected, readRecords(gz, 64));
+    List<Row> frames = spark.read().format("profile").load(gz.toString())
+        .selectExpr("frames[0].module").distinct().collectAsList();
+    assertTrue(frames.stream().anyMatch(r -> r.getString(0) != null), "mappings read from .gz");
+  }
+
+  @Test
+  void truncatedAndEmptyFilesKeepTheirCompleteRecords(@TempDir Path dir) throws Exception {
+    byte[] data = SampleData.read(SampleData.GPERFTOOLS.resolve("multithreaded.prof"));
+    Decoded full = CpuProfiles.decode("full", data);
+    int cut = (int) full.records().get(100).offset() + 20; // inside record 100
+    Files.write(dir.resolve("killed.prof"), java.util.Arrays.copyOf(data, cut));
+    Files.write(dir.resolve("empty.prof"), new byte[0]);
+    Dataset<Row> df = spark.read().format("profile").load(dir.toString()).select("record_offset");
+    List<Row> rows = df.collectAsList();
+    assertEquals(100, rows.size());
+    assertEquals(1, TestSpark.scanMetric(df, ProfileMetrics.TRUNCATED_FILES));
+    assertEquals(2, TestSpark.scanMetric(df, ProfileMetrics.FILES));
+  }
+
+  @Test
+  void aFileThatIsNoProfileIsNamedInTheError(@TempDir Path dir) throws Exception {
+    Path readme = dir.resolve("README.txt");
+    Files.writeString(readme, "These are the profiles of web042.\n");
+    Exception e = assertThrows(Exception.class,
+        () -> spark.read().format("profile").load(dir.toString()).collectAsList());
+    String msg = fullMessage(e);
+    assertTrue(msg.contains(readme.getFileName().toString()) && msg.contains("not a profile"), msg);
+
+    Exception forced = assertThrows(Exception.class, () -> spark.read().format("profile")
+        .option("format", "gprof").load(SampleData.GPERFTOOLS.resolve("x86_32.prof").toString())
+        .collectAsList());
+    assertTrue(fullMessage(forced).contains("x86_32.prof"), fullMessage(forced));
+  }
+
+  static String fullMessage(Throwable t) {
+    StringBuilder b = new StringBuilder();
+    for (Throwable c = t; c != null; c = c.getCause()) {
+      b.append(c.getMessage()).append(" | ");
+    }
+    return b.toString();
+  }
+}
