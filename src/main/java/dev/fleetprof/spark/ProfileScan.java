@@ -141,9 +141,10 @@ final class ProfileScan implements Scan, Batch {
       partitions[i] = new ProfileInputPartition(packed.get(i).slices(),
           packed.get(i).preferredHosts());
     }
-    LOG.info("profile source: {} files, {} bytes, {} split into {} slices; {} partitions of up to"
-            + " {} bytes; planned in {} ms", files.size(), totalBytes, layouts.size(),
-        slices.size(), partitions.length, maxSplit, (System.nanoTime() - started) / 1_000_000);
+    LOG.info("profile source: {} files ({} bytes, {} of them split on record boundaries) in {}"
+            + " slices and {} partitions of up to {} bytes, planned in {} ms", files.size(),
+        totalBytes, layouts.size(), slices.size(), partitions.length, maxSplit,
+        (System.nanoTime() - started) / 1_000_000);
     return new Plan(partitions, layouts, maxSplit, files.size(), totalBytes);
   }
 
