@@ -1,0 +1,145 @@
+package dev.fleetprof.format.dcpi;
+
+import dev.fleetprof.format.ByteSource;
+import java.io.ByteArrayInputStream;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.zip.GZIPInputStream;
+import java.util.zip.GZIPOutputStream;
+
+/** ByteSources for tests: known length, unknown length (trickling), gzip. */
+final class TestSources {
+  private TestSources() {}
+
+  /** The bytes of a local file, length known, any offset. */
+  static ByteSource file(Path path) {
+    return new ByteSource() {
+      @Override
+      public String name() {
+        return path.toString();
+      }
+
+      @Override
+      public long length() throws IOException {
+        return Files.size(path);
+      }
+
+      @Override
+      public InputStream open(long offset) throws IOException {
+        InputStream in = Files.newInputStream(path);
+        in.skipNBytes(offset);
+        return in;
+      }
+    };
+  }
+
+  /** In-memory bytes, length known, any offset. */
+  static ByteSource bytes(String name, byte[] data) {
+    return new ByteSource() {
+      @Override
+      public String name() {
+        return name;
+      }
+
+      @Override
+      public long length() {
+        return data.length;
+      }
+
+      @Override
+      public InputStream open(long offset) {
+        return new ByteArrayInputStream(data, (int) offset, data.length - (int) offset);
+      }
+    };
+  }
+
+  /** In-memory bytes of unknown length (-1), offset 0 only, delivered 1 to 7 bytes per read. */
+  static ByteSource unknownLength(String name, byte[] data) {
+    return new ByteSource() {
+      @Override
+      public String name() {
+        return name;
+      }
+
+      @Override
+      public long length() {
+        return -1;
+      }
+
+      @Override
+      public InputStream open(long offset) {
+        if (offset != 0) {
+          throw new UnsupportedOperationException("unknown-length source: offset 0 only");
+        }
+        return new TrickleStream(data);
+      }
+    };
+  }
+
+  /** Gzip-compressed in memory; the stream decompresses; length -1 like a compressed file. */
+  static ByteSource gzip(String name, byte[] data) {
+    byte[] packed;
+    try {
+      ByteArrayOutputStream bos = new ByteArrayOutputStream();
+      try (GZIPOutputStream gz = new GZIPOutputStream(bos)) {
+        gz.write(data);
+      }
+      packed = bos.toByteArray();
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+    return new ByteSource() {
+      @Override
+      public String name() {
+        return name;
+      }
+
+      @Override
+      public long length() {
+        return -1;
+      }
+
+      @Override
+      public InputStream open(long offset) throws IOException {
+        if (offset != 0) {
+          throw new UnsupportedOperationException("gzip source: offset 0 only");
+        }
+        return new GZIPInputStream(new ByteArrayInputStream(packed));
+      }
+    };
+  }
+
+  private static final class TrickleStream extends InputStream {
+    private final byte[] data;
+    private int pos;
+    private int step;
+
+    TrickleStream(byte[] data) {
+      this.data = data;
+    }
+
+    @Override
+    public int read() {
+      return pos < data.length ? data[pos++] & 0xff : -1;
+    }
+
+    @Override
+    public int read(byte[] b, int off, int len) {
+      if (len == 0) {
+        return 0;
+      }
+      if (pos >= data.length) {
+        return -1;
+      }
+      step = step % 7 + 1;
+      int n = Math.min(Math.min(len, step), data.length - pos);
+      System.arraycopy(data, pos, b, off, n);
+      pos += n;
+      return n;
+    }
+  }
+}
