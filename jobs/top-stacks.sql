@@ -1,7 +1,7 @@
 -- The heaviest call stacks in the sample profiles, as module+offset frames (leaf first).
 -- Run: jobs/sql jobs/top-stacks.sql
 CREATE OR REPLACE TEMPORARY VIEW profiles
-USING profile OPTIONS (path 'sample-data/gperftools');
+USING profile OPTIONS (path 'sample-data');
 
 SELECT format,
        sum(count) AS samples,

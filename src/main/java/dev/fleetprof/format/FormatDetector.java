@@ -16,6 +16,14 @@ public final class FormatDetector {
 
   /** The format whose signature {@code head} carries, or null when it is none of them. */
   public static String detect(byte[] head, int len) {
+    return detect(head, len, -1);
+  }
+
+  /**
+   * As {@link #detect(byte[], int)}; with the file's length, old BSD gmon files (which have no
+   * magic and are recognised by their sizes adding up) are recognised too.
+   */
+  public static String detect(byte[] head, int len, long fileLength) {
     if (len >= 4 && head[0] == 'g' && head[1] == 'm' && head[2] == 'o' && head[3] == 'n') {
       return GPROF;
     }
@@ -24,6 +32,9 @@ public final class FormatDetector {
     }
     if (CpuProfileHeader.looksLike(head, len)) {
       return GPERFTOOLS;
+    }
+    if (dev.fleetprof.format.gprof.GmonFile.sniff(head, len, fileLength) != null) {
+      return GPROF;
     }
     return null;
   }

@@ -38,7 +38,7 @@ public final class FleetAggregate {
   static final String USAGE = String.join("\n",
       "Usage: jobs/fleet-aggregate --input DIR [--input DIR ...] --output DIR [options]",
       "",
-      "Reads every profile under the input directories (gperftools CPU profiles; files and",
+      "Reads every profile under the input directories (gperftools, gprof, DCPI; files and",
       "directories on any Hadoop FileSystem: file:, hdfs://, s3a://) and writes Parquet under",
       "--output:",
       "  stacks/   format, kind, period, period_unit, frames, count (DECIMAL(38,0)), records,",

@@ -4,6 +4,10 @@ import dev.fleetprof.format.FormatDetector;
 import dev.fleetprof.format.ProfileFormatException;
 import dev.fleetprof.format.gperftools.CpuProfileHeader;
 import dev.fleetprof.format.gperftools.CpuProfileLayout;
+import dev.fleetprof.format.dcpi.DcpiOffsetUnit;
+import dev.fleetprof.format.dcpi.DcpiProfileReader;
+import dev.fleetprof.format.gprof.GmonFile;
+import dev.fleetprof.format.gprof.GmonOptions;
 import dev.fleetprof.spark.metrics.ProfileMetrics;
 import dev.fleetprof.split.SplitPlanner.Slice;
 import java.io.IOException;
@@ -20,6 +24,7 @@ final class ProfilePartitionReader implements PartitionReader<InternalRow> {
   private final Configuration conf;
   private final Map<String, CpuProfileLayout> splitLayouts;
   private final String format;
+  private final Map<String, String> decoderOptions;
   private final RequiredColumns columns;
   private final ReadMetrics metrics = new ReadMetrics();
   private final byte[] buffer;
@@ -28,8 +33,10 @@ final class ProfilePartitionReader implements PartitionReader<InternalRow> {
   private RowSource current;
 
   ProfilePartitionReader(ProfileInputPartition partition, Configuration conf,
-      Map<String, CpuProfileLayout> splitLayouts, String format, RequiredColumns columns) {
+      Map<String, CpuProfileLayout> splitLayouts, String format,
+      Map<String, String> decoderOptions, RequiredColumns columns) {
     this.partition = partition;
+    this.decoderOptions = decoderOptions;
     this.conf = conf;
     this.splitLayouts = splitLayouts;
     this.format = format;
@@ -82,7 +89,7 @@ final class ProfilePartitionReader implements PartitionReader<InternalRow> {
     if (n == 0) {
       return RowSource.EMPTY; // a profiler reset before its first flush leaves a 0-byte file
     }
-    String detected = FormatDetector.detect(head, n);
+    String detected = FormatDetector.detect(head, n, src.length());
     String want = format.equals("auto") ? detected : format;
     if (want == null) {
       throw new ProfileFormatException(src.name(), 0, "not a profile file of any known format"
@@ -92,9 +99,15 @@ final class ProfilePartitionReader implements PartitionReader<InternalRow> {
       case FormatDetector.GPERFTOOLS:
         CpuProfileHeader header = CpuProfileHeader.parse(src.name(), head, n, src.length());
         return new CpuProfileRows(src, slice, null, header, columns, metrics, buffer);
+      case FormatDetector.GPROF:
+        return new GprofRows(GmonFile.open(src, GmonOptions.fromMap(decoderOptions)), src.name(),
+            columns, metrics);
+      case FormatDetector.DCPI:
+        return new DcpiRows(DcpiProfileReader.open(src, DcpiOffsetUnit.parse(
+            decoderOptions.getOrDefault(ReadOptions.DCPI_OFFSET_UNIT, "bytes"))), src.name(),
+            columns, metrics);
       default:
-        throw new ProfileFormatException(src.name(), 0, "this is a " + want
-            + " file; reading " + want + " files is not supported yet");
+        throw new IllegalStateException("unknown format " + want);
     }
   }
 

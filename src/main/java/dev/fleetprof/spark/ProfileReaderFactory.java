@@ -15,11 +15,13 @@ final class ProfileReaderFactory implements PartitionReaderFactory {
   private final Broadcast<SerializableConfiguration> conf;
   private final Broadcast<HashMap<String, CpuProfileLayout>> layouts;
   private final String format;
+  private final HashMap<String, String> decoderOptions;
   private final RequiredColumns columns;
 
   ProfileReaderFactory(Broadcast<SerializableConfiguration> conf,
       Broadcast<HashMap<String, CpuProfileLayout>> layouts, String format,
-      RequiredColumns columns) {
+      Map<String, String> decoderOptions, RequiredColumns columns) {
+    this.decoderOptions = new HashMap<>(decoderOptions);
     this.conf = conf;
     this.layouts = layouts;
     this.format = format;
@@ -30,6 +32,6 @@ final class ProfileReaderFactory implements PartitionReaderFactory {
   public PartitionReader<InternalRow> createReader(InputPartition partition) {
     Map<String, CpuProfileLayout> splitLayouts = layouts == null ? Map.of() : layouts.value();
     return new ProfilePartitionReader((ProfileInputPartition) partition, conf.value().get(),
-        splitLayouts, format, columns);
+        splitLayouts, format, decoderOptions, columns);
   }
 }

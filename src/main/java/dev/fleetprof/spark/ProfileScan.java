@@ -86,7 +86,7 @@ final class ProfileScan implements Scan, Batch {
     Map<String, CpuProfileLayout> layouts = plan().layouts();
     Broadcast<HashMap<String, CpuProfileLayout>> layoutsBroadcast =
         layouts.isEmpty() ? null : jsc.broadcast(new HashMap<>(layouts));
-    return new ProfileReaderFactory(conf, layoutsBroadcast, read.format(),
+    return new ProfileReaderFactory(conf, layoutsBroadcast, read.format(), read.decoderOptions(),
         RequiredColumns.of(readSchema));
   }
 

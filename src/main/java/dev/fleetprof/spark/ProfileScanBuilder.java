@@ -18,9 +18,17 @@ final class ProfileScanBuilder implements ScanBuilder, SupportsPushDownRequiredC
     this.options = options;
   }
 
+  /**
+   * Keeps the top-level columns the query needs, each whole: Spark may ask for structs pruned to the
+   * fields a query touches (e.g. only {@code dcpi.event}), but readers build whole structs, and
+   * Spark accepts a read schema wider than asked for.
+   */
   @Override
   public void pruneColumns(StructType requiredSchema) {
-    this.required = requiredSchema;
+    java.util.Set<String> names = java.util.Set.of(requiredSchema.fieldNames());
+    this.required = new StructType(java.util.Arrays.stream(ProfileSchema.SCHEMA.fields())
+        .filter(f -> names.contains(f.name()))
+        .toArray(org.apache.spark.sql.types.StructField[]::new));
   }
 
   @Override

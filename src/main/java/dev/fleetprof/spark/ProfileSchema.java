@@ -21,6 +21,8 @@ public final class ProfileSchema {
   public static final String PERIOD = "period";
   public static final String PERIOD_UNIT = "period_unit";
   public static final String RECORD_OFFSET = "record_offset";
+  public static final String HISTOGRAM = "histogram";
+  public static final String DCPI = "dcpi";
 
   public static final StructType MAPPING_TYPE = new StructType()
       .add("start", DataTypes.LongType, false)
@@ -31,6 +33,24 @@ public final class ProfileSchema {
   public static final StructType FRAME_TYPE = new StructType()
       .add("module", DataTypes.StringType, true)
       .add("offset", DataTypes.LongType, false);
+
+  /** gprof histogram rows: the bin's exclusive end and what a count means (time = count / rate). */
+  public static final StructType HISTOGRAM_TYPE = new StructType()
+      .add("limit", DataTypes.LongType, false)
+      .add("rate", DataTypes.LongType, false)
+      .add("dimension", DataTypes.StringType, false)
+      .add("dimension_abbrev", DataTypes.StringType, false);
+
+  /** DCPI rows: the facts of the file's header, every header line kept in {@code header}. */
+  public static final StructType DCPI_TYPE = new StructType()
+      .add("image", DataTypes.StringType, false)
+      .add("event", DataTypes.StringType, false)
+      .add("platform", DataTypes.StringType, false)
+      .add("epoch", DataTypes.TimestampType, false)
+      .add("cpuspeed", DataTypes.LongType, false)
+      .add("version", DataTypes.StringType, false)
+      .add("header", DataTypes.createMapType(DataTypes.StringType, DataTypes.StringType, false),
+          false);
 
   public static final StructType SCHEMA = new StructType(new StructField[] {
       field(PATH, DataTypes.StringType, false, "the file the row came from"),
@@ -46,6 +66,9 @@ public final class ProfileSchema {
       field(PERIOD_UNIT, DataTypes.StringType, true, "the unit of period, e.g. microseconds"),
       field(RECORD_OFFSET, DataTypes.LongType, false,
           "byte offset of the record in the (uncompressed) file"),
+      field(HISTOGRAM, HISTOGRAM_TYPE, true,
+          "gprof histogram rows: bin end (exclusive), rate and dimension; null on other rows"),
+      field(DCPI, DCPI_TYPE, true, "DCPI rows: the header's facts; null on other rows"),
   });
 
   private ProfileSchema() {}

@@ -17,11 +17,31 @@ public final class ReadOptions implements Serializable {
   public static final String RECURSIVE_FILE_LOOKUP = "recursiveFileLookup";
   public static final String MAX_PARTITION_BYTES = "maxPartitionBytes";
   public static final String OPEN_COST_IN_BYTES = "openCostInBytes";
+  /** How DCPI chunk offsets count: {@code bytes} (default) or {@code instructions}. */
+  public static final String DCPI_OFFSET_UNIT = "dcpi.offsetUnit";
+
+  /** Options the decoders read (gprof's pointer size and byte order, DCPI's offset unit). */
+  static final List<String> DECODER_OPTIONS = List.of(
+      dev.fleetprof.format.gprof.GmonOptions.POINTER_SIZE,
+      dev.fleetprof.format.gprof.GmonOptions.BYTE_ORDER,
+      dev.fleetprof.format.gprof.GmonOptions.OLD_BSD_PROF_RATE,
+      ReadOptions.DCPI_OFFSET_UNIT);
 
   /** Options that are the source's own; every other option is passed to Hadoop's Configuration. */
-  static final Set<String> OWN = Set.of("path", "paths", FORMAT.toLowerCase(Locale.ROOT),
-      PATH_GLOB_FILTER.toLowerCase(Locale.ROOT), RECURSIVE_FILE_LOOKUP.toLowerCase(Locale.ROOT),
-      MAX_PARTITION_BYTES.toLowerCase(Locale.ROOT), OPEN_COST_IN_BYTES.toLowerCase(Locale.ROOT));
+  static final Set<String> OWN = ownOptions();
+
+
+  private static Set<String> ownOptions() {
+    Set<String> own = new java.util.HashSet<>();
+    for (String k : List.of("path", "paths", FORMAT, PATH_GLOB_FILTER, RECURSIVE_FILE_LOOKUP,
+        MAX_PARTITION_BYTES, OPEN_COST_IN_BYTES, "mode")) {
+      own.add(k.toLowerCase(Locale.ROOT));
+    }
+    for (String k : DECODER_OPTIONS) {
+      own.add(k.toLowerCase(Locale.ROOT));
+    }
+    return Set.copyOf(own);
+  }
 
   static final Set<String> FORMATS = Set.of("auto", "gperftools", "gprof", "dcpi");
 
@@ -30,8 +50,14 @@ public final class ReadOptions implements Serializable {
   private final String pathGlobFilter;
   private final Long maxPartitionBytes;
   private final Long openCostInBytes;
+  private final Map<String, String> decoderOptions = new java.util.HashMap<>();
 
   ReadOptions(CaseInsensitiveStringMap options) {
+    for (String k : DECODER_OPTIONS) {
+      if (options.containsKey(k)) {
+        decoderOptions.put(k, options.get(k));
+      }
+    }
     this.paths = paths(options);
     this.format = options.getOrDefault(FORMAT, "auto").toLowerCase(Locale.ROOT);
     if (!FORMATS.contains(format)) {
@@ -73,6 +99,11 @@ public final class ReadOptions implements Serializable {
       throw new IllegalArgumentException("profile source: option " + key + "='" + v
           + "' is not a size in bytes (e.g. 134217728, 128m)", e);
     }
+  }
+
+  /** The decoders' options, under their documented (case-sensitive) names. */
+  public Map<String, String> decoderOptions() {
+    return decoderOptions;
   }
 
   /** The paths to read (files, directories, globs), as given. */

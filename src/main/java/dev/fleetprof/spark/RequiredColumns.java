@@ -5,7 +5,7 @@ import org.apache.spark.sql.types.StructType;
 
 /** Where each known column sits in the (pruned) read schema, or -1 when the query does not need it. */
 record RequiredColumns(int width, int path, int format, int kind, int pcs, int count, int mapping,
-    int frames, int period, int periodUnit, int recordOffset) implements Serializable {
+    int frames, int period, int periodUnit, int recordOffset, int histogram, int dcpi) implements Serializable {
 
   static RequiredColumns of(StructType schema) {
     return new RequiredColumns(schema.fields().length, index(schema, ProfileSchema.PATH),
@@ -13,7 +13,8 @@ record RequiredColumns(int width, int path, int format, int kind, int pcs, int c
         index(schema, ProfileSchema.PCS), index(schema, ProfileSchema.COUNT),
         index(schema, ProfileSchema.MAPPING), index(schema, ProfileSchema.FRAMES),
         index(schema, ProfileSchema.PERIOD), index(schema, ProfileSchema.PERIOD_UNIT),
-        index(schema, ProfileSchema.RECORD_OFFSET));
+        index(schema, ProfileSchema.RECORD_OFFSET), index(schema, ProfileSchema.HISTOGRAM),
+        index(schema, ProfileSchema.DCPI));
   }
 
   private static int index(StructType schema, String name) {

@@ -68,7 +68,7 @@ class ProfileSourceTest {
   void schemaIsTheDocumentedContract() {
     Dataset<Row> df = spark.read().format("profile").load(SampleData.GPERFTOOLS.toString());
     assertArrayEquals(new String[] {"path", "format", "kind", "pcs", "count", "mapping", "frames",
-        "period", "period_unit", "record_offset"}, df.schema().fieldNames());
+        "period", "period_unit", "record_offset", "histogram", "dcpi"}, df.schema().fieldNames());
     assertEquals("array<struct<module:string,offset:bigint>>",
         df.schema().apply("frames").dataType().simpleString());
     assertEquals("struct<start:bigint,limit:bigint,offset:bigint,path:string>",
