@@ -43,21 +43,6 @@ public final class SampleData {
 
   /** A ByteSource over bytes in memory. */
   public static ByteSource bytes(String name, byte[] data) {
-    return new ByteSource() {
-      @Override
-      public String name() {
-        return name;
-      }
-
-      @Override
-      public long length() {
-        return data.length;
-      }
-
-      @Override
-      public InputStream open(long offset) {
-        return new ByteArrayInputStream(data, (int) offset, data.length - (int) offset);
-      }
-    };
+    return TestSources.bytes(name, data);
   }
 }

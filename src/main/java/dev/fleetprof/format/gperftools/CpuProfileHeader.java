@@ -81,8 +81,7 @@ public record CpuProfileHeader(int slotWidth, boolean bigEndian, long headerSlot
           "ambiguous gperftools CPU profile header: it reads validly with more than one slot width or"
               + " byte order");
     }
-    if (found.headerSlots() >= 2 && readSlot(head, 2 * found.slotWidth(), found.slotWidth(),
-        found.bigEndian()) == 1) {
+    if (readSlot(head, 2 * found.slotWidth(), found.slotWidth(), found.bigEndian()) == 1) {
       throw new ProfileFormatException(file, 2L * found.slotWidth(),
           "Java-variant gperftools CPU profile (header format version 1) is not supported");
     }

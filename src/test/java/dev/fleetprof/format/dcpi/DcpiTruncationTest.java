@@ -1,5 +1,7 @@
 package dev.fleetprof.format.dcpi;
 
+import dev.fleetprof.testing.TestSources;
+
 import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;

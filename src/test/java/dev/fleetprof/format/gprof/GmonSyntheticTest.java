@@ -1,5 +1,7 @@
 package dev.fleetprof.format.gprof;
 
+import dev.fleetprof.testing.TestSources;
+
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;

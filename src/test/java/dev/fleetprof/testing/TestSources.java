@@ -1,4 +1,4 @@
-package dev.fleetprof.format.dcpi;
+package dev.fleetprof.testing;
 
 import dev.fleetprof.format.ByteSource;
 import java.io.ByteArrayInputStream;
@@ -12,11 +12,11 @@ import java.util.zip.GZIPInputStream;
 import java.util.zip.GZIPOutputStream;
 
 /** ByteSources for tests: known length, unknown length (trickling), gzip. */
-final class TestSources {
+public final class TestSources {
   private TestSources() {}
 
   /** The bytes of a local file, length known, any offset. */
-  static ByteSource file(Path path) {
+  public static ByteSource file(Path path) {
     return new ByteSource() {
       @Override
       public String name() {
@@ -38,7 +38,7 @@ final class TestSources {
   }
 
   /** In-memory bytes, length known, any offset. */
-  static ByteSource bytes(String name, byte[] data) {
+  public static ByteSource bytes(String name, byte[] data) {
     return new ByteSource() {
       @Override
       public String name() {
@@ -58,7 +58,7 @@ final class TestSources {
   }
 
   /** In-memory bytes of unknown length (-1), offset 0 only, delivered 1 to 7 bytes per read. */
-  static ByteSource unknownLength(String name, byte[] data) {
+  public static ByteSource unknownLength(String name, byte[] data) {
     return new ByteSource() {
       @Override
       public String name() {
@@ -81,17 +81,8 @@ final class TestSources {
   }
 
   /** Gzip-compressed in memory; the stream decompresses; length -1 like a compressed file. */
-  static ByteSource gzip(String name, byte[] data) {
-    byte[] packed;
-    try {
-      ByteArrayOutputStream bos = new ByteArrayOutputStream();
-      try (GZIPOutputStream gz = new GZIPOutputStream(bos)) {
-        gz.write(data);
-      }
-      packed = bos.toByteArray();
-    } catch (IOException e) {
-      throw new UncheckedIOException(e);
-    }
+  public static ByteSource gzip(String name, byte[] data) {
+    byte[] packed = compress(data);
     return new ByteSource() {
       @Override
       public String name() {
@@ -106,7 +97,7 @@ final class TestSources {
       @Override
       public InputStream open(long offset) throws IOException {
         if (offset != 0) {
-          throw new UnsupportedOperationException("gzip source: offset 0 only");
+          throw new IOException("gzip source opened at " + offset + ": offset 0 only");
         }
         return new GZIPInputStream(new ByteArrayInputStream(packed));
       }
@@ -140,6 +131,19 @@ final class TestSources {
       System.arraycopy(data, pos, b, off, n);
       pos += n;
       return n;
+    }
+  }
+
+  /** {@code data} gzip-compressed. */
+  public static byte[] compress(byte[] data) {
+    try {
+      ByteArrayOutputStream bo = new ByteArrayOutputStream();
+      try (GZIPOutputStream gz = new GZIPOutputStream(bo)) {
+        gz.write(data);
+      }
+      return bo.toByteArray();
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
     }
   }
 }
