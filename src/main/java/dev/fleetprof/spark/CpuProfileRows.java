@@ -89,9 +89,11 @@ final class CpuProfileRows implements RowSource {
       checker = null;
       startBoundary = header.recordsStart();
     }
-    this.in = src.open(HadoopByteSource.isGzip(slice.path()) ? 0 : startBoundary);
+    // A split opens where its first record starts; a whole file (compressed ones always are read
+    // whole) is read from its start, past the header.
+    this.in = src.open(splitLayout == null ? 0 : startBoundary);
     try {
-      if (HadoopByteSource.isGzip(slice.path())) {
+      if (splitLayout == null) {
         in.skipNBytes(startBoundary);
       }
       this.reader = new CpuProfileReader(src.name(), header, in, startBoundary,

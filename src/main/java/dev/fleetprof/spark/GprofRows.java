@@ -17,6 +17,7 @@ import org.apache.spark.unsafe.types.UTF8String;
 final class GprofRows extends DecodedRows {
   private static final UTF8String MICROSECONDS = UTF8String.fromString("microseconds");
   private UTF8String dimension;
+  private UTF8String dimensionAbbrev;
   private String dimensionText;
 
   GprofRows(GmonReader reader, String path, RequiredColumns cols,
@@ -57,9 +58,10 @@ final class GprofRows extends DecodedRows {
         if (!g.dimension().equals(dimensionText)) {
           dimensionText = g.dimension();
           dimension = UTF8String.fromString(dimensionText);
+          dimensionAbbrev = UTF8String.fromString(String.valueOf(g.dimensionAbbrev()));
         }
         row.update(cols.histogram(), new GenericInternalRow(new Object[] {g.binEnd(), rate,
-            dimension, UTF8String.fromString(String.valueOf(g.dimensionAbbrev()))}));
+            dimension, dimensionAbbrev}));
       } else {
         row.setNullAt(cols.histogram());
       }

@@ -41,11 +41,6 @@ public final class HadoopByteSource implements ByteSource {
     return gzip ? -1 : length;
   }
 
-  /** The length of the file as stored (compressed, for .gz files). */
-  public long storedLength() {
-    return length;
-  }
-
   @Override
   public InputStream open(long offset) throws IOException {
     FileSystem fs = path.getFileSystem(conf);

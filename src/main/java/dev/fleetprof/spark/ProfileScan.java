@@ -43,8 +43,7 @@ final class ProfileScan implements Scan, Batch {
   private Plan plan;
 
   /** The result of planning, computed once for both planInputPartitions and the reader factory. */
-  private record Plan(InputPartition[] partitions, Map<String, CpuProfileLayout> layouts,
-      long maxSplitBytes, int files, long bytes) {}
+  private record Plan(InputPartition[] partitions, Map<String, CpuProfileLayout> layouts) {}
 
   ProfileScan(CaseInsensitiveStringMap options, StructType readSchema) {
     this.options = options;
@@ -145,7 +144,7 @@ final class ProfileScan implements Scan, Batch {
             + " slices and {} partitions of up to {} bytes, planned in {} ms", files.size(),
         totalBytes, layouts.size(), slices.size(), partitions.length, maxSplit,
         (System.nanoTime() - started) / 1_000_000);
-    return new Plan(partitions, layouts, maxSplit, files.size(), totalBytes);
+    return new Plan(partitions, layouts);
   }
 
   /**

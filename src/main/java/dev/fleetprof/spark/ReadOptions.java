@@ -34,7 +34,7 @@ public final class ReadOptions implements Serializable {
   private static Set<String> ownOptions() {
     Set<String> own = new java.util.HashSet<>();
     for (String k : List.of("path", "paths", FORMAT, PATH_GLOB_FILTER, RECURSIVE_FILE_LOOKUP,
-        MAX_PARTITION_BYTES, OPEN_COST_IN_BYTES, "mode")) {
+        MAX_PARTITION_BYTES, OPEN_COST_IN_BYTES)) {
       own.add(k.toLowerCase(Locale.ROOT));
     }
     for (String k : DECODER_OPTIONS) {

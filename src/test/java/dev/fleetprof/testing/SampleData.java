@@ -1,9 +1,6 @@
 package dev.fleetprof.testing;
 
-import dev.fleetprof.format.ByteSource;
-import java.io.ByteArrayInputStream;
 import java.io.IOException;
-import java.io.InputStream;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -41,8 +38,4 @@ public final class SampleData {
     }
   }
 
-  /** A ByteSource over bytes in memory. */
-  public static ByteSource bytes(String name, byte[] data) {
-    return TestSources.bytes(name, data);
-  }
 }

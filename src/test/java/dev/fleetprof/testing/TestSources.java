@@ -15,93 +15,69 @@ import java.util.zip.GZIPOutputStream;
 public final class TestSources {
   private TestSources() {}
 
-  /** The bytes of a local file, length known, any offset. */
-  public static ByteSource file(Path path) {
+  /** Opens a stream at an offset: the one part in which the test sources differ. */
+  private interface Opener {
+    InputStream open(long offset) throws IOException;
+  }
+
+  /** The size of a source that is only known by asking (a file's, say). */
+  private interface Length {
+    long get() throws IOException;
+  }
+
+  private static ByteSource source(String name, Length length, Opener opener) {
     return new ByteSource() {
       @Override
       public String name() {
-        return path.toString();
+        return name;
       }
 
       @Override
       public long length() throws IOException {
-        return Files.size(path);
+        return length.get();
       }
 
       @Override
       public InputStream open(long offset) throws IOException {
-        InputStream in = Files.newInputStream(path);
-        in.skipNBytes(offset);
-        return in;
+        return opener.open(offset);
       }
     };
+  }
+
+  /** The bytes of a local file, length known, any offset. */
+  public static ByteSource file(Path path) {
+    return source(path.toString(), () -> Files.size(path), offset -> {
+      InputStream in = Files.newInputStream(path);
+      in.skipNBytes(offset);
+      return in;
+    });
   }
 
   /** In-memory bytes, length known, any offset. */
   public static ByteSource bytes(String name, byte[] data) {
-    return new ByteSource() {
-      @Override
-      public String name() {
-        return name;
-      }
-
-      @Override
-      public long length() {
-        return data.length;
-      }
-
-      @Override
-      public InputStream open(long offset) {
-        return new ByteArrayInputStream(data, (int) offset, data.length - (int) offset);
-      }
-    };
+    return source(name, () -> data.length,
+        offset -> new ByteArrayInputStream(data, (int) offset, data.length - (int) offset));
   }
 
   /** In-memory bytes of unknown length (-1), offset 0 only, delivered 1 to 7 bytes per read. */
   public static ByteSource unknownLength(String name, byte[] data) {
-    return new ByteSource() {
-      @Override
-      public String name() {
-        return name;
+    return source(name, () -> -1, offset -> {
+      if (offset != 0) {
+        throw new UnsupportedOperationException("unknown-length source: offset 0 only");
       }
-
-      @Override
-      public long length() {
-        return -1;
-      }
-
-      @Override
-      public InputStream open(long offset) {
-        if (offset != 0) {
-          throw new UnsupportedOperationException("unknown-length source: offset 0 only");
-        }
-        return new TrickleStream(data);
-      }
-    };
+      return new TrickleStream(data);
+    });
   }
 
   /** Gzip-compressed in memory; the stream decompresses; length -1 like a compressed file. */
   public static ByteSource gzip(String name, byte[] data) {
     byte[] packed = compress(data);
-    return new ByteSource() {
-      @Override
-      public String name() {
-        return name;
+    return source(name, () -> -1, offset -> {
+      if (offset != 0) {
+        throw new IOException("gzip source opened at " + offset + ": offset 0 only");
       }
-
-      @Override
-      public long length() {
-        return -1;
-      }
-
-      @Override
-      public InputStream open(long offset) throws IOException {
-        if (offset != 0) {
-          throw new IOException("gzip source opened at " + offset + ": offset 0 only");
-        }
-        return new GZIPInputStream(new ByteArrayInputStream(packed));
-      }
-    };
+      return new GZIPInputStream(new ByteArrayInputStream(packed));
+    });
   }
 
   private static final class TrickleStream extends InputStream {

@@ -37,14 +37,9 @@ public record CpuProfileHeader(int slotWidth, boolean bigEndian, long headerSlot
     return (2 + headerSlots) * slotWidth;
   }
 
-  /** A trailer ({@code 0, 1, 0}) spans this many bytes. */
-  public int trailerBytes() {
-    return 3 * slotWidth;
-  }
-
   /** Whether {@code head} (the first bytes of a file) starts like a gperftools CPU profile. */
   public static boolean looksLike(byte[] head, int len) {
-    return candidates(head, len, -1) > 0;
+    return !readings(head, len, -1).isEmpty();
   }
 
   /**
@@ -60,27 +55,18 @@ public record CpuProfileHeader(int slotWidth, boolean bigEndian, long headerSlot
           "not a gperftools CPU profile: " + len + " bytes is shorter than the smallest header ("
               + MIN_HEADER_BYTES + " bytes)");
     }
-    CpuProfileHeader found = null;
-    int matches = 0;
-    for (int width : new int[] {8, 4}) {
-      for (boolean big : new boolean[] {false, true}) {
-        CpuProfileHeader h = tryRead(head, len, width, big, fileLength);
-        if (h != null) {
-          found = h;
-          matches++;
-        }
-      }
-    }
-    if (matches == 0) {
+    java.util.List<CpuProfileHeader> readings = readings(head, len, fileLength);
+    if (readings.isEmpty()) {
       throw new ProfileFormatException(file, 0,
           "not a gperftools CPU profile: the first bytes read as no header of 32- or 64-bit slots in"
               + " either byte order (expected 0, >=3, 0, period>0)");
     }
-    if (matches > 1) {
+    if (readings.size() > 1) {
       throw new ProfileFormatException(file, 0,
           "ambiguous gperftools CPU profile header: it reads validly with more than one slot width or"
               + " byte order");
     }
+    CpuProfileHeader found = readings.get(0);
     if (readSlot(head, 2 * found.slotWidth(), found.slotWidth(), found.bigEndian()) == 1) {
       throw new ProfileFormatException(file, 2L * found.slotWidth(),
           "Java-variant gperftools CPU profile (header format version 1) is not supported");
@@ -88,16 +74,18 @@ public record CpuProfileHeader(int slotWidth, boolean bigEndian, long headerSlot
     return found;
   }
 
-  private static int candidates(byte[] head, int len, long fileLength) {
-    int n = 0;
+  /** Every header that the bytes read as, over the four slot widths and byte orders. */
+  private static java.util.List<CpuProfileHeader> readings(byte[] head, int len, long fileLength) {
+    java.util.List<CpuProfileHeader> out = new java.util.ArrayList<>(1);
     for (int width : new int[] {8, 4}) {
       for (boolean big : new boolean[] {false, true}) {
-        if (tryRead(head, len, width, big, fileLength) != null) {
-          n++;
+        CpuProfileHeader h = tryRead(head, len, width, big, fileLength);
+        if (h != null) {
+          out.add(h);
         }
       }
     }
-    return n;
+    return out;
   }
 
   private static CpuProfileHeader tryRead(byte[] b, int len, int w, boolean big, long fileLength) {

@@ -8,6 +8,7 @@ import dev.fleetprof.testing.CpuProfiles;
 import dev.fleetprof.testing.CpuProfiles.Decoded;
 import dev.fleetprof.testing.CpuProfiles.Rec;
 import dev.fleetprof.testing.SampleData;
+import dev.fleetprof.testing.TestSources;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashSet;
@@ -52,7 +53,7 @@ class CpuProfileBoundaryCheckerTest {
     for (Rec r : truth.records()) {
       starts.add(r.offset());
     }
-    ByteSource src = SampleData.bytes(c.name(), c.data());
+    ByteSource src = TestSources.bytes(c.name(), c.data());
     CpuProfileLayout layout = CpuProfileLayout.read(src);
     assertTrue(layout.splittable(), "real profiles with maps text are splittable");
     assertEquals(truth.stopOffset(), layout.trailerOffset(), "trailer found from the tail");
