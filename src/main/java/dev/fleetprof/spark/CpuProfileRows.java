@@ -17,8 +17,6 @@ import org.apache.spark.sql.catalyst.expressions.GenericInternalRow;
 import org.apache.spark.sql.catalyst.expressions.UnsafeArrayData;
 import org.apache.spark.sql.catalyst.util.GenericArrayData;
 import org.apache.spark.unsafe.types.UTF8String;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
  * The rows of one slice of a gperftools CPU profile. A slice that starts inside the file finds its
@@ -27,7 +25,6 @@ import org.slf4j.LoggerFactory;
  * once or the task fails naming the file and offset.
  */
 final class CpuProfileRows implements RowSource {
-  private static final Logger LOG = LoggerFactory.getLogger(CpuProfileRows.class);
   private static final UTF8String FORMAT = UTF8String.fromString(FormatDetector.GPERFTOOLS);
   private static final UTF8String KIND = UTF8String.fromString("sample");
   private static final UTF8String MICROSECONDS = UTF8String.fromString("microseconds");
@@ -197,17 +194,19 @@ final class CpuProfileRows implements RowSource {
               + "; was the file changed while being read?");
         }
         metrics.truncatedFiles++;
-        LOG.warn("profile source: {} is truncated: it ends at byte {} without a trailer"
-                + " (the profiled process was probably killed); its {} complete records were read",
-            src.name(), reader.stopOffset(), reader.records());
-        break;
+        // A problem of the file like any other (an error row, a dropped count or a failure, as the
+        // mode says), after its complete records.
+        throw new ProfileFormatException(src.name(), reader.stopOffset(), "truncated: the file"
+            + " ends without the trailer that closes a CPU profile (the profiled process was"
+            + " probably killed); its " + reader.records() + " complete records before this"
+            + " offset were read");
       default:
         throw new IllegalStateException("reader ended as " + reader.end());
     }
   }
 
   @Override
-  public InternalRow row() {
+  public GenericInternalRow row() {
     return row;
   }
 

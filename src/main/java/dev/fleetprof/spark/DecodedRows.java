@@ -97,7 +97,7 @@ abstract class DecodedRows implements RowSource {
   }
 
   @Override
-  public InternalRow row() {
+  public GenericInternalRow row() {
     return row;
   }
 

@@ -23,8 +23,12 @@ import org.apache.hadoop.fs.RemoteIterator;
  * applies to file names.
  */
 final class FileLister {
-  /** A listed file with its blocks (for preferred locations). */
-  record ListedFile(String path, long length, Block[] blocks) {}
+  /**
+   * A listed file with its blocks (for preferred locations) and the directory its partition
+   * directories ({@code key=value}) are read below: the input directory it was listed from, or the
+   * file's parent for a file given by name, or {@code basePath}.
+   */
+  record ListedFile(String path, long length, Block[] blocks, String root) {}
 
   private FileLister() {}
 
@@ -43,8 +47,12 @@ final class FileLister {
     }
   }
 
-  static List<ListedFile> list(List<String> paths, Configuration conf, String pathGlobFilter)
-      throws IOException {
+  /**
+   * Lists the files, with {@code basePath} (may be null) as every file's partition root when given.
+   * A file deleted while being listed is skipped, as Spark's listing does.
+   */
+  static List<ListedFile> list(List<String> paths, Configuration conf, String pathGlobFilter,
+      String basePath) throws IOException {
     GlobFilter filter = pathGlobFilter == null ? null : new GlobFilter(pathGlobFilter);
     Map<String, ListedFile> out = new LinkedHashMap<>();
     for (String p : paths) {
@@ -56,10 +64,13 @@ final class FileLister {
       }
       for (FileStatus st : matched) {
         if (st.isDirectory()) {
-          listDirectory(fs, st.getPath(), filter, out);
+          String root = basePath != null ? qualified(basePath, conf) : st.getPath().toString();
+          listDirectory(fs, st.getPath(), filter, out, root);
         } else if (filter == null || filter.accept(st.getPath())) {
           BlockLocation[] locs = fs.getFileBlockLocations(st, 0, st.getLen());
-          add(out, st.getPath(), st.getLen(), locs);
+          String root = basePath != null ? qualified(basePath, conf)
+              : st.getPath().getParent().toString();
+          add(out, st.getPath(), st.getLen(), locs, root);
         }
       }
     }
@@ -68,9 +79,19 @@ final class FileLister {
     return files;
   }
 
+  private static String qualified(String path, Configuration conf) throws IOException {
+    Path p = new Path(path);
+    return p.getFileSystem(conf).makeQualified(p).toString();
+  }
+
   private static void listDirectory(FileSystem fs, Path dir, GlobFilter filter,
-      Map<String, ListedFile> out) throws IOException {
-    RemoteIterator<LocatedFileStatus> it = fs.listLocatedStatus(dir);
+      Map<String, ListedFile> out, String root) throws IOException {
+    RemoteIterator<LocatedFileStatus> it;
+    try {
+      it = fs.listLocatedStatus(dir);
+    } catch (FileNotFoundException e) {
+      return; // deleted while we listed its parent
+    }
     while (it.hasNext()) {
       LocatedFileStatus st = it.next();
       String name = st.getPath().getName();
@@ -78,9 +99,9 @@ final class FileLister {
         continue;
       }
       if (st.isDirectory()) {
-        listDirectory(fs, st.getPath(), filter, out);
+        listDirectory(fs, st.getPath(), filter, out, root);
       } else if (filter == null || filter.accept(st.getPath())) {
-        add(out, st.getPath(), st.getLen(), st.getBlockLocations());
+        add(out, st.getPath(), st.getLen(), st.getBlockLocations(), root);
       }
     }
   }
@@ -92,12 +113,12 @@ final class FileLister {
   }
 
   private static void add(Map<String, ListedFile> out, Path path, long length,
-      BlockLocation[] locs) throws IOException {
+      BlockLocation[] locs, String root) throws IOException {
     Block[] blocks = new Block[locs == null ? 0 : locs.length];
     for (int i = 0; i < blocks.length; i++) {
       blocks[i] = new Block(locs[i].getOffset(), locs[i].getLength(), locs[i].getHosts());
     }
     String key = path.toString();
-    out.putIfAbsent(key, new ListedFile(key, length, blocks));
+    out.putIfAbsent(key, new ListedFile(key, length, blocks, root));
   }
 }

@@ -1,7 +1,5 @@
 package dev.fleetprof.spark;
 
-import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.util.Map;
 import org.apache.spark.sql.SparkSession;
 import org.apache.spark.sql.connector.catalog.Table;
@@ -24,21 +22,28 @@ public final class ProfileDataSource implements TableProvider, DataSourceRegiste
     return SHORT_NAME;
   }
 
+  /** The listing behind the last inferred schema, so that getTable does not list again. */
+  private Map<String, String> listedFor;
+  private ProfileFileIndex listed;
+
+  /** The source's columns plus the partition columns of the directories ({@code date=...}). */
   @Override
   public StructType inferSchema(CaseInsensitiveStringMap options) {
-    return ProfileSchema.SCHEMA;
+    return index(options.asCaseSensitiveMap()).schema();
   }
 
   @Override
   public Table getTable(StructType schema, Transform[] partitioning, Map<String, String> properties) {
-    CaseInsensitiveStringMap options = new CaseInsensitiveStringMap(properties);
-    ReadOptions read = new ReadOptions(options);
-    SparkSession spark = SparkSession.active();
-    try {
-      FileLister.checkExists(read.paths(), HadoopConf.forRead(spark, options));
-    } catch (IOException e) {
-      throw new UncheckedIOException(e.getMessage(), e);
+    return new ProfileTable(new ReadOptions(new CaseInsensitiveStringMap(properties)),
+        index(properties));
+  }
+
+  private synchronized ProfileFileIndex index(Map<String, String> properties) {
+    if (listed == null || !properties.equals(listedFor)) {
+      CaseInsensitiveStringMap options = new CaseInsensitiveStringMap(properties);
+      listed = ProfileFileIndex.list(SparkSession.active(), new ReadOptions(options), options);
+      listedFor = Map.copyOf(properties);
     }
-    return new ProfileTable(read);
+    return listed;
   }
 }

@@ -15,8 +15,11 @@ final class ProfileInputPartition implements InputPartition {
   private final long[] ends;
   private final long[] lengths;
   private final String[] hosts;
+  /** Per slice, the file's partition values (Spark's internal values; null when no columns). */
+  private final Object[][] partitionValues;
 
-  ProfileInputPartition(List<Slice> slices, String[] hosts) {
+  ProfileInputPartition(List<Slice> slices, Object[][] partitionValues, String[] hosts) {
+    this.partitionValues = partitionValues;
     int n = slices.size();
     this.paths = new String[n];
     this.starts = new long[n];
@@ -38,6 +41,10 @@ final class ProfileInputPartition implements InputPartition {
 
   Slice slice(int i) {
     return new Slice(paths[i], starts[i], ends[i], lengths[i]);
+  }
+
+  Object[] partitionValues(int i) {
+    return partitionValues[i];
   }
 
   @Override

@@ -10,37 +10,61 @@ import dev.fleetprof.format.gprof.GmonFile;
 import dev.fleetprof.format.gprof.GmonOptions;
 import dev.fleetprof.spark.metrics.ProfileMetrics;
 import dev.fleetprof.split.SplitPlanner.Slice;
+import java.io.FileNotFoundException;
 import java.io.IOException;
 import java.io.InputStream;
 import java.util.Map;
 import org.apache.hadoop.conf.Configuration;
+import org.apache.spark.TaskContext;
 import org.apache.spark.sql.catalyst.InternalRow;
+import org.apache.spark.sql.catalyst.expressions.GenericInternalRow;
+import org.apache.spark.sql.catalyst.expressions.UnsafeArrayData;
+import org.apache.spark.sql.catalyst.util.GenericArrayData;
+import org.apache.spark.unsafe.types.UTF8String;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 import org.apache.spark.sql.connector.metric.CustomTaskMetric;
 import org.apache.spark.sql.connector.read.PartitionReader;
 
-/** Reads the slices of one partition in turn, picking each file's decoder from its bytes. */
+/**
+ * Reads the slices of one partition in turn, picking each file's decoder from its bytes, and turns a
+ * file's problems into what the read's mode asks for: an error row (PERMISSIVE), a counted and logged
+ * drop (DROPMALFORMED), or a failed task (FAILFAST). Rows read before a problem are kept; the rest of
+ * that file (or split) is skipped, since none of the formats can be resynchronised after a bad record.
+ */
 final class ProfilePartitionReader implements PartitionReader<InternalRow> {
+  private static final Logger LOG = LoggerFactory.getLogger(ProfilePartitionReader.class);
+  private static final UTF8String KIND_ERROR = UTF8String.fromString(ProfileSchema.KIND_ERROR);
+  private static final UTF8String UNKNOWN_FORMAT = UTF8String.fromString("unknown");
+
   private final ProfileInputPartition partition;
   private final Configuration conf;
   private final Map<String, CpuProfileLayout> splitLayouts;
   private final String format;
   private final Map<String, String> decoderOptions;
   private final RequiredColumns columns;
+  private final ProblemPolicy policy;
   private final ReadMetrics metrics = new ReadMetrics();
   private final byte[] buffer;
 
   private int next;
+  private Slice slice;
+  private String sliceFormat;
   private RowSource current;
+  private GenericInternalRow errorRow;
+  private InternalRow row;
+  private long rowsReturned;
 
   ProfilePartitionReader(ProfileInputPartition partition, Configuration conf,
       Map<String, CpuProfileLayout> splitLayouts, String format,
-      Map<String, String> decoderOptions, RequiredColumns columns) {
+      Map<String, String> decoderOptions, RequiredColumns columns, ProblemPolicy policy) {
     this.partition = partition;
     this.decoderOptions = decoderOptions;
     this.conf = conf;
     this.splitLayouts = splitLayouts;
     this.format = format;
     this.columns = columns;
+    this.policy = policy;
     long bytes = 0;
     for (int i = 0; i < partition.size(); i++) {
       bytes += partition.slice(i).fileLength();
@@ -51,10 +75,20 @@ final class ProfilePartitionReader implements PartitionReader<InternalRow> {
 
   @Override
   public boolean next() throws IOException {
+    injectFaultForTests();
     while (true) {
       if (current != null) {
-        if (current.next()) {
-          return true;
+        try {
+          if (current.next()) {
+            row = current.row();
+            rowsReturned++;
+            return true;
+          }
+        } catch (IOException e) {
+          if (problem(e)) {
+            return true;
+          }
+          continue;
         }
         current.close();
         current = null;
@@ -62,13 +96,118 @@ final class ProfilePartitionReader implements PartitionReader<InternalRow> {
       if (next >= partition.size()) {
         return false;
       }
-      current = open(partition.slice(next++));
+      int i = next++;
+      slice = partition.slice(i);
+      sliceFormat = null;
+      try {
+        current = open(slice);
+        if (current != RowSource.EMPTY) {
+          columns.setPartitionValues(current.row(), partition.partitionValues(i));
+        }
+      } catch (IOException e) {
+        if (problem(e)) {
+          return true;
+        }
+      }
     }
   }
 
   @Override
   public InternalRow get() {
-    return current.row();
+    return row;
+  }
+
+  /**
+   * Handles a problem of the current slice's file; true when it became an error row to return. The
+   * file's remaining rows are skipped either way.
+   */
+  private boolean problem(IOException e) throws IOException {
+    closeQuietly();
+    if (e instanceof FileNotFoundException) {
+      if (!policy.ignoreMissingFiles()) {
+        throw new FileNotFoundException(slice.path() + ": the file was listed when the query was"
+            + " planned but is gone now (" + e.getMessage() + "); set ignoreMissingFiles to skip"
+            + " such files");
+      }
+      metrics.missingFiles++;
+      LOG.warn("profile source: skipped {}: it is gone (ignoreMissingFiles)", slice.path());
+      return false;
+    }
+    ProfileFormatException p = e instanceof ProfileFormatException pfe ? pfe
+        : new ProfileFormatException(slice.path(), slice.start(), "reading failed at or after"
+            + " this offset: " + e, e);
+    metrics.problems++;
+    if (policy.ignoreCorruptFiles()) {
+      LOG.warn("profile source: skipped the rest of a corrupt file (ignoreCorruptFiles): {}",
+          p.getMessage());
+      return false;
+    }
+    switch (policy.mode()) {
+      case FAILFAST:
+        throw p;
+      case DROPMALFORMED:
+        LOG.warn("profile source: dropped (mode DROPMALFORMED): {}", p.getMessage());
+        return false;
+      default:
+        row = errorRow(p);
+        return true;
+    }
+  }
+
+  /** A {@code kind = 'error'} row: count 0 and empty chains, so that sums are unaffected. */
+  private InternalRow errorRow(ProfileFormatException p) {
+    if (errorRow == null) {
+      errorRow = new GenericInternalRow(columns.width());
+      if (columns.kind() >= 0) {
+        errorRow.update(columns.kind(), KIND_ERROR);
+      }
+      if (columns.pcs() >= 0) {
+        errorRow.update(columns.pcs(), UnsafeArrayData.fromPrimitiveArray(new long[0]));
+      }
+      if (columns.count() >= 0) {
+        errorRow.setLong(columns.count(), 0);
+      }
+      if (columns.frames() >= 0) {
+        errorRow.update(columns.frames(), new GenericArrayData(new Object[0]));
+      }
+    }
+    if (columns.path() >= 0) {
+      errorRow.update(columns.path(), UTF8String.fromString(slice.path()));
+    }
+    if (columns.format() >= 0) {
+      errorRow.update(columns.format(),
+          sliceFormat == null ? UNKNOWN_FORMAT : UTF8String.fromString(sliceFormat));
+    }
+    if (columns.recordOffset() >= 0) {
+      errorRow.setLong(columns.recordOffset(), p.offset());
+    }
+    if (columns.error() >= 0) {
+      errorRow.update(columns.error(), UTF8String.fromString(p.getMessage()));
+    }
+    columns.setPartitionValues(errorRow, partition.partitionValues(next - 1));
+    return errorRow;
+  }
+
+  private void injectFaultForTests() throws IOException {
+    if (policy.failFirstAttemptAfterRows() >= 0
+        && rowsReturned >= policy.failFirstAttemptAfterRows()) {
+      TaskContext task = TaskContext.get();
+      if (task != null && task.attemptNumber() == 0) {
+        throw new IOException("fault injected by the test hook "
+            + ReadOptions.FAIL_FIRST_ATTEMPT_AFTER_ROWS + " after " + rowsReturned + " rows");
+      }
+    }
+  }
+
+  private void closeQuietly() {
+    if (current != null) {
+      try {
+        current.close();
+      } catch (IOException | RuntimeException ignored) {
+        // the file is already being reported; a failing close adds nothing
+      }
+      current = null;
+    }
   }
 
   private RowSource open(Slice slice) throws IOException {
@@ -78,6 +217,7 @@ final class ProfilePartitionReader implements PartitionReader<InternalRow> {
       if (slice.start() == 0) {
         metrics.files++;
       }
+      sliceFormat = FormatDetector.GPERFTOOLS;
       return new CpuProfileRows(src, slice, layout, layout.header(), columns, metrics, buffer);
     }
     metrics.files++;
@@ -91,6 +231,7 @@ final class ProfilePartitionReader implements PartitionReader<InternalRow> {
     }
     String detected = FormatDetector.detect(head, n, src.length());
     String want = format.equals("auto") ? detected : format;
+    sliceFormat = want;
     if (want == null) {
       throw new ProfileFormatException(src.name(), 0, "not a profile file of any known format"
           + " (gperftools, gprof, dcpi): it looks like " + FormatDetector.describe(head, n));
@@ -132,6 +273,8 @@ final class ProfilePartitionReader implements PartitionReader<InternalRow> {
     long resyncedSplits;
     long truncatedFiles;
     long chainsDecoded;
+    long problems;
+    long missingFiles;
 
     CustomTaskMetric[] values() {
       return new CustomTaskMetric[] {
@@ -141,6 +284,8 @@ final class ProfilePartitionReader implements PartitionReader<InternalRow> {
           ProfileMetrics.task(ProfileMetrics.RESYNCED_SPLITS, resyncedSplits),
           ProfileMetrics.task(ProfileMetrics.TRUNCATED_FILES, truncatedFiles),
           ProfileMetrics.task(ProfileMetrics.CHAINS_DECODED, chainsDecoded),
+          ProfileMetrics.task(ProfileMetrics.PROBLEMS, problems),
+          ProfileMetrics.task(ProfileMetrics.MISSING_FILES, missingFiles),
       };
     }
   }

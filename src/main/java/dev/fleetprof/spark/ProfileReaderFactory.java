@@ -17,10 +17,12 @@ final class ProfileReaderFactory implements PartitionReaderFactory {
   private final String format;
   private final HashMap<String, String> decoderOptions;
   private final RequiredColumns columns;
+  private final ProblemPolicy policy;
 
   ProfileReaderFactory(Broadcast<SerializableConfiguration> conf,
       Broadcast<HashMap<String, CpuProfileLayout>> layouts, String format,
-      Map<String, String> decoderOptions, RequiredColumns columns) {
+      Map<String, String> decoderOptions, RequiredColumns columns, ProblemPolicy policy) {
+    this.policy = policy;
     this.decoderOptions = new HashMap<>(decoderOptions);
     this.conf = conf;
     this.layouts = layouts;
@@ -32,6 +34,6 @@ final class ProfileReaderFactory implements PartitionReaderFactory {
   public PartitionReader<InternalRow> createReader(InputPartition partition) {
     Map<String, CpuProfileLayout> splitLayouts = layouts == null ? Map.of() : layouts.value();
     return new ProfilePartitionReader((ProfileInputPartition) partition, conf.value().get(),
-        splitLayouts, format, decoderOptions, columns);
+        splitLayouts, format, decoderOptions, columns, policy);
   }
 }

@@ -40,15 +40,20 @@ final class ProfileScan implements Scan, Batch {
   private final CaseInsensitiveStringMap options;
   private final ReadOptions read;
   private final StructType readSchema;
+  private final ProfileFileIndex index;
+  private final org.apache.spark.sql.sources.Filter[] pushedFilters;
   private Plan plan;
 
   /** The result of planning, computed once for both planInputPartitions and the reader factory. */
   private record Plan(InputPartition[] partitions, Map<String, CpuProfileLayout> layouts) {}
 
-  ProfileScan(CaseInsensitiveStringMap options, StructType readSchema) {
+  ProfileScan(CaseInsensitiveStringMap options, StructType readSchema, ProfileFileIndex index,
+      org.apache.spark.sql.sources.Filter[] pushedFilters) {
     this.options = options;
     this.read = new ReadOptions(options);
     this.readSchema = readSchema;
+    this.index = index;
+    this.pushedFilters = pushedFilters;
   }
 
   @Override
@@ -58,7 +63,9 @@ final class ProfileScan implements Scan, Batch {
 
   @Override
   public String description() {
-    return "profile [format=" + read.format() + ", paths=" + read.paths() + "]";
+    return "profile [format=" + read.format() + ", mode=" + read.mode() + ", paths="
+        + read.paths() + (pushedFilters.length == 0 ? ""
+        : ", partitionFilters=" + java.util.Arrays.toString(pushedFilters)) + "]";
   }
 
   @Override
@@ -85,8 +92,13 @@ final class ProfileScan implements Scan, Batch {
     Map<String, CpuProfileLayout> layouts = plan().layouts();
     Broadcast<HashMap<String, CpuProfileLayout>> layoutsBroadcast =
         layouts.isEmpty() ? null : jsc.broadcast(new HashMap<>(layouts));
+    SQLConf sql = SQLConf.get();
+    ProblemPolicy policy = new ProblemPolicy(read.mode(),
+        read.ignoreCorruptFiles() != null ? read.ignoreCorruptFiles() : sql.ignoreCorruptFiles(),
+        read.ignoreMissingFiles() != null ? read.ignoreMissingFiles() : sql.ignoreMissingFiles(),
+        read.failFirstAttemptAfterRows());
     return new ProfileReaderFactory(conf, layoutsBroadcast, read.format(), read.decoderOptions(),
-        RequiredColumns.of(readSchema));
+        RequiredColumns.of(readSchema, index.partitions().schema()), policy);
   }
 
   private synchronized Plan plan() {
@@ -105,7 +117,7 @@ final class ProfileScan implements Scan, Batch {
     SparkSession spark = SparkSession.active();
     SQLConf sql = SQLConf.get();
     Configuration conf = HadoopConf.forRead(spark, options);
-    List<FileLister.ListedFile> files = FileLister.list(read.paths(), conf, read.pathGlobFilter());
+    List<FileLister.ListedFile> files = index.files();
 
     long maxPartitionBytes = read.maxPartitionBytes() != null
         ? read.maxPartitionBytes() : sql.filesMaxPartitionBytes();
@@ -137,8 +149,12 @@ final class ProfileScan implements Scan, Batch {
     List<SplitPlanner.Partition> packed = SplitPlanner.pack(slices, maxSplit, openCost, blocks);
     InputPartition[] partitions = new InputPartition[packed.size()];
     for (int i = 0; i < partitions.length; i++) {
-      partitions[i] = new ProfileInputPartition(packed.get(i).slices(),
-          packed.get(i).preferredHosts());
+      List<Slice> sl = packed.get(i).slices();
+      Object[][] values = new Object[sl.size()][];
+      for (int j = 0; j < values.length; j++) {
+        values[j] = index.partitions().values(sl.get(j).path());
+      }
+      partitions[i] = new ProfileInputPartition(sl, values, packed.get(i).preferredHosts());
     }
     LOG.info("profile source: {} files ({} bytes, {} of them split on record boundaries) in {}"
             + " slices and {} partitions of up to {} bytes, planned in {} ms", files.size(),

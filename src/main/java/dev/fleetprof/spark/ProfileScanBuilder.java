@@ -1,21 +1,35 @@
 package dev.fleetprof.spark;
 
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Set;
 import org.apache.spark.sql.connector.read.Scan;
 import org.apache.spark.sql.connector.read.ScanBuilder;
+import org.apache.spark.sql.connector.read.SupportsPushDownFilters;
 import org.apache.spark.sql.connector.read.SupportsPushDownRequiredColumns;
+import org.apache.spark.sql.sources.Filter;
+import org.apache.spark.sql.types.StructField;
 import org.apache.spark.sql.types.StructType;
 import org.apache.spark.sql.util.CaseInsensitiveStringMap;
 
 /**
- * Builds the scan, keeping only the columns the query needs: without {@code pcs}, {@code frames} and
- * {@code mapping}, readers walk record headers and never decode a call chain.
+ * Builds the scan, keeping only the columns the query needs (without {@code pcs}, {@code frames} and
+ * {@code mapping}, readers walk record headers and never decode a call chain) and only the files whose
+ * partition values can pass the query's filters on partition columns ({@code WHERE date = ...} reads
+ * one day's directories, not the whole tree).
  */
-final class ProfileScanBuilder implements ScanBuilder, SupportsPushDownRequiredColumns {
+final class ProfileScanBuilder implements ScanBuilder, SupportsPushDownRequiredColumns,
+    SupportsPushDownFilters {
   private final CaseInsensitiveStringMap options;
-  private StructType required = ProfileSchema.SCHEMA;
+  private final ProfileFileIndex index;
+  private StructType required;
+  private Filter[] pushed = new Filter[0];
 
-  ProfileScanBuilder(CaseInsensitiveStringMap options) {
+  ProfileScanBuilder(CaseInsensitiveStringMap options, ProfileFileIndex index) {
     this.options = options;
+    this.index = index;
+    this.required = index.schema();
   }
 
   /**
@@ -25,14 +39,37 @@ final class ProfileScanBuilder implements ScanBuilder, SupportsPushDownRequiredC
    */
   @Override
   public void pruneColumns(StructType requiredSchema) {
-    java.util.Set<String> names = java.util.Set.of(requiredSchema.fieldNames());
-    this.required = new StructType(java.util.Arrays.stream(ProfileSchema.SCHEMA.fields())
+    Set<String> names = Set.of(requiredSchema.fieldNames());
+    this.required = new StructType(Arrays.stream(index.schema().fields())
         .filter(f -> names.contains(f.name()))
-        .toArray(org.apache.spark.sql.types.StructField[]::new));
+        .toArray(StructField[]::new));
+  }
+
+  /**
+   * Uses the filters on partition columns to skip files, and returns every filter: Spark still
+   * evaluates them on the rows, so a filter the pruning cannot decide is never wrong.
+   */
+  @Override
+  public Filter[] pushFilters(Filter[] filters) {
+    Set<String> partitionColumns = Set.of(index.partitions().schema().fieldNames());
+    List<Filter> usable = new ArrayList<>();
+    for (Filter f : filters) {
+      if (!partitionColumns.isEmpty()
+          && partitionColumns.containsAll(Arrays.asList(f.references()))) {
+        usable.add(f);
+      }
+    }
+    pushed = usable.toArray(new Filter[0]);
+    return filters;
+  }
+
+  @Override
+  public Filter[] pushedFilters() {
+    return pushed;
   }
 
   @Override
   public Scan build() {
-    return new ProfileScan(options, required);
+    return new ProfileScan(options, required, PartitionFilters.prune(index, pushed), pushed);
   }
 }

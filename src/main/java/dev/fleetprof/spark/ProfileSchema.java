@@ -23,6 +23,10 @@ public final class ProfileSchema {
   public static final String RECORD_OFFSET = "record_offset";
   public static final String HISTOGRAM = "histogram";
   public static final String DCPI = "dcpi";
+  public static final String ERROR = "error";
+
+  /** The {@code kind} of the rows that report a problem instead of a record. */
+  public static final String KIND_ERROR = "error";
 
   public static final StructType MAPPING_TYPE = new StructType()
       .add("start", DataTypes.LongType, false)
@@ -69,7 +73,18 @@ public final class ProfileSchema {
       field(HISTOGRAM, HISTOGRAM_TYPE, true,
           "gprof histogram rows: bin end (exclusive), rate and dimension; null on other rows"),
       field(DCPI, DCPI_TYPE, true, "DCPI rows: the header's facts; null on other rows"),
+      field(ERROR, DataTypes.StringType, true, "kind = 'error' rows: the file, byte offset and"
+          + " problem; null on every other row"),
   });
+
+  /** The source's columns followed by the partition columns found in the directory names. */
+  public static StructType withPartitions(StructType partitionSchema) {
+    StructType out = SCHEMA;
+    for (StructField f : partitionSchema.fields()) {
+      out = out.add(f);
+    }
+    return out;
+  }
 
   private ProfileSchema() {}
 

@@ -4,6 +4,8 @@ import java.util.EnumSet;
 import java.util.Set;
 import org.apache.spark.sql.connector.catalog.SupportsRead;
 import org.apache.spark.sql.connector.catalog.TableCapability;
+import org.apache.spark.sql.connector.expressions.Expressions;
+import org.apache.spark.sql.connector.expressions.Transform;
 import org.apache.spark.sql.connector.read.ScanBuilder;
 import org.apache.spark.sql.types.StructType;
 import org.apache.spark.sql.util.CaseInsensitiveStringMap;
@@ -11,9 +13,11 @@ import org.apache.spark.sql.util.CaseInsensitiveStringMap;
 /** The profiles under a set of paths, as a batch-readable table. */
 final class ProfileTable implements SupportsRead {
   private final ReadOptions read;
+  private final ProfileFileIndex index;
 
-  ProfileTable(ReadOptions read) {
+  ProfileTable(ReadOptions read, ProfileFileIndex index) {
     this.read = read;
+    this.index = index;
   }
 
   @Override
@@ -24,7 +28,18 @@ final class ProfileTable implements SupportsRead {
   @Override
   @SuppressWarnings("deprecation")
   public StructType schema() {
-    return ProfileSchema.SCHEMA;
+    return index.schema();
+  }
+
+  /** The partition directories' columns, as identity transforms (shown by DESCRIBE). */
+  @Override
+  public Transform[] partitioning() {
+    String[] names = index.partitions().schema().fieldNames();
+    Transform[] out = new Transform[names.length];
+    for (int i = 0; i < names.length; i++) {
+      out[i] = Expressions.identity(names[i]);
+    }
+    return out;
   }
 
   @Override
@@ -34,6 +49,6 @@ final class ProfileTable implements SupportsRead {
 
   @Override
   public ScanBuilder newScanBuilder(CaseInsensitiveStringMap options) {
-    return new ProfileScanBuilder(options);
+    return new ProfileScanBuilder(options, index);
   }
 }

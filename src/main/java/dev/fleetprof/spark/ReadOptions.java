@@ -17,6 +17,21 @@ public final class ReadOptions implements Serializable {
   public static final String RECURSIVE_FILE_LOOKUP = "recursiveFileLookup";
   public static final String MAX_PARTITION_BYTES = "maxPartitionBytes";
   public static final String OPEN_COST_IN_BYTES = "openCostInBytes";
+  /** Where partition directories start, as in Spark's file sources. */
+  public static final String BASE_PATH = "basePath";
+  /** What to do with malformed input: PERMISSIVE (default), DROPMALFORMED or FAILFAST. */
+  public static final String MODE = "mode";
+  public static final String IGNORE_CORRUPT_FILES = "ignoreCorruptFiles";
+  public static final String IGNORE_MISSING_FILES = "ignoreMissingFiles";
+  /**
+   * Test-only fault hook: the first attempt of every task fails after this many rows, so that tests
+   * can check a retried task gives the same rows. Not for users.
+   */
+  static final String FAIL_FIRST_ATTEMPT_AFTER_ROWS = "fleetprof.test.failFirstAttemptAfterRows";
+
+  /** Spark's parse modes for malformed input. */
+  public enum Mode { PERMISSIVE, DROPMALFORMED, FAILFAST }
+
   /** How DCPI chunk offsets count: {@code bytes} (default) or {@code instructions}. */
   public static final String DCPI_OFFSET_UNIT = "dcpi.offsetUnit";
 
@@ -34,7 +49,8 @@ public final class ReadOptions implements Serializable {
   private static Set<String> ownOptions() {
     Set<String> own = new java.util.HashSet<>();
     for (String k : List.of("path", "paths", FORMAT, PATH_GLOB_FILTER, RECURSIVE_FILE_LOOKUP,
-        MAX_PARTITION_BYTES, OPEN_COST_IN_BYTES)) {
+        MAX_PARTITION_BYTES, OPEN_COST_IN_BYTES, BASE_PATH, MODE, IGNORE_CORRUPT_FILES,
+        IGNORE_MISSING_FILES, FAIL_FIRST_ATTEMPT_AFTER_ROWS)) {
       own.add(k.toLowerCase(Locale.ROOT));
     }
     for (String k : DECODER_OPTIONS) {
@@ -51,6 +67,11 @@ public final class ReadOptions implements Serializable {
   private final Long maxPartitionBytes;
   private final Long openCostInBytes;
   private final Map<String, String> decoderOptions = new java.util.HashMap<>();
+  private final String basePath;
+  private final Mode mode;
+  private final Boolean ignoreCorruptFiles;
+  private final Boolean ignoreMissingFiles;
+  private final long failFirstAttemptAfterRows;
 
   ReadOptions(CaseInsensitiveStringMap options) {
     for (String k : DECODER_OPTIONS) {
@@ -70,6 +91,53 @@ public final class ReadOptions implements Serializable {
     if (maxPartitionBytes != null && maxPartitionBytes <= 0) {
       throw new IllegalArgumentException("profile source: maxPartitionBytes must be positive");
     }
+    this.basePath = options.get(BASE_PATH);
+    String m = options.getOrDefault(MODE, "PERMISSIVE").toUpperCase(Locale.ROOT);
+    try {
+      this.mode = Mode.valueOf(m);
+    } catch (IllegalArgumentException e) {
+      throw new IllegalArgumentException("profile source: option mode='" + options.get(MODE)
+          + "' is not one of PERMISSIVE, DROPMALFORMED, FAILFAST", e);
+    }
+    this.ignoreCorruptFiles = bool(options, IGNORE_CORRUPT_FILES);
+    this.ignoreMissingFiles = bool(options, IGNORE_MISSING_FILES);
+    this.failFirstAttemptAfterRows = options.getLong(FAIL_FIRST_ATTEMPT_AFTER_ROWS, -1);
+  }
+
+  private static Boolean bool(CaseInsensitiveStringMap options, String key) {
+    String v = options.get(key);
+    if (v == null) {
+      return null;
+    }
+    if (!v.equalsIgnoreCase("true") && !v.equalsIgnoreCase("false")) {
+      throw new IllegalArgumentException("profile source: option " + key + "='" + v
+          + "' is not true or false");
+    }
+    return Boolean.parseBoolean(v.toLowerCase(Locale.ROOT));
+  }
+
+  /** The {@code basePath} option, or null. */
+  public String basePath() {
+    return basePath;
+  }
+
+  public Mode mode() {
+    return mode;
+  }
+
+  /** The read option, or null to use {@code spark.sql.files.ignoreCorruptFiles}. */
+  public Boolean ignoreCorruptFiles() {
+    return ignoreCorruptFiles;
+  }
+
+  /** The read option, or null to use {@code spark.sql.files.ignoreMissingFiles}. */
+  public Boolean ignoreMissingFiles() {
+    return ignoreMissingFiles;
+  }
+
+  /** The test-only fault hook's row count, or -1. */
+  long failFirstAttemptAfterRows() {
+    return failFirstAttemptAfterRows;
   }
 
   private static List<String> paths(CaseInsensitiveStringMap options) {

@@ -1,20 +1,29 @@
 package dev.fleetprof.spark;
 
 import java.io.Serializable;
+import org.apache.spark.sql.catalyst.expressions.GenericInternalRow;
 import org.apache.spark.sql.types.StructType;
 
-/** Where each known column sits in the (pruned) read schema, or -1 when the query does not need it. */
+/**
+ * Where each known column sits in the (pruned) read schema, or -1 when the query does not need it;
+ * {@code partitions[i]} is where partition column i goes.
+ */
 record RequiredColumns(int width, int path, int format, int kind, int pcs, int count, int mapping,
-    int frames, int period, int periodUnit, int recordOffset, int histogram, int dcpi) implements Serializable {
+    int frames, int period, int periodUnit, int recordOffset, int histogram, int dcpi, int error,
+    int[] partitions) implements Serializable {
 
-  static RequiredColumns of(StructType schema) {
+  static RequiredColumns of(StructType schema, StructType partitionSchema) {
+    int[] partitions = new int[partitionSchema.size()];
+    for (int i = 0; i < partitions.length; i++) {
+      partitions[i] = index(schema, partitionSchema.fields()[i].name());
+    }
     return new RequiredColumns(schema.fields().length, index(schema, ProfileSchema.PATH),
         index(schema, ProfileSchema.FORMAT), index(schema, ProfileSchema.KIND),
         index(schema, ProfileSchema.PCS), index(schema, ProfileSchema.COUNT),
         index(schema, ProfileSchema.MAPPING), index(schema, ProfileSchema.FRAMES),
         index(schema, ProfileSchema.PERIOD), index(schema, ProfileSchema.PERIOD_UNIT),
         index(schema, ProfileSchema.RECORD_OFFSET), index(schema, ProfileSchema.HISTOGRAM),
-        index(schema, ProfileSchema.DCPI));
+        index(schema, ProfileSchema.DCPI), index(schema, ProfileSchema.ERROR), partitions);
   }
 
   private static int index(StructType schema, String name) {
@@ -35,5 +44,14 @@ record RequiredColumns(int width, int path, int format, int kind, int pcs, int c
   /** Whether the file's mappings must be known. */
   boolean needsMappings() {
     return frames >= 0 || mapping >= 0;
+  }
+
+  /** Puts a file's partition values (null: none) into a row that readers then reuse. */
+  void setPartitionValues(GenericInternalRow row, Object[] values) {
+    for (int i = 0; i < partitions.length; i++) {
+      if (partitions[i] >= 0) {
+        row.update(partitions[i], values == null ? null : values[i]);
+      }
+    }
   }
 }

@@ -2,7 +2,7 @@ package dev.fleetprof.spark;
 
 import java.io.Closeable;
 import java.io.IOException;
-import org.apache.spark.sql.catalyst.InternalRow;
+import org.apache.spark.sql.catalyst.expressions.GenericInternalRow;
 
 /** The rows of one slice of one file. */
 interface RowSource extends Closeable {
@@ -13,7 +13,7 @@ interface RowSource extends Closeable {
     }
 
     @Override
-    public InternalRow row() {
+    public GenericInternalRow row() {
       throw new IllegalStateException("no rows");
     }
 
@@ -24,5 +24,5 @@ interface RowSource extends Closeable {
   boolean next() throws IOException;
 
   /** The current row; valid until the next call to {@link #next()}. */
-  InternalRow row();
+  GenericInternalRow row();
 }

@@ -121,13 +121,15 @@ class MixedFormatsTest {
   void decoderOptionsReachTheDecoders() {
     String insn = "sample-data/dcpi/_reference/valid-instructions.prof";
     Exception e = org.junit.jupiter.api.Assertions.assertThrows(Exception.class,
-        () -> spark.read().format("profile").load(insn).collectAsList());
+        () -> spark.read().format("profile").option("mode", "FAILFAST").load(insn)
+            .collectAsList());
     assertTrue(ProfileSourceTest.fullMessage(e).contains("valid-instructions.prof"));
     assertTrue(spark.read().format("profile").option("dcpi.offsetUnit", "instructions")
         .load(insn).count() > 0);
 
     Exception forced = org.junit.jupiter.api.Assertions.assertThrows(Exception.class,
-        () -> spark.read().format("profile").option("gmon.pointerSize", "4")
+        () -> spark.read().format("profile").option("mode", "FAILFAST")
+            .option("gmon.pointerSize", "4")
             .load("sample-data/gprof/c-pie-64/gmon.out").collectAsList());
     assertTrue(ProfileSourceTest.fullMessage(forced).contains("gmon.out"),
         ProfileSourceTest.fullMessage(forced));

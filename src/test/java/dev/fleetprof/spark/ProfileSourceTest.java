@@ -68,7 +68,8 @@ class ProfileSourceTest {
   void schemaIsTheDocumentedContract() {
     Dataset<Row> df = spark.read().format("profile").load(SampleData.GPERFTOOLS.toString());
     assertArrayEquals(new String[] {"path", "format", "kind", "pcs", "count", "mapping", "frames",
-        "period", "period_unit", "record_offset", "histogram", "dcpi"}, df.schema().fieldNames());
+        "period", "period_unit", "record_offset", "histogram", "dcpi", "error"},
+        df.schema().fieldNames());
     assertEquals("array<struct<module:string,offset:bigint>>",
         df.schema().apply("frames").dataType().simpleString());
     assertEquals("struct<start:bigint,limit:bigint,offset:bigint,path:string>",
@@ -226,9 +227,16 @@ class ProfileSourceTest {
     int cut = (int) full.records().get(100).offset() + 20; // inside record 100
     Files.write(dir.resolve("killed.prof"), java.util.Arrays.copyOf(data, cut));
     Files.write(dir.resolve("empty.prof"), new byte[0]);
-    Dataset<Row> df = spark.read().format("profile").load(dir.toString()).select("record_offset");
+    Dataset<Row> df = spark.read().format("profile").load(dir.toString())
+        .select("record_offset", "kind", "error");
     List<Row> rows = df.collectAsList();
-    assertEquals(100, rows.size());
+    assertEquals(101, rows.size(), "100 complete records and one error row");
+    List<Row> errors = rows.stream().filter(r -> r.getString(1).equals("error")).toList();
+    assertEquals(1, errors.size());
+    assertEquals(full.records().get(100).offset(), errors.get(0).getLong(0),
+        "the error row points at the cut record");
+    assertTrue(errors.get(0).getString(2).contains("killed.prof")
+        && errors.get(0).getString(2).contains("truncated"), errors.get(0).getString(2));
     assertEquals(1, TestSpark.scanMetric(df, ProfileMetrics.TRUNCATED_FILES));
     assertEquals(2, TestSpark.scanMetric(df, ProfileMetrics.FILES));
   }
@@ -237,13 +245,13 @@ class ProfileSourceTest {
   void aFileThatIsNoProfileIsNamedInTheError(@TempDir Path dir) throws Exception {
     Path readme = dir.resolve("README.txt");
     Files.writeString(readme, "These are the profiles of web042.\n");
-    Exception e = assertThrows(Exception.class,
-        () -> spark.read().format("profile").load(dir.toString()).collectAsList());
+    Exception e = assertThrows(Exception.class, () -> spark.read().format("profile")
+        .option("mode", "FAILFAST").load(dir.toString()).collectAsList());
     String msg = fullMessage(e);
     assertTrue(msg.contains(readme.getFileName().toString()) && msg.contains("not a profile"), msg);
 
     Exception forced = assertThrows(Exception.class, () -> spark.read().format("profile")
-        .option("format", "gprof").load(SampleData.GPERFTOOLS.resolve("x86_32.prof").toString())
+        .option("mode", "FAILFAST").option("format", "gprof").load(SampleData.GPERFTOOLS.resolve("x86_32.prof").toString())
         .collectAsList());
     assertTrue(fullMessage(forced).contains("x86_32.prof"), fullMessage(forced));
   }

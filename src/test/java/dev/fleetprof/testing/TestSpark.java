@@ -17,7 +17,8 @@ public final class TestSpark {
   public static synchronized SparkSession get() {
     if (spark == null) {
       spark = SparkSession.builder()
-          .master("local[2]")
+          // Two attempts per task, so that tests can check a retried task gives the same rows.
+          .master("local[2,2]")
           .appName("fleetprof-tests")
           .config("spark.ui.enabled", "false")
           .config("spark.sql.shuffle.partitions", "4")

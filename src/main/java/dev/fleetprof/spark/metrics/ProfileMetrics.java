@@ -18,10 +18,12 @@ public final class ProfileMetrics {
   public static final String RESYNCED_SPLITS = "resynchronisedSplits";
   public static final String TRUNCATED_FILES = "truncatedFiles";
   public static final String CHAINS_DECODED = "callChainsDecoded";
+  public static final String PROBLEMS = "inputProblems";
+  public static final String MISSING_FILES = "missingFiles";
 
   public static CustomMetric[] all() {
     return new CustomMetric[] {new Files(), new Records(), new Bytes(), new ResyncedSplits(),
-        new TruncatedFiles(), new ChainsDecoded()};
+        new TruncatedFiles(), new ChainsDecoded(), new Problems(), new MissingFiles()};
   }
 
   /** A task's value of one metric. */
@@ -69,5 +71,17 @@ public final class ProfileMetrics {
   public static class ChainsDecoded extends CustomSumMetric {
     @Override public String name() { return CHAINS_DECODED; }
     @Override public String description() { return "call chains decoded"; }
+  }
+
+  public static class Problems extends CustomSumMetric {
+    @Override public String name() { return PROBLEMS; }
+    @Override public String description() {
+      return "malformed input problems (error rows, dropped or ignored files)";
+    }
+  }
+
+  public static class MissingFiles extends CustomSumMetric {
+    @Override public String name() { return MISSING_FILES; }
+    @Override public String description() { return "files gone before they were read"; }
   }
 }
