@@ -1,0 +1,110 @@
+package dev.fleetprof.output.folded;
+
+import dev.fleetprof.output.Frame;
+import dev.fleetprof.output.StackWriter;
+import dev.fleetprof.output.WeightedStack;
+import java.io.BufferedWriter;
+import java.io.IOException;
+import java.io.OutputStream;
+import java.io.OutputStreamWriter;
+import java.io.Writer;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+
+/**
+ * Writes an aggregate as folded stacks, the text format of Brendan Gregg's FlameGraph
+ * ({@code flamegraph.pl}), speedscope, inferno and many others: one stack per line, UTF-8,
+ *
+ * <pre>root;caller;...;leaf count</pre>
+ *
+ * ROOT FIRST (the reverse of the {@code frames} column), each frame unsymbolised:
+ *
+ * <ul>
+ *   <li>{@code module+0xoffset} (full module path, lower-case hex offset);
+ *   <li>{@code [anon]+0xoffset} for an anonymous executable mapping (module {@code ""});
+ *   <li>{@code 0xpc} when no mapping held the pc (module null);
+ *   <li>a stack with no frames is the single frame {@value #EMPTY_STACK}.
+ * </ul>
+ *
+ * <p>Escaping rule: in a module name, each of {@code ;} (the frame separator), {@code %} (the escape
+ * itself), space (which separates the count), every control character (U+0000-U+001F, U+007F, and
+ * U+0085) and the Unicode line and paragraph separators U+2028/U+2029 (some readers split lines on
+ * them) is written as {@code %XX} per byte of its UTF-8 encoding, upper-case hex; nothing else is
+ * changed. So a line contains exactly one space, before the count, no frame contains {@code ;}, the
+ * offset follows a frame's last {@code +0x}, and decoding every {@code %XX} (as UTF-8) gives the module
+ * name back exactly. Counts are the stack's value in decimal; a negative value (a diff) cannot be a
+ * folded count and is refused.
+ */
+public final class FoldedWriter implements StackWriter {
+  /** The frame of a stack that has no frames at all. */
+  public static final String EMPTY_STACK = "[empty-stack]";
+  private static final String HEX = "0123456789ABCDEF";
+
+  private final Writer out;
+  private final StringBuilder line = new StringBuilder(256);
+
+  /** @param out receives UTF-8 text; closed by {@link #close()} */
+  public FoldedWriter(OutputStream out) {
+    this.out = new BufferedWriter(new OutputStreamWriter(out, StandardCharsets.UTF_8), 1 << 16);
+  }
+
+  /** Writes {@code stacks} to {@code file}. */
+  public static void write(Path file, Iterable<WeightedStack> stacks) throws IOException {
+    new FoldedWriter(Files.newOutputStream(file)).writeAll(stacks);
+  }
+
+  @Override
+  public void add(List<Frame> leafFirst, long value) throws IOException {
+    out.write(line(leafFirst, value));
+  }
+
+  /** The line (with its {@code \n}) for one stack. */
+  public String line(List<Frame> leafFirst, long value) {
+    if (value < 0) {
+      throw new IllegalArgumentException("folded stacks need non-negative counts, got " + value
+          + "; write the two sides of a difference as two files (FlameGraph's difffolded.pl)");
+    }
+    line.setLength(0);
+    if (leafFirst.isEmpty()) {
+      line.append(EMPTY_STACK);
+    }
+    for (int i = leafFirst.size() - 1; i >= 0; i--) {
+      appendFrame(line, leafFirst.get(i));
+      if (i > 0) {
+        line.append(';');
+      }
+    }
+    return line.append(' ').append(value).append('\n').toString();
+  }
+
+  /** One frame as it appears in a folded line. */
+  public static String frame(Frame f) {
+    return appendFrame(new StringBuilder(), f).toString();
+  }
+
+  private static StringBuilder appendFrame(StringBuilder b, Frame f) {
+    String module = f.displayModule();
+    if (module != null) {
+      for (int i = 0; i < module.length(); i++) {
+        char c = module.charAt(i);
+        if (c == ';' || c == '%' || c == ' ' || c < 0x20 || c == 0x7f || c == 0x85 || c == 0x2028
+            || c == 0x2029) {
+          for (byte x : String.valueOf(c).getBytes(StandardCharsets.UTF_8)) {
+            b.append('%').append(HEX.charAt((x >> 4) & 0xf)).append(HEX.charAt(x & 0xf));
+          }
+        } else {
+          b.append(c);
+        }
+      }
+      b.append('+');
+    }
+    return b.append("0x").append(Long.toHexString(f.offset()));
+  }
+
+  @Override
+  public void close() throws IOException {
+    out.close();
+  }
+}

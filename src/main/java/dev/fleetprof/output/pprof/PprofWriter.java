@@ -1,0 +1,247 @@
+package dev.fleetprof.output.pprof;
+
+import com.google.perftools.profiles.ProfileProto.Location;
+import com.google.perftools.profiles.ProfileProto.Mapping;
+import com.google.perftools.profiles.ProfileProto.Profile;
+import com.google.perftools.profiles.ProfileProto.Sample;
+import com.google.perftools.profiles.ProfileProto.ValueType;
+import dev.fleetprof.output.Frame;
+import dev.fleetprof.output.StackWriter;
+import dev.fleetprof.output.ValueMeaning;
+import dev.fleetprof.output.WeightedStack;
+import java.io.BufferedOutputStream;
+import java.io.IOException;
+import java.io.OutputStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.regex.Pattern;
+import java.util.zip.GZIPOutputStream;
+
+/**
+ * Writes an aggregate as a gzipped pprof {@code profile.proto} ({@code go tool pprof}, speedscope,
+ * Perfetto and most profiling UIs open it), built with the classes protoc generates from google/pprof's
+ * {@code proto/profile.proto}.
+ *
+ * <p>Values, mirroring what pprof itself does when it reads a legacy gperftools CPU profile
+ * ({@code cpuProfile} in pprof's {@code legacy_profile.go}):
+ *
+ * <ul>
+ *   <li>a time period ({@code microseconds}: gperftools, gprof histograms; also {@code nanoseconds},
+ *       {@code milliseconds}, {@code seconds}): sample types {@code [type/unit, cpu/nanoseconds]},
+ *       period type {@code cpu/nanoseconds}, period in nanoseconds, and each sample's second value
+ *       {@code value x period} in nanoseconds, so pprof reports CPU time as it does for the original
+ *       file;
+ *   <li>any other period unit is an event (DCPI {@code cycles}, ...): sample types {@code [type/unit,
+ *       event/count]}, period type {@code event/count}, second value {@code value x period} events;
+ *   <li>no period (gprof arcs, basic blocks): the single sample type {@code type/unit}.
+ * </ul>
+ *
+ * A value or product outside the signed 64-bit range fails with an {@link ArithmeticException}.
+ *
+ * <p>Addresses: frames are already file offsets, so each location's address IS the offset and each
+ * module's mapping starts at 0 with file offset 0 (one mapping per module, file name = module, the
+ * anonymous module named {@value Frame#ANONYMOUS}; a frame without a module gets a location with no
+ * mapping and its pc as address). {@code pprof -addresses} then prints {@code 0000000000001105
+ * [libwork.so]}, i.e. module + offset. As pprof does for gperftools profiles and Go's runtime writes,
+ * caller frames (all but the leaf) get {@code offset - 1}, inside the call instruction, so that a
+ * symbolizer attributes them to the call's line. Mappings are marked {@code has_functions}: the file
+ * names are paths on the profiled hosts, and pprof must not symbolize against whatever file (maybe
+ * another build) has that name on the viewer's machine ({@code -symbolize=force} still can). pprof
+ * takes {@code mapping[0]} as the main binary: it is the heaviest module (in the most weight) that is
+ * not a shared library by pprof's own test ({@code .so} names, {@code [vdso]}-like names), then the
+ * others follow by weight. pprof's legacy clean-ups (dropping a duplicated leaf or a signal-handler frame) are not
+ * applied: the stacks are written as aggregated.
+ *
+ * <p>Streaming: the encoding of two {@code Profile} messages one after the other parses as one
+ * {@code Profile} with their repeated fields concatenated (protobuf's merge rule), so samples are
+ * written in batches as they come and the tables (locations, mappings, strings) once at the end;
+ * memory holds the distinct locations, not the samples.
+ */
+public final class PprofWriter implements StackWriter {
+  private static final int BATCH = 4096;
+  private static final Pattern LIBRARY = Pattern.compile("([.]so$|[.]so[._][0-9]+)");
+
+  private final OutputStream out;
+  private final ValueMeaning meaning;
+  private final long valueMultiplier;
+  private final List<String> comments = new ArrayList<>();
+  private final Map<Frame, Long> locationIds = new HashMap<>();
+  private final List<Frame> locations = new ArrayList<>();
+  private final List<ModuleStats> locationModules = new ArrayList<>();
+  private final Map<String, ModuleStats> modules = new LinkedHashMap<>();
+  private Profile.Builder batch = Profile.newBuilder();
+  private long samples;
+  private boolean closed;
+
+  /** What the profile learns about each module while samples stream by. */
+  private static final class ModuleStats {
+    final String name;
+    long maxAddress;
+    double weight;
+    long lastSample = -1;
+
+    ModuleStats(String name) {
+      this.name = name;
+    }
+  }
+
+  /** @param out receives the gzipped profile; closed by {@link #close()} */
+  public PprofWriter(OutputStream out, ValueMeaning meaning) throws IOException {
+    long nanos = meaning.nanosPerPeriodUnit();
+    this.valueMultiplier = !meaning.hasPeriod() ? 0
+        : nanos > 0 ? multiply(meaning.period(), nanos, "period") : meaning.period();
+    this.meaning = meaning;
+    this.out = new GZIPOutputStream(new BufferedOutputStream(out, 1 << 16), 1 << 16);
+  }
+
+  /** Writes {@code stacks} to {@code file}. */
+  public static void write(Path file, ValueMeaning meaning, Iterable<WeightedStack> stacks)
+      throws IOException {
+    new PprofWriter(Files.newOutputStream(file), meaning).writeAll(stacks);
+  }
+
+  /** Adds a line of free text to the profile ({@code pprof -comments} prints them). */
+  public PprofWriter comment(String text) {
+    comments.add(text);
+    return this;
+  }
+
+  @Override
+  public void add(List<Frame> leafFirst, long value) throws IOException {
+    if (closed) {
+      throw new IllegalStateException("writer is closed");
+    }
+    Sample.Builder s = Sample.newBuilder().addValue(value);
+    if (valueMultiplier != 0) {
+      s.addValue(multiply(value, valueMultiplier, "value"));
+    }
+    for (int i = 0; i < leafFirst.size(); i++) {
+      Frame f = leafFirst.get(i);
+      long address = i == 0 || f.offset() == 0 ? f.offset() : f.offset() - 1;
+      long id = locationId(new Frame(f.module(), address));
+      ModuleStats m = locationModules.get((int) id - 1);
+      if (m != null && m.lastSample != samples) {
+        m.lastSample = samples;
+        m.weight += Math.abs((double) value); // only orders the mappings: a double cannot overflow
+      }
+      s.addLocationId(id);
+    }
+    batch.addSample(s);
+    samples++;
+    if (batch.getSampleCount() == BATCH) {
+      flushBatch();
+    }
+  }
+
+  private long locationId(Frame key) {
+    Long id = locationIds.get(key);
+    if (id != null) {
+      return id;
+    }
+    long next = locations.size() + 1L;
+    locationIds.put(key, next);
+    locations.add(key);
+    ModuleStats m = null;
+    if (key.module() != null) {
+      m = modules.computeIfAbsent(key.displayModule(), ModuleStats::new);
+      if (Long.compareUnsigned(key.offset(), m.maxAddress) > 0) {
+        m.maxAddress = key.offset();
+      }
+    }
+    locationModules.add(m);
+    return next;
+  }
+
+  private void flushBatch() throws IOException {
+    if (batch.getSampleCount() > 0) {
+      batch.build().writeTo(out);
+      batch = Profile.newBuilder();
+    }
+  }
+
+  @Override
+  public void close() throws IOException {
+    if (closed) {
+      return;
+    }
+    closed = true;
+    try (OutputStream o = out) {
+      flushBatch();
+      tables().writeTo(o);
+    }
+  }
+
+  /** Everything but the samples, which are already written. */
+  private Profile tables() {
+    Strings strings = new Strings();
+    Profile.Builder p = Profile.newBuilder();
+    p.addSampleType(valueType(strings, meaning.type(), meaning.unit()));
+    if (meaning.hasPeriod()) {
+      ValueType periodType = meaning.nanosPerPeriodUnit() > 0
+          ? valueType(strings, "cpu", "nanoseconds")
+          : valueType(strings, meaning.periodUnit(), "count");
+      p.addSampleType(periodType).setPeriodType(periodType).setPeriod(valueMultiplier);
+    }
+    List<ModuleStats> order = new ArrayList<>(modules.values());
+    order.sort(Comparator.comparing((ModuleStats m) -> isLibrary(m.name))
+        .thenComparing(Comparator.comparingDouble((ModuleStats m) -> m.weight).reversed())
+        .thenComparing(m -> m.name));
+    Map<ModuleStats, Long> mappingIds = new HashMap<>();
+    for (ModuleStats m : order) {
+      long id = mappingIds.size() + 1L;
+      mappingIds.put(m, id);
+      long limit = m.maxAddress == -1L ? -1L : m.maxAddress + 1;
+      p.addMapping(Mapping.newBuilder().setId(id).setMemoryStart(0).setMemoryLimit(limit)
+          .setFileOffset(0).setFilename(strings.index(m.name)).setHasFunctions(true));
+    }
+    for (int i = 0; i < locations.size(); i++) {
+      Location.Builder l = Location.newBuilder().setId(i + 1L).setAddress(locations.get(i).offset());
+      ModuleStats m = locationModules.get(i);
+      if (m != null) {
+        l.setMappingId(mappingIds.get(m));
+      }
+      p.addLocation(l);
+    }
+    for (String c : comments) {
+      p.addComment(strings.index(c));
+    }
+    return p.addAllStringTable(strings.table).build();
+  }
+
+  /** pprof's guess that a mapped file is not the main binary ({@code massageMappings}). */
+  private static boolean isLibrary(String file) {
+    return file.startsWith("[") || LIBRARY.matcher(file).find();
+  }
+
+  private static ValueType valueType(Strings strings, String type, String unit) {
+    return ValueType.newBuilder().setType(strings.index(type)).setUnit(strings.index(unit)).build();
+  }
+
+  private static long multiply(long a, long b, String what) {
+    try {
+      return Math.multiplyExact(a, b);
+    } catch (ArithmeticException e) {
+      throw new ArithmeticException(what + " " + a + " x " + b
+          + " does not fit in pprof's signed 64-bit values");
+    }
+  }
+
+  /** pprof's string table: every string once, {@code ""} at index 0 as the format requires. */
+  private static final class Strings {
+    final List<String> table = new ArrayList<>(List.of(""));
+    final Map<String, Long> index = new HashMap<>(Map.of("", 0L));
+
+    long index(String s) {
+      return index.computeIfAbsent(s, k -> {
+        table.add(k);
+        return table.size() - 1L;
+      });
+    }
+  }
+}
