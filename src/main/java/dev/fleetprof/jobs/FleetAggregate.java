@@ -2,25 +2,43 @@ package dev.fleetprof.jobs;
 
 import static org.apache.spark.sql.functions.col;
 import static org.apache.spark.sql.functions.count;
-import static org.apache.spark.sql.functions.countDistinct;
 import static org.apache.spark.sql.functions.expr;
+import static org.apache.spark.sql.functions.lit;
 import static org.apache.spark.sql.functions.sum;
 
+import java.io.IOException;
+import java.math.BigDecimal;
+import java.time.LocalDate;
+import java.time.format.DateTimeParseException;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import org.apache.hadoop.conf.Configuration;
+import org.apache.hadoop.fs.Path;
+import org.apache.spark.sql.Column;
+import org.apache.spark.sql.DataFrameReader;
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
 import org.apache.spark.sql.SaveMode;
 import org.apache.spark.sql.SparkSession;
+import org.apache.spark.storage.StorageLevel;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The fleet aggregation job: reads directories of profiles and writes, under {@code --output}, the
- * Parquet dataset {@code stacks/}: one row per (format, kind, period, period_unit, frames) with the
- * summed {@code count}, the records and the profiles it came from. {@code frames} (module + file
- * offset per PC) is the key, not raw {@code pcs}, so stacks from different hosts and processes
- * (ASLR) add up.
+ * The scheduled fleet aggregation job: a day of profiles from many hosts in, Parquet tables that say
+ * where the fleet's CPU went out. Reads profile directories laid out like
+ * {@code .../date=2026-11-20/host=web042/cpu.prof} (key=value directories become columns; plain
+ * directories work too) and writes, under {@code --output}, datasets partitioned by {@code date}:
+ * {@code stacks/}, {@code host_stacks/}, {@code locations/}, {@code modules/} and {@code files/}
+ * (see {@link #USAGE} and the README for their columns).
+ *
+ * <p>Idempotent by day: each dataset is written with dynamic partition overwrite, so re-running a date
+ * replaces exactly that date's partitions and leaves the other dates alone; Spark stages the new
+ * files and only swaps a partition in when the write commits, so a run that dies leaves the
+ * previous output of its date in place.
  *
  * <p>Run locally with {@code jobs/fleet-aggregate}, or on a cluster with {@code spark-submit --class
  * dev.fleetprof.jobs.FleetAggregate target/fleetprof-*.jar}.
@@ -36,42 +54,79 @@ public final class FleetAggregate {
       + " ELSE CAST(count AS DECIMAL(38,0)) + 18446744073709551616 END";
 
   static final String USAGE = String.join("\n",
-      "Usage: jobs/fleet-aggregate --input DIR [--input DIR ...] --output DIR [options]",
+      "Usage: jobs/fleet-aggregate --input DIR [--input DIR ...] --output DIR [--date YYYY-MM-DD]",
+      "                            [--pprof FILE] [--folded FILE] [--flamegraph FILE] [options]",
       "",
-      "Reads every profile under the input directories (gperftools, gprof, DCPI; files and",
-      "directories on any Hadoop FileSystem: file:, hdfs://, s3a://) and writes Parquet under",
-      "--output:",
-      "  stacks/   format, kind, period, period_unit, frames, count (DECIMAL(38,0)), records,",
-      "            profiles: the summed count of every distinct stack of frames",
+      "Reads every profile under the inputs (gperftools, gprof, DCPI; on any Hadoop FileSystem:",
+      "file:, hdfs://, s3a://). Directories named key=value (date=2026-11-20/host=web042/) become",
+      "columns. Writes Parquet datasets under --output, each partitioned by date (re-running a date",
+      "replaces exactly that date's partitions):",
+      "  stacks/       format, kind, period, period_unit, frames -> count, records, profiles, hosts",
+      "  host_stacks/  the same per host",
+      "  locations/    format, kind, module, offset -> self_count (leaf), total_count (on stack)",
+      "  modules/      host, format, kind, module -> self_count, total_count",
+      "  files/        host, path, format -> records, count, stacks, problems, problem",
+      "Counts are DECIMAL(38,0). Frames are (module, offset in the module's file), leaf first.",
       "",
       "Options:",
       "  --input DIR        a directory, file or glob of profiles (repeatable; default sample-data)",
-      "  --output DIR       where to write the Parquet datasets (default target/fleet-output)",
+      "  --output DIR       where the datasets go (default target/fleet-output)",
+      "  --date YYYY-MM-DD  the day to aggregate: with date= directories, only that day's are read;",
+      "                     without, every profile counts for that day. Default: the date=",
+      "                     directories' dates, or today when there are none",
+      "  --pprof FILE       also write this run's CPU-sample aggregate (gperftools samples) as a",
+      "                     gzipped pprof profile.proto (go tool pprof FILE)",
+      "  --folded FILE      ... as folded stacks (FlameGraph, speedscope)",
+      "  --flamegraph FILE  ... as a flame graph page (HTML)",
       "  --format NAME      auto (default), gperftools, gprof or dcpi",
       "  --glob PATTERN     only read files whose names match (Spark's pathGlobFilter)",
-      "  --help             this text");
+      "  --mode MODE        PERMISSIVE (default: bad files are listed in files/ with their problem),",
+      "                     DROPMALFORMED or FAILFAST",
+      "  --help             this text",
+      "",
+      "Spark settings of local runs: conf/spark-defaults.conf. On a cluster: spark-submit --class",
+      "dev.fleetprof.jobs.FleetAggregate target/fleetprof-*.jar with the same arguments.");
 
   /** Parsed command line. */
-  record Args(List<String> inputs, String output, String format, String glob) {
+  record Args(List<String> inputs, String output, LocalDate date, String pprof, String folded,
+      String flamegraph, String format, String glob, String mode) {
     static Args parse(String[] argv) {
       List<String> inputs = new ArrayList<>();
       String output = "target/fleet-output";
+      LocalDate date = null;
+      String pprof = null;
+      String folded = null;
+      String flamegraph = null;
       String format = "auto";
       String glob = null;
+      String mode = "PERMISSIVE";
       for (int i = 0; i < argv.length; i++) {
         String a = argv[i];
         switch (a) {
           case "--input" -> inputs.add(value(argv, ++i, a));
           case "--output" -> output = value(argv, ++i, a);
+          case "--date" -> date = date(value(argv, ++i, a));
+          case "--pprof" -> pprof = value(argv, ++i, a);
+          case "--folded" -> folded = value(argv, ++i, a);
+          case "--flamegraph" -> flamegraph = value(argv, ++i, a);
           case "--format" -> format = value(argv, ++i, a);
           case "--glob" -> glob = value(argv, ++i, a);
+          case "--mode" -> mode = value(argv, ++i, a);
           default -> throw new IllegalArgumentException("unknown argument '" + a + "'");
         }
       }
       if (inputs.isEmpty()) {
         inputs.add("sample-data");
       }
-      return new Args(inputs, output, format, glob);
+      return new Args(inputs, output, date, pprof, folded, flamegraph, format, glob, mode);
+    }
+
+    private static LocalDate date(String s) {
+      try {
+        return LocalDate.parse(s);
+      } catch (DateTimeParseException e) {
+        throw new IllegalArgumentException("--date '" + s + "' is not a date like 2026-11-20");
+      }
     }
 
     private static String value(String[] argv, int i, String flag) {
@@ -82,7 +137,7 @@ public final class FleetAggregate {
     }
   }
 
-  public static void main(String[] argv) {
+  public static void main(String[] argv) throws IOException {
     if (argv.length > 0 && (argv[0].equals("--help") || argv[0].equals("-h"))) {
       System.out.println(USAGE);
       return;
@@ -103,38 +158,147 @@ public final class FleetAggregate {
     }
   }
 
-  static Summary run(SparkSession spark, Args args) {
+  static Summary run(SparkSession spark, Args args) throws IOException {
     long started = System.nanoTime();
     LOG.info("fleet-aggregate: reading {} -> {}", args.inputs(), args.output());
-    var reader = spark.read().format("profile").option("format", args.format());
+    DataFrameReader reader = spark.read().format("profile").option("format", args.format())
+        .option("mode", args.mode());
     if (args.glob() != null) {
       reader = reader.option("pathGlobFilter", args.glob());
     }
-    Dataset<Row> profiles = reader.load(args.inputs().toArray(new String[0]));
+    Dataset<Row> raw = reader.load(args.inputs().toArray(new String[0]));
+    Set<String> columns = Set.of(raw.columns());
+    if (args.date() != null && columns.contains("date")) {
+      // Prunes the other days' directories at planning (the source evaluates partition filters).
+      raw = raw.where(col("date").isNull().or(col("date").equalTo(lit(args.date()))));
+    }
+    Dataset<Row> base = raw
+        .withColumn("date", dateOf(columns, args.date()))
+        .withColumn("host", hostOf(columns));
+    if (args.date() != null) {
+      base = base.where(col("date").equalTo(lit(args.date())));
+    }
 
-    Dataset<Row> stacks = profiles
-        .groupBy(col("format"), col("kind"), col("period"), col("period_unit"), col("frames"))
+    // One pass over the profiles: per file and stack. Everything else is aggregated from it.
+    Dataset<Row> fileStacks = base
+        .groupBy(col("date"), col("host"), col("path"), col("format"), col("kind"), col("period"),
+            col("period_unit"), col("frames"), col("error"))
         .agg(sum(expr(UNSIGNED_COUNT)).cast("decimal(38,0)").as("count"),
-            count(expr("1")).as("records"),
-            countDistinct(col("path")).as("profiles"));
-    String stacksPath = args.output() + "/stacks";
-    stacks.write().mode(SaveMode.Overwrite).parquet(stacksPath);
+            count(lit(1)).as("records"))
+        .persist(StorageLevel.MEMORY_AND_DISK());
+    try {
+      Dataset<Row> records = fileStacks.where("kind <> 'error'");
+      Dataset<Row> hostStacks = records
+          .groupBy("date", "host", "format", "kind", "period", "period_unit", "frames")
+          .agg(sum("count").cast("decimal(38,0)").as("count"),
+              sum("records").as("records"), count(lit(1)).as("profiles"));
+      Dataset<Row> stacks = hostStacks
+          .groupBy("date", "format", "kind", "period", "period_unit", "frames")
+          .agg(sum("count").cast("decimal(38,0)").as("count"), sum("records").as("records"),
+              sum("profiles").as("profiles"), count(col("host")).as("hosts"));
+      Dataset<Row> locations = stacks
+          .selectExpr("date", "format", "kind", "count", "try_element_at(frames, 1) AS leaf",
+              "explode(array_distinct(frames)) AS frame")
+          .groupBy("date", "format", "kind", "frame.module", "frame.offset")
+          .agg(sum(expr("CASE WHEN frame = leaf THEN count ELSE 0 END"))
+                  .cast("decimal(38,0)").as("self_count"),
+              sum("count").cast("decimal(38,0)").as("total_count"));
+      Dataset<Row> modules = hostStacks
+          .selectExpr("date", "host", "format", "kind", "count", "try_element_at(frames, 1).module AS leaf_module",
+              "explode(array_distinct(transform(frames, f -> f.module))) AS module")
+          .groupBy("date", "host", "format", "kind", "module")
+          .agg(sum(expr("CASE WHEN module <=> leaf_module THEN count ELSE 0 END"))
+                  .cast("decimal(38,0)").as("self_count"),
+              sum("count").cast("decimal(38,0)").as("total_count"));
+      Dataset<Row> files = fileStacks
+          .groupBy("date", "host", "path", "format")
+          .agg(sum(expr("CASE WHEN kind = 'error' THEN 0 ELSE records END")).as("records"),
+              sum("count").cast("decimal(38,0)").as("count"),
+              count(expr("CASE WHEN kind <> 'error' THEN 1 END")).as("stacks"),
+              count(col("error")).as("problems"),
+              expr("min(error)").as("problem"));
 
-    Row totals = spark.read().parquet(stacksPath)
-        .agg(count(expr("1")), sum("records"), sum("count")).first();
-    long files = profiles.select("path").distinct().count();
-    Summary s = new Summary(files, totals.isNullAt(1) ? 0 : totals.getLong(1), totals.getLong(0),
-        totals.isNullAt(2) ? java.math.BigDecimal.ZERO : totals.getDecimal(2),
-        (System.nanoTime() - started) / 1_000_000, stacksPath);
-    String line = String.format("fleet-aggregate: %d profile files with records, %d records,"
-            + " total count %s -> %d stack rows in %s (%.1f s)", s.files(), s.records(),
-        s.totalCount().toPlainString(), s.stackRows(), s.stacksPath(), s.millis() / 1000.0);
+      List<Object> dates = new ArrayList<>();
+      for (Row r : fileStacks.select("date").distinct().collectAsList()) {
+        dates.add(r.get(0));
+      }
+      Map<String, Dataset<Row>> tables = new LinkedHashMap<>();
+      tables.put("files", files);
+      tables.put("stacks", stacks);
+      tables.put("host_stacks", hostStacks);
+      tables.put("locations", locations);
+      tables.put("modules", modules);
+      for (Map.Entry<String, Dataset<Row>> t : tables.entrySet()) {
+        LOG.info("fleet-aggregate: writing {}/{}", args.output(), t.getKey());
+        t.getValue().write().mode(SaveMode.Overwrite)
+            .option("partitionOverwriteMode", "dynamic")
+            .partitionBy("date")
+            .parquet(args.output() + "/" + t.getKey());
+      }
+      Summary summary = summarise(spark, args, tables.keySet(), dates, started);
+      StandardOutputs.writeCpuSamples(spark, stacks.where(col("date").isin(dates.toArray())),
+          new StandardOutputs.Targets(args.pprof(), args.folded(), args.flamegraph()),
+          "fleetprof: CPU samples of " + summary.dates() + ", " + summary.files() + " files");
+      return summary;
+    } finally {
+      fileStacks.unpersist();
+    }
+  }
+
+  /** The day of each row: the date= directory, else --date, else today. */
+  private static Column dateOf(Set<String> columns, LocalDate date) {
+    Column fromPath = columns.contains("date")
+        ? expr("try_cast(date AS DATE)")
+        : expr("try_cast(nullif(regexp_extract(path, '/date=([0-9]{4}-[0-9]{2}-[0-9]{2})/', 1),"
+            + " '') AS DATE)");
+    return org.apache.spark.sql.functions.coalesce(fromPath,
+        date != null ? lit(date) : expr("current_date()"));
+  }
+
+  /** The host of each row: the host= directory (below or above the input path), else null. */
+  private static Column hostOf(Set<String> columns) {
+    return columns.contains("host")
+        ? expr("CAST(host AS STRING)")
+        : expr("nullif(regexp_extract(path, '/host=([^/]+)/', 1), '')");
+  }
+
+  /** Reads back what this run wrote, for the log and the caller. */
+  private static Summary summarise(SparkSession spark, Args args, Set<String> written,
+      List<Object> dates, long started) throws IOException {
+    Dataset<Row> files = spark.read().parquet(args.output() + "/files");
+    // Only this run's dates: other dates in the output are other runs' work.
+    Column thisRun = col("date").isin(dates.toArray());
+    Row totals = files.where(thisRun).agg(count(lit(1)), sum("records"), sum("count"),
+        sum(expr("CASE WHEN problems > 0 THEN 1 ELSE 0 END"))).first();
+    Map<String, Long> rows = new LinkedHashMap<>();
+    for (String t : written) {
+      rows.put(t, spark.read().parquet(args.output() + "/" + t).where(thisRun).count());
+    }
+    long bytes = 0;
+    Configuration conf = spark.sparkContext().hadoopConfiguration();
+    for (Row r : files.where(thisRun).select("path").collectAsList()) {
+      Path p = new Path(r.getString(0));
+      try {
+        bytes += p.getFileSystem(conf).getFileStatus(p).getLen();
+      } catch (java.io.FileNotFoundException e) {
+        // gone since it was read: the summary counts what is still there
+      }
+    }
+    Summary s = new Summary(totals.getLong(0), totals.isNullAt(1) ? 0 : totals.getLong(1),
+        totals.isNullAt(2) ? BigDecimal.ZERO : totals.getDecimal(2),
+        totals.isNullAt(3) ? 0 : totals.getLong(3), bytes, rows,
+        dates.stream().map(String::valueOf).sorted().toList(),
+        (System.nanoTime() - started) / 1_000_000, args.output());
+    String line = String.format("fleet-aggregate: %d files (%d with problems, see files/), %d"
+            + " records, %,d bytes, total count %s, dates %s -> rows written %s under %s in %.1f s",
+        s.files(), s.filesWithProblems(), s.records(), s.bytes(), s.totalCount().toPlainString(),
+        s.dates(), s.rowsWritten(), s.output(), s.millis() / 1000.0);
     LOG.info(line);
     System.out.println(line);
     return s;
   }
 
   /** What a run did. */
-  record Summary(long files, long records, long stackRows, java.math.BigDecimal totalCount,
-      long millis, String stacksPath) {}
+  record Summary(long files, long records, BigDecimal totalCount, long filesWithProblems,
+      long bytes, Map<String, Long> rowsWritten, List<String> dates, long millis, String output) {}
 }

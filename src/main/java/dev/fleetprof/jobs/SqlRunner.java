@@ -16,8 +16,11 @@ import org.apache.spark.sql.SparkSession;
  */
 public final class SqlRunner {
   static final String USAGE = String.join("\n",
-      "Usage: jobs/sql [--view NAME=PATH ...] [--max-rows N] (-e 'SQL;...' | FILE.sql)...",
+      "Usage: jobs/sql [-d KEY=VALUE ...] [--view NAME=PATH ...] [--max-rows N]",
+      "                (-e 'SQL;...' | FILE.sql)...",
       "",
+      "  -d KEY=VALUE       replace ${KEY} in the statements (${KEY:-default} has a default), as",
+      "                     spark-sql's --define does; e.g. -d date=2026-11-20",
       "  --view NAME=PATH   first run CREATE TEMPORARY VIEW NAME USING profile OPTIONS (path 'PATH')",
       "  -e SQL             statements to run (separated by ';')",
       "  FILE.sql           a file of statements to run",
@@ -28,6 +31,7 @@ public final class SqlRunner {
 
   public static void main(String[] argv) throws IOException {
     List<String> statements = new ArrayList<>();
+    java.util.Map<String, String> vars = new java.util.HashMap<>();
     int maxRows = 50;
     for (int i = 0; i < argv.length; i++) {
       String a = argv[i];
@@ -41,6 +45,12 @@ public final class SqlRunner {
         }
         statements.add("CREATE OR REPLACE TEMPORARY VIEW " + kv[0]
             + " USING profile OPTIONS (path '" + kv[1].replace("'", "\\'") + "')");
+      } else if ((a.equals("-d") || a.equals("--define")) && i + 1 < argv.length) {
+        String[] kv = argv[++i].split("=", 2);
+        if (kv.length != 2) {
+          fail(a + " needs KEY=VALUE");
+        }
+        vars.put(kv[0], kv[1]);
       } else if (a.equals("-e") && i + 1 < argv.length) {
         statements.addAll(split(argv[++i]));
       } else if (a.equals("--max-rows") && i + 1 < argv.length) {
@@ -54,6 +64,15 @@ public final class SqlRunner {
     if (statements.isEmpty()) {
       fail("no statements given");
     }
+    List<String> resolved = new ArrayList<>();
+    for (String sql : statements) {
+      try {
+        resolved.add(substitute(sql, vars));
+      } catch (IllegalArgumentException e) {
+        fail(e.getMessage());
+      }
+    }
+    statements = resolved;
     SparkSession spark = Sessions.start("fleetprof sql");
     try {
       for (String sql : statements) {
@@ -71,6 +90,25 @@ public final class SqlRunner {
   private static void fail(String message) {
     System.err.println("sql: " + message + "\n\n" + USAGE);
     System.exit(2);
+  }
+
+  private static final java.util.regex.Pattern VARIABLE =
+      java.util.regex.Pattern.compile("\\$\\{([A-Za-z_][A-Za-z0-9_.]*)(?::-([^}]*))?}");
+
+  /** Replaces {@code ${KEY}} and {@code ${KEY:-default}}; a KEY with neither value nor default fails. */
+  static String substitute(String sql, java.util.Map<String, String> vars) {
+    java.util.regex.Matcher m = VARIABLE.matcher(sql);
+    StringBuilder out = new StringBuilder();
+    while (m.find()) {
+      String v = vars.getOrDefault(m.group(1), m.group(2));
+      if (v == null) {
+        throw new IllegalArgumentException("${" + m.group(1) + "} has no value: pass -d "
+            + m.group(1) + "=...");
+      }
+      m.appendReplacement(out, java.util.regex.Matcher.quoteReplacement(v));
+    }
+    m.appendTail(out);
+    return out.toString();
   }
 
   /** Splits a script on ';' outside quotes, backquotes and comments; drops empty statements. */

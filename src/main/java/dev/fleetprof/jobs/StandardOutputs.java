@@ -1,0 +1,134 @@
+package dev.fleetprof.jobs;
+
+import static org.apache.spark.sql.functions.col;
+
+import dev.fleetprof.output.Frame;
+import dev.fleetprof.output.StackWriter;
+import dev.fleetprof.output.ValueMeaning;
+import dev.fleetprof.output.WeightedStack;
+import dev.fleetprof.output.flamegraph.FlameGraphWriter;
+import dev.fleetprof.output.folded.FoldedWriter;
+import dev.fleetprof.output.pprof.PprofWriter;
+import java.io.IOException;
+import java.io.OutputStream;
+import java.math.BigDecimal;
+import java.util.ArrayList;
+import java.util.Iterator;
+import java.util.List;
+import org.apache.hadoop.fs.Path;
+import org.apache.spark.sql.Dataset;
+import org.apache.spark.sql.Row;
+import org.apache.spark.sql.SparkSession;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Writes an aggregate of stacks in the formats profiling tools open: a gzipped pprof
+ * {@code profile.proto}, folded stacks, a flame graph page. The aggregate streams from the executors
+ * to the writers ({@code toLocalIterator}), one partition at a time, so the driver holds the writers'
+ * own state (distinct locations, the flame graph's capped tree), not the stacks.
+ */
+final class StandardOutputs {
+  private static final Logger LOG = LoggerFactory.getLogger(StandardOutputs.class);
+
+  /** Where to write: any of the three may be null. */
+  record Targets(String pprof, String folded, String flamegraph) {
+    boolean any() {
+      return pprof != null || folded != null || flamegraph != null;
+    }
+  }
+
+  private StandardOutputs() {}
+
+  /**
+   * The fleet job's CPU samples (gperftools {@code sample} rows of {@code stacks}: the run's dates,
+   * all hosts) to the files the command line asked for.
+   */
+  static void writeCpuSamples(SparkSession spark, Dataset<Row> stacks, Targets targets,
+      String title) throws IOException {
+    if (!targets.any()) {
+      return;
+    }
+    Dataset<Row> cpu = stacks.where("format = 'gperftools' AND kind = 'sample'");
+    write(spark, cpu, meaningOf(cpu), targets, title);
+  }
+
+  /**
+   * The one meaning of an aggregate's rows. CPU profiles of one fleet share a sampling period; if
+   * they do not, counts are still summed (a count is a sample whatever the rate) and the most
+   * common period labels them, with a warning naming the others.
+   */
+  static ValueMeaning meaningOf(Dataset<Row> stacks) {
+    List<Row> groups = stacks.groupBy("kind", "period", "period_unit")
+        .agg(org.apache.spark.sql.functions.sum("count").as("n"))
+        .orderBy(col("n").desc()).collectAsList();
+    if (groups.isEmpty()) {
+      return ValueMeaning.forKind("sample", null, null);
+    }
+    Row top = groups.get(0);
+    if (groups.size() > 1) {
+      LOG.warn("stacks of {} different (kind, period, unit) groups are written as one aggregate"
+          + " labelled with the largest, {}: {}", groups.size(), top, groups);
+    }
+    return ValueMeaning.forKind(top.getString(0), top.isNullAt(1) ? null : top.getLong(1),
+        top.getString(2));
+  }
+
+  /**
+   * Writes {@code stacks} (columns {@code frames} and a DECIMAL {@code count}; rows with equal
+   * frames are summed by the writers) to every target.
+   */
+  static void write(SparkSession spark, Dataset<Row> stacks, ValueMeaning meaning, Targets targets,
+      String title) throws IOException {
+    Dataset<Row> rows = stacks.groupBy("frames")
+        .agg(org.apache.spark.sql.functions.sum("count").as("count"));
+    List<StackWriter> writers = new ArrayList<>();
+    try {
+      if (targets.pprof() != null) {
+        writers.add(new PprofWriter(open(spark, targets.pprof()), meaning)
+            .comment(title));
+      }
+      if (targets.folded() != null) {
+        writers.add(new FoldedWriter(open(spark, targets.folded())));
+      }
+      if (targets.flamegraph() != null) {
+        writers.add(new FlameGraphWriter(open(spark, targets.flamegraph()), title,
+            meaning));
+      }
+      long n = 0;
+      Iterator<Row> it = rows.toLocalIterator();
+      while (it.hasNext()) {
+        Row r = it.next();
+        List<Row> frames = r.getList(0);
+        List<Frame> chain = new ArrayList<>(frames.size());
+        for (Row f : frames) {
+          chain.add(new Frame(f.isNullAt(0) ? null : f.getString(0), f.getLong(1)));
+        }
+        WeightedStack s = WeightedStack.of(chain, (BigDecimal) r.get(1));
+        for (StackWriter w : writers) {
+          w.add(s);
+        }
+        n++;
+      }
+      for (StackWriter w : writers) {
+        w.close();
+      }
+      writers.clear();
+      LOG.info("wrote {} stacks to {}", n, targets);
+    } finally {
+      for (StackWriter w : writers) {
+        try {
+          w.close();
+        } catch (IOException | RuntimeException e) {
+          LOG.debug("closing after a failure", e);
+        }
+      }
+    }
+  }
+
+  /** An output file on any Hadoop FileSystem (a local path, hdfs://, s3a://). */
+  private static OutputStream open(SparkSession spark, String file) throws IOException {
+    Path p = new Path(file);
+    return p.getFileSystem(spark.sparkContext().hadoopConfiguration()).create(p, true);
+  }
+}

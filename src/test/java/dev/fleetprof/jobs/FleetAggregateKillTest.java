@@ -1,0 +1,112 @@
+package dev.fleetprof.jobs;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.fleetprof.testing.SampleData;
+import dev.fleetprof.testing.TestSpark;
+import java.io.File;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.stream.Stream;
+import org.apache.spark.sql.Dataset;
+import org.apache.spark.sql.Row;
+import org.apache.spark.sql.SparkSession;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * A fleet job killed (SIGKILL) while it writes a date leaves that date's previous output readable
+ * and complete, and the next run succeeds.
+ */
+class FleetAggregateKillTest {
+  private final SparkSession spark = TestSpark.get();
+
+  @Test
+  void aKilledRunLeavesThePreviousOutputOfItsDate(@TempDir Path tmp) throws Exception {
+    // Enough files that the run takes a few seconds; real profiles, so stacks repeat as in a fleet.
+    int files = 0;
+    for (int h = 0; h < 4; h++) {
+      Path host = tmp.resolve("in/date=2026-11-20/host=web" + h);
+      Files.createDirectories(host);
+      for (int i = 0; i < 10; i++) {
+        for (String sample : List.of("multithreaded.prof", "deep_recursion.prof")) {
+          Files.copy(SampleData.GPERFTOOLS.resolve(sample), host.resolve(i + "-" + sample));
+          files++;
+        }
+      }
+    }
+    String in = tmp.resolve("in").toString();
+    String out = tmp.resolve("fleet").toString();
+    FleetAggregate.run(spark, FleetAggregate.Args.parse(new String[] {"--input", in, "--output",
+        out}));
+    List<Dataset<Row>> before = new ArrayList<>();
+    for (String t : List.of("stacks", "locations", "files")) {
+      before.add(spark.read().parquet(out + "/" + t).cache());
+      before.get(before.size() - 1).count();
+    }
+
+    Process job = childJob(in, out, tmp.resolve("child.log"));
+    try {
+      Path staging = waitForStaging(Path.of(out), job, 180_000);
+      assertTrue(staging != null, "the child run never started writing: see child.log "
+          + Files.readString(tmp.resolve("child.log")));
+      job.destroyForcibly().waitFor();
+    } finally {
+      job.destroyForcibly();
+    }
+
+    int i = 0;
+    for (String t : List.of("stacks", "locations", "files")) {
+      Dataset<Row> now = spark.read().parquet(out + "/" + t);
+      Dataset<Row> was = before.get(i++);
+      assertEquals(0, now.exceptAll(was).count(), t + ": nothing half-written is visible");
+      assertEquals(0, was.exceptAll(now).count(), t + ": nothing of the previous run is lost");
+    }
+    FleetAggregate.Summary again = FleetAggregate.run(spark, FleetAggregate.Args.parse(
+        new String[] {"--input", in, "--output", out, "--date", "2026-11-20"}));
+    assertEquals(files, again.files(), "the next run succeeds over the killed run's leftovers");
+    before.forEach(Dataset::unpersist);
+  }
+
+  /** The job in its own JVM, as a scheduler would start it. */
+  private static Process childJob(String in, String out, Path log) throws Exception {
+    List<String> cmd = new ArrayList<>();
+    cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+    cmd.add("-Xmx1g");
+    for (String opt : java.lang.management.ManagementFactory.getRuntimeMXBean()
+        .getInputArguments()) {
+      if (opt.startsWith("--add-opens") || opt.startsWith("-Djdk.reflect")
+          || opt.startsWith("-Dlog4j")) {
+        cmd.add(opt);
+      }
+    }
+    cmd.add("-cp");
+    cmd.add(System.getProperty("java.class.path"));
+    cmd.add(FleetAggregate.class.getName());
+    cmd.addAll(List.of("--input", in, "--output", out, "--date", "2026-11-20"));
+    ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true)
+        .redirectOutput(log.toFile());
+    pb.environment().put("SPARK_LOCAL_IP", "127.0.0.1");
+    return pb.start();
+  }
+
+  /** The first staging directory of a dynamic-overwrite write under any table, or null. */
+  private static Path waitForStaging(Path out, Process job, long timeoutMillis) throws Exception {
+    long deadline = System.currentTimeMillis() + timeoutMillis;
+    while (System.currentTimeMillis() < deadline && job.isAlive()) {
+      try (Stream<Path> tables = Files.list(out)) {
+        for (Path t : tables.toList()) {
+          File[] staged = t.toFile().listFiles(f -> f.getName().startsWith(".spark-staging"));
+          if (staged != null && staged.length > 0) {
+            return staged[0].toPath();
+          }
+        }
+      }
+      Thread.sleep(5);
+    }
+    return null;
+  }
+}

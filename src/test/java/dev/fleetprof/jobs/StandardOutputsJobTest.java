@@ -1,0 +1,130 @@
+package dev.fleetprof.jobs;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.fleetprof.output.ExternalTool;
+import dev.fleetprof.testing.SampleData;
+import dev.fleetprof.testing.TestSpark;
+import java.math.BigDecimal;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.apache.spark.sql.SparkSession;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The fleet job's and the export job's pprof, folded and flame graph files agree with the Parquet
+ * tables they came from; pprof's totals are read by the real {@code go tool pprof}.
+ */
+class StandardOutputsJobTest {
+  private static final Pattern TOTAL = Pattern.compile("of (-?\\d+) total");
+  private static SparkSession spark;
+  @TempDir static Path tmp;
+  private static String out;
+
+  @BeforeAll
+  static void runTheJob() throws Exception {
+    spark = TestSpark.get();
+    Path in = tmp.resolve("in");
+    for (String host : List.of("web041", "web042")) {
+      Path dir = in.resolve("date=2026-11-20/host=" + host);
+      Files.createDirectories(dir);
+      for (Path p : SampleData.gperftoolsProfiles()) {
+        if (host.equals("web041") || p.getFileName().toString().startsWith("multi")) {
+          Files.copy(p, dir.resolve(p.getFileName()));
+        }
+      }
+    }
+    Files.createDirectories(in.resolve("date=2026-11-21/host=web041"));
+    Files.copy(SampleData.GPERFTOOLS.resolve("deep_recursion.prof"),
+        in.resolve("date=2026-11-21/host=web041/cpu.prof"));
+    out = tmp.resolve("fleet").toString();
+    FleetAggregate.run(spark, FleetAggregate.Args.parse(new String[] {"--input", in.toString(),
+        "--output", out, "--date", "2026-11-20", "--pprof", out + "/cpu.pb.gz", "--folded",
+        out + "/cpu.folded", "--flamegraph", out + "/cpu.html"}));
+    FleetAggregate.run(spark, FleetAggregate.Args.parse(new String[] {"--input", in.toString(),
+        "--output", out, "--date", "2026-11-21"}));
+  }
+
+  private static long parquetTotal(String table, String where) {
+    BigDecimal d = spark.read().parquet(out + "/" + table)
+        .where("format = 'gperftools' AND kind = 'sample' AND " + where)
+        .selectExpr("sum(count)").first().getDecimal(0);
+    return d.longValueExact();
+  }
+
+  private static long pprofTotal(Path profile) throws Exception {
+    Path go = ExternalTool.require("go", "golang-go");
+    ExternalTool.Result r = ExternalTool.run(List.of(go.toString(), "tool", "pprof", "-top",
+        "-symbolize=none", "-sample_index=samples", profile.toString()), tmp.resolve("home"),
+        Map.of("PPROF_TMPDIR", tmp.resolve("pprof").toString()), 120);
+    assertEquals(0, r.exit(), r.stderr());
+    Matcher m = TOTAL.matcher(r.stdout());
+    assertTrue(m.find(), r.stdout());
+    return Long.parseLong(m.group(1));
+  }
+
+  private static Map<String, BigDecimal> counts(String date) {
+    Map<String, BigDecimal> out = new java.util.HashMap<>();
+    for (var r : spark.read().parquet(StandardOutputsJobTest.out + "/stacks")
+        .where("format = 'gperftools' AND kind = 'sample' AND date = '" + date + "'")
+        .select("frames", "count").collectAsList()) {
+      out.merge(r.getList(0).toString(), r.getDecimal(1), BigDecimal::add);
+    }
+    return out;
+  }
+
+  @Test
+  void theDaysPprofTotalsEqualTheParquetTotals() throws Exception {
+    long parquet = parquetTotal("stacks", "date = '2026-11-20'");
+    assertTrue(parquet > 0);
+    assertEquals(parquet, pprofTotal(Path.of(out, "cpu.pb.gz")));
+  }
+
+  @Test
+  void foldedStacksAndTheFlameGraphCarryTheSameTotal() throws Exception {
+    long parquet = parquetTotal("stacks", "date = '2026-11-20'");
+    long folded = 0;
+    for (String line : Files.readAllLines(Path.of(out, "cpu.folded"))) {
+      folded += Long.parseLong(line.substring(line.lastIndexOf(' ') + 1));
+      assertTrue(line.indexOf(' ') == line.lastIndexOf(' '), "one space per line: " + line);
+    }
+    assertEquals(parquet, folded);
+    String html = Files.readString(Path.of(out, "cpu.html"));
+    assertTrue(html.contains("fleetprof: CPU samples of [2026-11-20]"), "titled");
+  }
+
+  @Test
+  void aHostAndADiffExportAsPprof() throws Exception {
+    Path host = tmp.resolve("web042.pb.gz");
+    ExportProfile.run(spark, ExportProfile.Args.parse(new String[] {"--from", out, "--date",
+        "2026-11-20", "--host", "web042", "--pprof", host.toString()}));
+    assertEquals(parquetTotal("host_stacks", "date = '2026-11-20' AND host = 'web042'"),
+        pprofTotal(host));
+
+    Path diff = tmp.resolve("diff.pb.gz");
+    ExportProfile.run(spark, ExportProfile.Args.parse(new String[] {"--from", out, "--date",
+        "2026-11-21", "--base", "2026-11-20", "--pprof", diff.toString()}));
+    // pprof's total is the sum of |value| over samples: computed here from the tables, with the
+    // base scaled to the day's total as the export promises.
+    Map<String, BigDecimal> day = counts("2026-11-21");
+    Map<String, BigDecimal> base = counts("2026-11-20");
+    BigDecimal dayTotal = day.values().stream().reduce(BigDecimal.ZERO, BigDecimal::add);
+    BigDecimal baseTotal = base.values().stream().reduce(BigDecimal.ZERO, BigDecimal::add);
+    Map<String, BigDecimal> value = new java.util.HashMap<>(day);
+    base.forEach((k, v) -> value.merge(k, v.negate().multiply(dayTotal)
+        .divide(baseTotal, java.math.MathContext.DECIMAL128)
+        .setScale(0, java.math.RoundingMode.HALF_UP), BigDecimal::add));
+    long expected = value.values().stream().mapToLong(v -> v.abs().longValueExact()).sum();
+    assertEquals(expected, pprofTotal(diff));
+    assertThrows(IllegalArgumentException.class, () -> ExportProfile.Args.parse(new String[] {
+        "--from", out, "--date", "2026-11-21", "--base", "2026-11-20", "--folded", "x"}));
+  }
+}
