@@ -234,6 +234,7 @@ public final class FleetAggregate {
             .option("partitionOverwriteMode", "dynamic")
             .partitionBy("date")
             .parquet(args.output() + "/" + t.getKey());
+        markDone(spark, args.output() + "/" + t.getKey(), dates);
       }
       Summary summary = summarise(spark, args, tables.keySet(), dates, started);
       StandardOutputs.writeCpuSamples(spark, stacks.where(col("date").isin(dates.toArray())),
@@ -242,6 +243,23 @@ public final class FleetAggregate {
       return summary;
     } finally {
       fileStacks.unpersist();
+    }
+  }
+
+  /**
+   * Writes {@code _SUCCESS} markers for schedulers: in the dataset and in each date partition this
+   * run wrote. Spark's dynamic partition overwrite commits the partitions but leaves no marker.
+   */
+  private static void markDone(SparkSession spark, String dataset, List<Object> dates)
+      throws IOException {
+    Configuration conf = spark.sparkContext().hadoopConfiguration();
+    List<Path> markers = new ArrayList<>();
+    markers.add(new Path(dataset, "_SUCCESS"));
+    for (Object d : dates) {
+      markers.add(new Path(dataset, "date=" + d + "/_SUCCESS"));
+    }
+    for (Path p : markers) {
+      p.getFileSystem(conf).create(p, true).close();
     }
   }
 

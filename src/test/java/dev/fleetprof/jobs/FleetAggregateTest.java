@@ -70,6 +70,10 @@ class FleetAggregateTest {
     long day2 = sampleTotal(one);
     assertEquals(dec(day1 + day2), s.totalCount());
 
+    for (String t : List.of("stacks", "host_stacks", "locations", "modules", "files")) {
+      assertTrue(Files.exists(Path.of(out, t, "_SUCCESS")), t + " is marked done");
+      assertTrue(Files.exists(Path.of(out, t, "date=2026-11-21", "_SUCCESS")), t);
+    }
     Dataset<Row> stacks = spark.read().parquet(out + "/stacks");
     assertEquals("decimal(38,0)", stacks.schema().apply("count").dataType().simpleString());
     assertEquals("date", stacks.schema().apply("date").name());
