@@ -1,9 +1,14 @@
 package dev.fleetprof.format;
 
 import dev.fleetprof.format.gperftools.CpuProfileHeader;
+import dev.fleetprof.format.gprof.GmonFile;
 import java.nio.charset.StandardCharsets;
 
-/** Tells the profile formats apart from a file's first bytes. */
+/**
+ * Tells the profile formats apart from a file's first bytes, and says what a file that is none of
+ * them looks like: a profile directory also holds READMEs, core dumps, binaries and archives, and
+ * those must be refused by name, never decoded as garbage.
+ */
 public final class FormatDetector {
   /** Bytes of a file's start that {@link #detect} wants (fewer is fine for short files). */
   public static final int HEAD_BYTES = 64;
@@ -11,6 +16,19 @@ public final class FormatDetector {
   public static final String GPERFTOOLS = "gperftools";
   public static final String GPROF = "gprof";
   public static final String DCPI = "dcpi";
+
+  /** Signatures of files often found beside profiles, and what to call them. */
+  private static final Object[][] FOREIGN = {
+      {new byte[] {0x7f, 'E', 'L', 'F'}, "an ELF file"},
+      {new byte[] {(byte) 0x1f, (byte) 0x8b}, "gzip data (only files named *.gz are decompressed)"},
+      {new byte[] {(byte) 0x89, 'P', 'N', 'G', '\r', '\n', 0x1a, '\n'}, "a PNG image"},
+      {new byte[] {(byte) 0xff, (byte) 0xd8, (byte) 0xff}, "a JPEG image"},
+      {new byte[] {'%', 'P', 'D', 'F', '-'}, "a PDF document"},
+      {new byte[] {'P', 'K', 3, 4}, "a zip archive (or a jar)"},
+      {new byte[] {'B', 'Z', 'h'}, "bzip2 data"},
+      {new byte[] {(byte) 0xfd, '7', 'z', 'X', 'Z', 0}, "xz data"},
+      {new byte[] {(byte) 0x28, (byte) 0xb5, (byte) 0x2f, (byte) 0xfd}, "zstd data"},
+  };
 
   private FormatDetector() {}
 
@@ -21,7 +39,8 @@ public final class FormatDetector {
 
   /**
    * As {@link #detect(byte[], int)}; with the file's length, old BSD gmon files (which have no
-   * magic and are recognised by their sizes adding up) are recognised too.
+   * magic and are recognised by their sizes adding up) are recognised too. Those sizes add up by
+   * chance for some other files, so known foreign signatures and text are refused before that test.
    */
   public static String detect(byte[] head, int len, long fileLength) {
     if (len >= 4 && head[0] == 'g' && head[1] == 'm' && head[2] == 'o' && head[3] == 'n') {
@@ -33,10 +52,29 @@ public final class FormatDetector {
     if (CpuProfileHeader.looksLike(head, len)) {
       return GPERFTOOLS;
     }
-    if (dev.fleetprof.format.gprof.GmonFile.sniff(head, len, fileLength) != null) {
+    if (foreign(head, len) != null || isText(head, len)) {
+      return null;
+    }
+    if (GmonFile.sniff(head, len, fileLength) != null) {
       return GPROF;
     }
     return null;
+  }
+
+  /**
+   * The format of a file starting with {@code head}, as {@link #detect(byte[], int, long)}.
+   *
+   * @throws ProfileFormatException "not a profile file of any known format (...): it looks like ..."
+   *     (at offset 0) when it is none
+   */
+  public static String require(String file, byte[] head, int len, long fileLength)
+      throws ProfileFormatException {
+    String format = detect(head, len, fileLength);
+    if (format == null) {
+      throw new ProfileFormatException(file, 0, "not a profile file of any known format"
+          + " (gperftools, gprof, dcpi): it looks like " + describe(head, len));
+    }
+    return format;
   }
 
   /** A short description of what the bytes look like, for "not a profile" errors. */
@@ -44,21 +82,54 @@ public final class FormatDetector {
     if (len == 0) {
       return "an empty file";
     }
-    if (len >= 2 && (head[0] & 0xff) == 0x1f && (head[1] & 0xff) == 0x8b) {
-      return "gzip data in a file whose name does not end in .gz";
+    String foreign = foreign(head, len);
+    if (foreign != null) {
+      return foreign.equals("an ELF file") ? elf(head, len) : foreign;
     }
-    if (len >= 4 && head[0] == 0x7f && head[1] == 'E' && head[2] == 'L' && head[3] == 'F') {
-      return "an ELF file (a binary or a core dump)";
-    }
-    boolean text = true;
-    for (int i = 0; i < len; i++) {
-      int b = head[i] & 0xff;
-      if (b < 9 || (b > 13 && b < 32 && b != 27)) {
-        text = false;
-        break;
+    return isText(head, len) ? "text" : "binary data of no known profile format";
+  }
+
+  private static String foreign(byte[] head, int len) {
+    for (Object[] f : FOREIGN) {
+      byte[] magic = (byte[]) f[0];
+      if (len >= magic.length && java.util.Arrays.equals(head, 0, magic.length, magic, 0,
+          magic.length)) {
+        return (String) f[1];
       }
     }
-    return text ? "text" : "binary data of no known profile format";
+    return null;
+  }
+
+  /** An ELF file by its e_type: a core dump deserves to be called one. */
+  private static String elf(byte[] head, int len) {
+    if (len < 18 || (head[5] != 1 && head[5] != 2)) {
+      return "an ELF file";
+    }
+    int type = head[5] == 1 ? (head[16] & 0xff) | (head[17] & 0xff) << 8
+        : (head[16] & 0xff) << 8 | (head[17] & 0xff);
+    switch (type) {
+      case 1:
+        return "an ELF object file";
+      case 2:
+        return "an ELF executable";
+      case 3:
+        return "an ELF shared library or position-independent executable";
+      case 4:
+        return "an ELF core dump";
+      default:
+        return "an ELF file";
+    }
+  }
+
+  /** No control bytes but tab, newline, carriage return, form feed, escape: text in any ASCII superset. */
+  private static boolean isText(byte[] head, int len) {
+    for (int i = 0; i < len; i++) {
+      int b = head[i] & 0xff;
+      if (b < 9 || (b > 13 && b < 32 && b != 27) || b == 127) {
+        return false;
+      }
+    }
+    return len > 0;
   }
 
   private static boolean startsWithAscii(byte[] head, int len, String prefix) {

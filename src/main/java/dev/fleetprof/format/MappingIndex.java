@@ -2,21 +2,26 @@ package dev.fleetprof.format;
 
 import java.io.Serializable;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Comparator;
 import java.util.List;
+import java.util.PriorityQueue;
 
 /**
  * The executable mappings of one profile, sorted by start address, for finding the mapping that holds
  * a PC by binary search (the hot path of every {@code frames} column and of the split boundary
- * checker). Overlapping mappings (which real maps text never has) fall back to the first listed.
+ * checker). Overlapping mappings (which real maps text never has) fall back to the first listed:
+ * the index is then cut into disjoint segments, each owned by the first-listed mapping covering it,
+ * so that a maps text of a million overlapping lines still costs one binary search per PC.
  */
 public final class MappingIndex implements Serializable {
-  private static final long serialVersionUID = 1L;
+  private static final long serialVersionUID = 2L;
   public static final MappingIndex EMPTY = new MappingIndex(List.of());
 
   private final Mapping[] mappings;
-  private final long[] starts;
-  private final boolean overlapping;
+  private final long[] starts; // disjoint segments [starts[i], limits[i]) held by mappings[owners[i]]
+  private final long[] limits;
+  private final int[] owners;
 
   public MappingIndex(List<Mapping> all) {
     List<Mapping> exec = new ArrayList<>();
@@ -34,26 +39,55 @@ public final class MappingIndex implements Serializable {
       }
     }
     this.mappings = overlap ? exec.toArray(new Mapping[0]) : sorted.toArray(new Mapping[0]);
-    this.overlapping = overlap;
-    this.starts = new long[mappings.length];
-    for (int i = 0; i < mappings.length; i++) {
-      starts[i] = mappings[i].start();
+    int n = mappings.length;
+    long[] s = new long[2 * n];
+    long[] l = new long[2 * n];
+    int[] o = new int[2 * n];
+    int segs = 0;
+    // Sweep the addresses in order; the active mapping listed first owns each stretch.
+    Integer[] byStart = new Integer[n];
+    Arrays.setAll(byStart, i -> i);
+    Arrays.sort(byStart, (a, b) -> Long.compareUnsigned(mappings[a].start(), mappings[b].start()));
+    PriorityQueue<Integer> active = new PriorityQueue<>();
+    int next = 0;
+    long at = 0;
+    while (next < n || !active.isEmpty()) {
+      if (active.isEmpty()) {
+        at = mappings[byStart[next]].start();
+      }
+      while (next < n && mappings[byStart[next]].start() == at) {
+        active.add(byStart[next++]);
+      }
+      while (!active.isEmpty() && Long.compareUnsigned(mappings[active.peek()].limit(), at) <= 0) {
+        active.poll(); // ended (lazily: ones that ended under the owner go when they surface)
+      }
+      if (active.isEmpty()) {
+        continue;
+      }
+      int owner = active.peek();
+      long until = mappings[owner].limit();
+      if (next < n && Long.compareUnsigned(mappings[byStart[next]].start(), until) < 0) {
+        until = mappings[byStart[next]].start();
+      }
+      if (segs > 0 && o[segs - 1] == owner && l[segs - 1] == at) {
+        l[segs - 1] = until;
+      } else {
+        s[segs] = at;
+        l[segs] = until;
+        o[segs++] = owner;
+      }
+      at = until;
     }
+    this.starts = Arrays.copyOf(s, segs);
+    this.limits = Arrays.copyOf(l, segs);
+    this.owners = Arrays.copyOf(o, segs);
   }
 
   /** Index of the executable mapping holding {@code pc}, or -1. */
   public int find(long pc) {
-    if (overlapping) {
-      for (int i = 0; i < mappings.length; i++) {
-        if (mappings[i].contains(pc)) {
-          return i;
-        }
-      }
-      return -1;
-    }
     int lo = 0;
     int hi = starts.length - 1;
-    while (lo <= hi) { // last mapping whose start <= pc
+    while (lo <= hi) { // last segment whose start <= pc
       int mid = (lo + hi) >>> 1;
       if (Long.compareUnsigned(starts[mid], pc) <= 0) {
         lo = mid + 1;
@@ -61,7 +95,7 @@ public final class MappingIndex implements Serializable {
         hi = mid - 1;
       }
     }
-    return hi >= 0 && mappings[hi].contains(pc) ? hi : -1;
+    return hi >= 0 && Long.compareUnsigned(pc, limits[hi]) < 0 ? owners[hi] : -1;
   }
 
   public Mapping get(int index) {

@@ -15,7 +15,8 @@ import java.util.List;
  * mappings: the header, where the trailer is, and the executable mappings from the maps text at the
  * end of the file. Reading it costs the file's first bytes and its tail (the maps text sits after the
  * trailer and contains no NUL byte, while the trailer's last slot is all NUL bytes, so the maps text is
- * exactly what follows the file's last NUL byte).
+ * exactly what follows the file's last NUL byte). A last line without its newline is ignored: the
+ * file was cut inside it.
  *
  * @param trailerOffset the trailer's offset, or -1 when there is no trailer where the tail says it
  *     should be (a truncated file): such a file is never split
@@ -104,8 +105,14 @@ public record CpuProfileLayout(CpuProfileHeader header, long fileLength, long tr
   private static CpuProfileLayout walk(ByteSource src, CpuProfileHeader header) throws IOException {
     try (InputStream in = src.open(0)) {
       CpuProfileReader r = CpuProfileReader.wholeFile(src.name(), header, in, -1, false);
-      while (r.next()) {
-        // Skip records: only the trailer's position and what follows it matter here.
+      try {
+        while (r.next()) {
+          // Skip records: only the trailer's position and what follows it matter here.
+        }
+      } catch (ProfileFormatException e) {
+        // A corrupt record hides the trailer, as a cut does. The record reader reports it where it
+        // is, after the good records before it: failing here would lose those.
+        return new CpuProfileLayout(header, -1, -1, MappingIndex.EMPTY, 0);
       }
       if (r.end() != CpuProfileReader.End.TRAILER) {
         return new CpuProfileLayout(header, -1, -1, MappingIndex.EMPTY, 0);
@@ -121,7 +128,9 @@ public record CpuProfileLayout(CpuProfileHeader header, long fileLength, long tr
 
   private static CpuProfileLayout withMaps(CpuProfileHeader header, long length, long trailer,
       String text) {
-    List<Mapping> all = ProcMapsParser.parse(text);
+    // gperftools ends every line of the maps text with a newline: whatever follows the last one is a
+    // line the file was cut inside, whose limit or path may be cut short, so it is not believed.
+    List<Mapping> all = ProcMapsParser.parse(text.substring(0, text.lastIndexOf('\n') + 1));
     return new CpuProfileLayout(header, length, trailer, new MappingIndex(all), all.size());
   }
 }

@@ -198,11 +198,24 @@ public final class CpuProfileReader implements ProfileRecordReader {
     // The caller owns the stream.
   }
 
-  /** Convenience: a reader over a whole file's records, positioned after the header. */
+  /**
+   * Convenience: a reader over a whole file's records, positioned after the header. A stream that
+   * ends inside the header is a {@link ProfileFormatException}.
+   */
   public static CpuProfileReader wholeFile(String file, CpuProfileHeader header, InputStream in,
       long fileLength, boolean decodePcs) throws IOException {
-    long skip = header.recordsStart();
-    in.skipNBytes(skip);
-    return new CpuProfileReader(file, header, in, skip, Long.MAX_VALUE, fileLength, decodePcs, null);
+    return wholeFile(file, header, in, fileLength, decodePcs, null);
+  }
+
+  /** As {@link #wholeFile(String, CpuProfileHeader, InputStream, long, boolean)}, with a reusable buffer. */
+  public static CpuProfileReader wholeFile(String file, CpuProfileHeader header, InputStream in,
+      long fileLength, boolean decodePcs, byte[] buffer) throws IOException {
+    int skip = (int) header.recordsStart(); // at most (2 + MAX_HEADER_SLOTS) slots of 8 bytes
+    int got = in.readNBytes(new byte[skip], 0, skip);
+    if (got < skip) { // only a stream of unknown length gets here: parse() checks a known one
+      throw new ProfileFormatException(file, got, "the file ends inside its header of "
+          + header.headerSlots() + " header slots (" + skip + " bytes)");
+    }
+    return new CpuProfileReader(file, header, in, skip, Long.MAX_VALUE, fileLength, decodePcs, buffer);
   }
 }

@@ -18,8 +18,18 @@ import java.util.regex.Pattern;
  * {@code build=} convention). Lines that match nothing are ignored. Unlike pprof, the path keeps
  * everything after the inode (paths may contain spaces, and " (deleted)" is part of what the
  * kernel said).
+ *
+ * <p>The text comes from the file, so substitution is bounded: it is done in one pass per line, as
+ * pprof's {@code strings.Replacer} does (a value is never expanded again, so definitions cannot
+ * nest into an exponential blow-up); at most {@link #MAX_VARIABLES} names are honoured, names
+ * containing {@code $} are not (which keeps matching linear in the line); and once substitution would
+ * add more than {@code 4 x text length + 1 Mi} characters in all, that line and later ones are parsed
+ * as written.
  */
 public final class ProcMapsParser {
+  /** Variables honoured; real maps text defines one ({@code build=}), later definitions are ignored. */
+  public static final int MAX_VARIABLES = 64;
+
   private static final Pattern PROC_MAPS = Pattern.compile(
       "([0-9a-fA-F]+)-([0-9a-fA-F]+)\\s+([-rwxpsS]+)\\s+([0-9a-fA-F]+)\\s+"
           + "([0-9a-fA-F]+):([0-9a-fA-F]+)\\s+([0-9]+)\\s*(.*)");
@@ -32,6 +42,7 @@ public final class ProcMapsParser {
   public static List<Mapping> parse(String text) {
     List<Mapping> out = new ArrayList<>();
     Map<String, String> vars = new LinkedHashMap<>();
+    long budget = 4L * text.length() + (1 << 20); // characters substitution may still add
     int pos = 0;
     int n = text.length();
     while (pos < n) {
@@ -44,8 +55,14 @@ public final class ProcMapsParser {
       if (line.isEmpty()) {
         continue;
       }
-      for (Map.Entry<String, String> v : vars.entrySet()) {
-        line = line.replace(v.getKey(), v.getValue());
+      if (!vars.isEmpty() && budget > 0 && line.indexOf('$') >= 0) {
+        String expanded = expand(line, vars, budget);
+        if (expanded == null) {
+          budget = 0; // each try may cost the budget: there is no second one
+        } else {
+          budget -= Math.max(0, expanded.length() - line.length());
+          line = expanded;
+        }
       }
       Mapping m = parseLine(line);
       if (m != null) {
@@ -53,11 +70,46 @@ public final class ProcMapsParser {
       } else {
         int eq = line.indexOf('=');
         if (eq > 0) {
-          vars.put("$" + line.substring(0, eq).strip(), line.substring(eq + 1).strip());
+          String name = "$" + line.substring(0, eq).strip();
+          if (name.indexOf('$', 1) < 0 && (vars.size() < MAX_VARIABLES || vars.containsKey(name))) {
+            vars.put(name, line.substring(eq + 1).strip());
+          }
         }
       }
     }
     return out;
+  }
+
+  /**
+   * {@code line} with each {@code $name} replaced in one left-to-right pass (the first variable
+   * defined wins where several names match), or null if that would add more than {@code budget}
+   * characters.
+   */
+  private static String expand(String line, Map<String, String> vars, long budget) {
+    StringBuilder b = new StringBuilder(line.length());
+    int i = 0;
+    while (i < line.length()) {
+      int d = line.indexOf('$', i);
+      if (d < 0) {
+        b.append(line, i, line.length());
+        break;
+      }
+      b.append(line, i, d);
+      i = d + 1;
+      String value = "$";
+      for (Map.Entry<String, String> v : vars.entrySet()) {
+        if (line.startsWith(v.getKey(), d)) {
+          value = v.getValue();
+          i = d + v.getKey().length();
+          break;
+        }
+      }
+      b.append(value);
+      if (b.length() - i > budget) {
+        return null;
+      }
+    }
+    return b.toString();
   }
 
   static Mapping parseLine(String line) {

@@ -111,10 +111,9 @@ public final class GmonReader implements ProfileRecordReader {
   private boolean sawBasicBlocks;
   private long maxAddress;
 
-  // overlap check
-  private long[] rangeLows = new long[16];
-  private long[] rangeHighs = new long[16];
-  private int ranges;
+  // overlap check: the distinct histogram ranges seen, low -> high; pairwise disjoint, so a new range
+  // can only overlap the one starting at or before its low end or the first one starting after it
+  private final java.util.TreeMap<Long, Long> ranges = new java.util.TreeMap<>(Long::compareUnsigned);
 
   GmonReader(ByteSource source, GmonLayout layout, boolean walkOnly) throws IOException {
     this.file = source.name();
@@ -320,26 +319,22 @@ public final class GmonReader implements ProfileRecordReader {
     if (low == high) {
       return;
     }
-    for (int i = 0; i < ranges; i++) {
-      long l = rangeLows[i];
-      long h = rangeHighs[i];
-      if (l == low && h == high) {
-        return;
-      }
-      if (Long.compareUnsigned(low, h) < 0 && Long.compareUnsigned(l, high) < 0) {
-        throw error(off, String.format(
-            "histogram range [0x%x, 0x%x) partly overlaps an earlier histogram's [0x%x, 0x%x)"
-                + " (gprof refuses this; identical ranges are summed)", low, high, l, h));
-      }
+    java.util.Map.Entry<Long, Long> before = ranges.floorEntry(low);
+    if (before != null && before.getKey() == low && before.getValue() == high) {
+      return;
     }
-    if (ranges < MAX_RANGES_CHECKED) {
-      if (ranges == rangeLows.length) {
-        rangeLows = java.util.Arrays.copyOf(rangeLows, ranges * 2);
-        rangeHighs = java.util.Arrays.copyOf(rangeHighs, ranges * 2);
-      }
-      rangeLows[ranges] = low;
-      rangeHighs[ranges] = high;
-      ranges++;
+    java.util.Map.Entry<Long, Long> after = ranges.higherEntry(low);
+    java.util.Map.Entry<Long, Long> hit =
+        before != null && Long.compareUnsigned(low, before.getValue()) < 0 ? before
+            : after != null && Long.compareUnsigned(after.getKey(), high) < 0 ? after : null;
+    if (hit != null) {
+      throw error(off, String.format(
+          "histogram range [0x%x, 0x%x) partly overlaps an earlier histogram's [0x%x, 0x%x)"
+              + " (gprof refuses this; identical ranges are summed)", low, high, hit.getKey(),
+          hit.getValue()));
+    }
+    if (ranges.size() < MAX_RANGES_CHECKED) {
+      ranges.put(low, high);
     }
   }
 
