@@ -12,9 +12,7 @@ import org.apache.hadoop.fs.BlockLocation;
 import org.apache.hadoop.fs.FileStatus;
 import org.apache.hadoop.fs.FileSystem;
 import org.apache.hadoop.fs.GlobFilter;
-import org.apache.hadoop.fs.LocatedFileStatus;
 import org.apache.hadoop.fs.Path;
-import org.apache.hadoop.fs.RemoteIterator;
 
 /**
  * Lists the files behind the paths a user gave, on any Hadoop FileSystem, as Spark's file sources do:
@@ -84,16 +82,29 @@ final class FileLister {
     return p.getFileSystem(conf).makeQualified(p).toString();
   }
 
+  /**
+   * Lists one directory with its files' blocks. On the local file system, {@code listLocatedStatus}
+   * forks {@code ls -ld} for every file and directory to read permissions (7.75 s for 500 files,
+   * against under 0.5 s with {@code listStatus}); elsewhere (HDFS) it is the one call that returns
+   * the blocks of a whole directory.
+   */
   private static void listDirectory(FileSystem fs, Path dir, GlobFilter filter,
       Map<String, ListedFile> out, String root) throws IOException {
-    RemoteIterator<LocatedFileStatus> it;
+    List<FileStatus> children = new ArrayList<>();
     try {
-      it = fs.listLocatedStatus(dir);
+      if ("file".equals(fs.getScheme())) {
+        children.addAll(java.util.Arrays.asList(fs.listStatus(dir)));
+      } else {
+        org.apache.hadoop.fs.RemoteIterator<org.apache.hadoop.fs.LocatedFileStatus> it =
+            fs.listLocatedStatus(dir);
+        while (it.hasNext()) {
+          children.add(it.next());
+        }
+      }
     } catch (FileNotFoundException e) {
       return; // deleted while we listed its parent
     }
-    while (it.hasNext()) {
-      LocatedFileStatus st = it.next();
+    for (FileStatus st : children) {
       String name = st.getPath().getName();
       if (hidden(name)) {
         continue;
@@ -101,7 +112,9 @@ final class FileLister {
       if (st.isDirectory()) {
         listDirectory(fs, st.getPath(), filter, out, root);
       } else if (filter == null || filter.accept(st.getPath())) {
-        add(out, st.getPath(), st.getLen(), st.getBlockLocations(), root);
+        BlockLocation[] blocks = st instanceof org.apache.hadoop.fs.LocatedFileStatus located
+            ? located.getBlockLocations() : fs.getFileBlockLocations(st, 0, st.getLen());
+        add(out, st.getPath(), st.getLen(), blocks, root);
       }
     }
   }

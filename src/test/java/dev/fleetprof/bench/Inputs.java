@@ -1,0 +1,117 @@
+package dev.fleetprof.bench;
+
+import dev.fleetprof.bench.StackPoolProfiles.Written;
+import java.io.IOException;
+import java.io.Reader;
+import java.io.Writer;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Comparator;
+import java.util.Properties;
+import java.util.stream.Stream;
+
+/**
+ * The benchmark's inputs, generated under the bench directory at run time (nothing large is checked
+ * in) and reused by later runs while their parameters match: a note per input under {@code _meta/}
+ * is written only once the input is complete, so an interrupted generation is redone.
+ */
+final class Inputs {
+  /** Bump when a generator changes, so stale inputs are regenerated. */
+  private static final int VERSION = 1;
+
+  /** A generated input: a file or a directory of files, with what the generator wrote. */
+  record Input(String label, Path path, long bytes, long records, long countSum, int files) {}
+
+  interface Generator {
+    Written write(Path target) throws IOException;
+  }
+
+  private final Path dir;
+
+  Inputs(Path dir) throws IOException {
+    this.dir = dir;
+    Files.createDirectories(dir.resolve("_meta"));
+  }
+
+  Path dir() {
+    return dir;
+  }
+
+  Input cpuProfile(long bytes) throws IOException {
+    String name = "cpu-" + fileSize(bytes) + ".prof";
+    return get(name, "gperftools, " + size(bytes), 1, "bytes=" + bytes, target ->
+        new StackPoolProfiles(100_000, 7).write(target, bytes, StackPoolProfiles.bases(11), 13));
+  }
+
+  Input fleet(int files) throws IOException {
+    return get("fleet-" + files, String.format("%,d small profiles", files), files, "files=" + files, target -> {
+      Files.createDirectories(target);
+      return new StackPoolProfiles(20_000, 17).writeFleet(target, files, 19);
+    });
+  }
+
+  Input gmon(long bytes) throws IOException {
+    return get("gmon-" + fileSize(bytes) + ".out", "gmon.out, " + size(bytes), 1, "bytes=" + bytes,
+        target -> LargeGmon.write(target, bytes, 23));
+  }
+
+  Input dcpi(long bytes) throws IOException {
+    return get("dcpi-" + fileSize(bytes) + ".prof", "DCPI profile, " + size(bytes), 1,
+        "bytes=" + bytes, target -> LargeDcpi.write(target, bytes, 29));
+  }
+
+  private Input get(String name, String label, int files, String params, Generator gen)
+      throws IOException {
+    Path target = dir.resolve(name);
+    Path note = dir.resolve("_meta").resolve(name + ".properties");
+    String want = "v" + VERSION + " " + params;
+    Properties p = new Properties();
+    if (Files.exists(note) && Files.exists(target)) {
+      try (Reader r = Files.newBufferedReader(note)) {
+        p.load(r);
+      }
+    }
+    if (!want.equals(p.getProperty("params"))) {
+      Files.deleteIfExists(note);
+      delete(target);
+      System.out.printf("generating %s ...%n", target);
+      long t0 = System.nanoTime();
+      Written w = gen.write(target);
+      System.out.printf("  %.1f MB, %,d records in %.1f s%n", w.bytes() / 1e6, w.records(),
+          (System.nanoTime() - t0) / 1e9);
+      p.setProperty("params", want);
+      p.setProperty("bytes", Long.toString(w.bytes()));
+      p.setProperty("records", Long.toString(w.records()));
+      p.setProperty("countSum", Long.toString(w.countSum()));
+      try (Writer out = Files.newBufferedWriter(note)) {
+        p.store(out, null);
+      }
+    }
+    return new Input(label, target, Long.parseLong(p.getProperty("bytes")),
+        Long.parseLong(p.getProperty("records")), Long.parseLong(p.getProperty("countSum")), files);
+  }
+
+  static void delete(Path target) throws IOException {
+    if (!Files.exists(target)) {
+      return;
+    }
+    try (Stream<Path> all = Files.walk(target)) {
+      for (Path p : all.sorted(Comparator.reverseOrder()).toList()) {
+        Files.delete(p);
+      }
+    }
+  }
+
+  /** "2 GiB", "64 MiB". */
+  static String size(long bytes) {
+    if (bytes % (1L << 30) == 0) {
+      return (bytes >> 30) + " GiB";
+    }
+    return bytes % (1L << 20) == 0 ? (bytes >> 20) + " MiB" : bytes + " B";
+  }
+
+  /** A size for a file name: "2GiB". */
+  static String fileSize(long bytes) {
+    return size(bytes).replace(" ", "");
+  }
+}

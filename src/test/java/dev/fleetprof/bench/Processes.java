@@ -1,0 +1,101 @@
+package dev.fleetprof.bench;
+
+import java.io.File;
+import java.io.IOException;
+import java.lang.management.ManagementFactory;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+
+/** Child processes of the benchmark (JVMs and go tool pprof), timed by wall clock and CPU. */
+final class Processes {
+  /**
+   * How a child ended: exit code (-1 on timeout), wall seconds, the CPU seconds it used (NaN when
+   * unknown), and its output.
+   */
+  record Outcome(int exit, double seconds, double cpuSeconds, String output) {
+    boolean ok() {
+      return exit == 0;
+    }
+
+    /** The last few lines of the output, for an error message. */
+    String tail() {
+      String[] lines = output.strip().split("\n");
+      return String.join("\n", List.of(lines).subList(Math.max(0, lines.length - 5), lines.length));
+    }
+  }
+
+  private Processes() {}
+
+  /**
+   * A java command for {@code main}: this JVM's own Spark opens and logging settings (from its
+   * command line, so they are listed once, in bench/run), the given heap and classpath.
+   */
+  static List<String> java(String heap, String classpath, String main, List<String> args,
+      String... props) {
+    List<String> cmd = new ArrayList<>();
+    cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+    cmd.add("-Xmx" + heap);
+    for (String a : ManagementFactory.getRuntimeMXBean().getInputArguments()) {
+      if (a.startsWith("--add-opens") || a.startsWith("-Djdk.reflect")
+          || a.startsWith("-Dlog4j")) {
+        cmd.add(a);
+      }
+    }
+    cmd.addAll(List.of(props));
+    cmd.add("-cp");
+    cmd.add(classpath);
+    cmd.add(main);
+    cmd.addAll(args);
+    return cmd;
+  }
+
+  /** The classpath users run the jobs with: the jar plus its dependencies (see jobs/lib/launch). */
+  static String jobClasspath() throws IOException {
+    Path target = Path.of("target");
+    try (var jars = Files.list(target)) {
+      Path jar = jars.filter(p -> p.getFileName().toString().matches("fleetprof-.*\\.jar"))
+          .findFirst().orElseThrow(() -> new IOException("no target/fleetprof-*.jar: build first"));
+      return jar + File.pathSeparator + Files.readString(target.resolve("classpath.txt")).strip();
+    }
+  }
+
+  static Outcome run(List<String> cmd, Path log, long timeoutSeconds, Map<String, String> env)
+      throws IOException, InterruptedException {
+    ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true)
+        .redirectOutput(log.toFile());
+    pb.environment().putAll(env);
+    long cpu0 = childrenCpuTicks();
+    long t0 = System.nanoTime();
+    Process p = pb.start();
+    int exit;
+    if (p.waitFor(timeoutSeconds, TimeUnit.SECONDS)) {
+      exit = p.exitValue();
+    } else {
+      p.destroyForcibly().waitFor();
+      exit = -1;
+    }
+    double seconds = (System.nanoTime() - t0) / 1e9;
+    long cpu1 = childrenCpuTicks();
+    double cpu = cpu0 < 0 || cpu1 < 0 ? Double.NaN : (cpu1 - cpu0) / 100.0;
+    return new Outcome(exit, seconds, cpu, Files.readString(log));
+  }
+
+  /**
+   * CPU ticks of this process's reaped children (Linux {@code /proc/self/stat} cutime + cstime, in
+   * the USER_HZ = 100 ticks per second that Linux exports), or -1 elsewhere. A child's time is
+   * added once it is waited for, which run() does.
+   */
+  private static long childrenCpuTicks() {
+    try {
+      String stat = Files.readString(Path.of("/proc/self/stat"));
+      String[] f = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
+      return Long.parseLong(f[13]) + Long.parseLong(f[14]); // fields 16 and 17 of stat(5)
+    } catch (IOException | RuntimeException e) {
+      return -1;
+    }
+  }
+}
