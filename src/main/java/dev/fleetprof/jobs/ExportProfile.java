@@ -53,9 +53,9 @@ public final class ExportProfile {
         String v = argv[++i];
         switch (a) {
           case "--from" -> from = v;
-          case "--date" -> date = LocalDate.parse(v);
+          case "--date" -> date = FleetAggregate.Args.date(v);
           case "--host" -> host = v;
-          case "--base" -> base = LocalDate.parse(v);
+          case "--base" -> base = FleetAggregate.Args.date(v);
           case "--format" -> format = v;
           case "--kind" -> kind = v;
           case "--pprof" -> pprof = v;
@@ -76,24 +76,7 @@ public final class ExportProfile {
   }
 
   public static void main(String[] argv) throws IOException {
-    if (argv.length == 0 || argv[0].equals("--help") || argv[0].equals("-h")) {
-      System.out.println(USAGE);
-      return;
-    }
-    Args args;
-    try {
-      args = Args.parse(argv);
-    } catch (RuntimeException e) {
-      System.err.println("export-profile: " + e.getMessage() + "\n\n" + USAGE);
-      System.exit(2);
-      return;
-    }
-    SparkSession spark = Sessions.start("fleetprof export-profile");
-    try {
-      run(spark, args);
-    } finally {
-      spark.stop();
-    }
+    Sessions.main("export-profile", USAGE, argv, true, Args::parse, ExportProfile::run);
   }
 
   static void run(SparkSession spark, Args args) throws IOException {

@@ -121,7 +121,8 @@ public final class FleetAggregate {
       return new Args(inputs, output, date, pprof, folded, flamegraph, format, glob, mode);
     }
 
-    private static LocalDate date(String s) {
+    /** A --date-like argument, or an IllegalArgumentException saying what a date looks like. */
+    static LocalDate date(String s) {
       try {
         return LocalDate.parse(s);
       } catch (DateTimeParseException e) {
@@ -138,24 +139,7 @@ public final class FleetAggregate {
   }
 
   public static void main(String[] argv) throws IOException {
-    if (argv.length > 0 && (argv[0].equals("--help") || argv[0].equals("-h"))) {
-      System.out.println(USAGE);
-      return;
-    }
-    Args args;
-    try {
-      args = Args.parse(argv);
-    } catch (IllegalArgumentException e) {
-      System.err.println("fleet-aggregate: " + e.getMessage() + "\n\n" + USAGE);
-      System.exit(2);
-      return;
-    }
-    SparkSession spark = Sessions.start("fleetprof fleet-aggregate");
-    try {
-      run(spark, args);
-    } finally {
-      spark.stop();
-    }
+    Sessions.main("fleet-aggregate", USAGE, argv, false, Args::parse, FleetAggregate::run);
   }
 
   static Summary run(SparkSession spark, Args args) throws IOException {

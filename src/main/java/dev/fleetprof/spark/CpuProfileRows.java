@@ -90,12 +90,10 @@ final class CpuProfileRows implements RowSource {
     // whole) is read from its start, past the header.
     this.in = src.open(splitLayout == null ? 0 : startBoundary);
     try {
-      if (splitLayout == null) {
-        in.skipNBytes(startBoundary);
-      }
-      this.reader = new CpuProfileReader(src.name(), header, in, startBoundary,
-          splitLayout == null ? Long.MAX_VALUE : slice.end(), src.length(), cols.needsPcs(),
-          buffer);
+      this.reader = splitLayout == null
+          ? CpuProfileReader.wholeFile(src.name(), header, in, src.length(), cols.needsPcs(), buffer)
+          : new CpuProfileReader(src.name(), header, in, startBoundary, slice.end(), src.length(),
+              cols.needsPcs(), buffer);
     } catch (IOException | RuntimeException e) {
       in.close();
       throw e;

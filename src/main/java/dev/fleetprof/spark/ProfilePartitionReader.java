@@ -20,11 +20,11 @@ import org.apache.spark.sql.catalyst.InternalRow;
 import org.apache.spark.sql.catalyst.expressions.GenericInternalRow;
 import org.apache.spark.sql.catalyst.expressions.UnsafeArrayData;
 import org.apache.spark.sql.catalyst.util.GenericArrayData;
+import org.apache.spark.sql.connector.metric.CustomTaskMetric;
+import org.apache.spark.sql.connector.read.PartitionReader;
 import org.apache.spark.unsafe.types.UTF8String;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-import org.apache.spark.sql.connector.metric.CustomTaskMetric;
-import org.apache.spark.sql.connector.read.PartitionReader;
 
 /**
  * Reads the slices of one partition in turn, picking each file's decoder from its bytes, and turns a
@@ -229,13 +229,9 @@ final class ProfilePartitionReader implements PartitionReader<InternalRow> {
     if (n == 0) {
       return RowSource.EMPTY; // a profiler reset before its first flush leaves a 0-byte file
     }
-    String detected = FormatDetector.detect(head, n, src.length());
-    String want = format.equals("auto") ? detected : format;
+    String want = format.equals("auto")
+        ? FormatDetector.require(src.name(), head, n, src.length()) : format;
     sliceFormat = want;
-    if (want == null) {
-      throw new ProfileFormatException(src.name(), 0, "not a profile file of any known format"
-          + " (gperftools, gprof, dcpi): it looks like " + FormatDetector.describe(head, n));
-    }
     switch (want) {
       case FormatDetector.GPERFTOOLS:
         CpuProfileHeader header = CpuProfileHeader.parse(src.name(), head, n, src.length());

@@ -1,5 +1,6 @@
 package dev.fleetprof.bench;
 
+import dev.fleetprof.testing.SyntheticCpuProfile;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
@@ -37,7 +38,7 @@ final class StackPoolProfiles {
     modules = new byte[stacks][];
     offsets = new long[stacks][];
     for (int s = 0; s < stacks; s++) {
-      int depth = depth(rnd);
+      int depth = SyntheticCpuProfile.depth(rnd);
       modules[s] = new byte[depth];
       offsets[s] = new long[depth];
       for (int i = 0; i < depth; i++) {
@@ -51,18 +52,6 @@ final class StackPoolProfiles {
         }
       }
     }
-  }
-
-  /** Mostly 4-33 frames, some shallow, one in ten deep (up to gperftools' 254). */
-  private static int depth(SplittableRandom rnd) {
-    int r = rnd.nextInt(100);
-    if (r < 5) {
-      return 1 + rnd.nextInt(3);
-    }
-    if (r < 90) {
-      return 4 + rnd.nextInt(30);
-    }
-    return 34 + rnd.nextInt(221);
   }
 
   /** Mapping bases of one process: exe, libc, an anonymous JIT region; page-aligned, per-host. */

@@ -12,6 +12,7 @@ import dev.fleetprof.format.MappingIndex;
 import dev.fleetprof.format.ProfileFormatException;
 import dev.fleetprof.format.gperftools.CpuProfileLayout;
 import dev.fleetprof.format.gperftools.ProcMapsParser;
+import dev.fleetprof.testing.TestSources;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
@@ -57,7 +58,7 @@ class AuditFindingsTest {
     byte[] bytes = text.toString().getBytes(StandardCharsets.ISO_8859_1);
     Decoded d = assertTimeoutPreemptively(Duration.ofSeconds(20), () -> Decode.checked(src ->
         new Decoded(List.of(), null, Decoded.COMPLETE, ProcMapsParser.parse(text.toString())),
-        Views.known("vars.maps", bytes, bytes.length), bytes.length));
+        TestSources.bytes("vars.maps", bytes, bytes.length), bytes.length));
     assertEquals(2000, d.mappings().size());
     assertTrue(d.mappings().get(0).path().startsWith("/xxxx"), "the first lines are expanded");
     assertEquals("/" + "$a".repeat(200), d.mappings().get(1999).path(), "the last are not");
@@ -72,7 +73,8 @@ class AuditFindingsTest {
     ByteBuffer b = ByteBuffer.allocate(100).order(ByteOrder.LITTLE_ENDIAN);
     b.putLong(0).putLong(1000).putLong(0).putLong(10000).putLong(0); // 1000 header slots
     ProfileFormatException e = assertThrows(ProfileFormatException.class,
-        () -> CpuProfileLayout.read(Views.unknown("hdr.prof.gz", b.array(), 100)));
+        () -> CpuProfileLayout.read(
+            TestSources.unknownLength("hdr.prof.gz", b.array(), 100, true)));
     assertEquals(100, e.offset());
     assertTrue(e.problem().contains("ends inside its header"), e.getMessage());
   }
@@ -85,11 +87,12 @@ class AuditFindingsTest {
   @Test
   void aCorruptRecordInAStreamKeepsTheRecordsBeforeIt() throws Exception {
     byte[] d = Files.readAllBytes(X86_32);
-    Decoded full = Decode.checked(Decode::gperftools, Views.known("x", d, d.length), d.length);
+    Decoded full = Decode.checked(Decode::gperftools, TestSources.bytes("x", d, d.length), d.length);
     Decoded.Rec tenth = full.records().get(10);
     ByteBuffer.wrap(d).order(ByteOrder.LITTLE_ENDIAN).putInt((int) tenth.offset() + 4, 0x7fffffff);
-    Decoded known = Decode.checked(Decode::gperftools, Views.known("bad", d, d.length), d.length);
-    Decoded streamed = Decode.checked(Decode::gperftools, Views.unknown("bad", d, d.length),
+    Decoded known = Decode.checked(Decode::gperftools, TestSources.bytes("bad", d, d.length), d.length);
+    Decoded streamed = Decode.checked(Decode::gperftools,
+        TestSources.unknownLength("bad", d, d.length, true),
         d.length);
     assertEquals(full.records().subList(0, 10), known.records());
     assertEquals(known.records(), streamed.records());
@@ -105,12 +108,12 @@ class AuditFindingsTest {
   @Test
   void aMapsLineCutShortIsNotBelieved() throws Exception {
     byte[] d = Files.readAllBytes(X86_32);
-    List<Mapping> all = Decode.checked(Decode::gperftools, Views.known("x", d, d.length), d.length)
+    List<Mapping> all = Decode.checked(Decode::gperftools, TestSources.bytes("x", d, d.length), d.length)
         .mappings();
     String text = new String(d, StandardCharsets.ISO_8859_1);
     int lineStart = text.lastIndexOf('\n', text.lastIndexOf(" r-xp ")) + 1;
     int cut = text.indexOf('/', text.indexOf(" r-xp ", lineStart)) + 4; // inside the path
-    Decoded part = Decode.checked(Decode::gperftools, Views.known("cut", d, cut), cut);
+    Decoded part = Decode.checked(Decode::gperftools, TestSources.bytes("cut", d, cut), cut);
     assertTrue(part.clean(), part.outcome());
     assertTrue(all.containsAll(part.mappings()), part.mappings() + " not all in " + all);
     assertFalse(part.mappings().isEmpty(), "the whole lines before the cut are kept");

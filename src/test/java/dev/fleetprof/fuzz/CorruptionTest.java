@@ -10,6 +10,7 @@ import dev.fleetprof.format.gprof.GmonFile;
 import dev.fleetprof.format.gprof.GmonLayout;
 import dev.fleetprof.format.gprof.GmonOptions;
 import dev.fleetprof.fuzz.Decoded.Rec;
+import dev.fleetprof.testing.TestSources;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
@@ -47,7 +48,7 @@ class CorruptionTest {
     byte[] d = Samples.read(sample);
     String name = sample.toString();
     Setup setup = setup(Samples.format(sample), name, d);
-    Decoded full = Decode.checked(setup.decoder(), Views.known(name, d, d.length), d.length);
+    Decoded full = Decode.checked(setup.decoder(), TestSources.bytes(name, d, d.length), d.length);
     assertTrue(full.clean(), full.outcome());
     int step = d.length <= EVERY_BYTE ? 1 : d.length / (d.length <= 65536 ? SPREAD : SPREAD_LARGE);
     int[] tried = new int[1];
@@ -71,13 +72,14 @@ class CorruptionTest {
   }
 
   private static void check(Setup s, Decoded full, String n, byte[] c, int at, int i) {
-    Decoded known = Decode.checked(s.decoder(), Views.known(n, c, c.length), c.length);
+    Decoded known = Decode.checked(s.decoder(), TestSources.bytes(n, c, c.length), c.length);
     startsWith(RecordEnds.endingBy(full.records(), s.end(), at), known, n);
     if (s.mustBeReported().test(at)) {
       assertNotNull(known.error(), n + ": " + known.outcome());
     }
     if (i % 4 == 0) {
-      Decoded streamed = Decode.checked(s.decoder(), Views.unknown(n, c, c.length), c.length);
+      Decoded streamed = Decode.checked(s.decoder(),
+          TestSources.unknownLength(n, c, c.length, true), c.length);
       startsWith(RecordEnds.endingBy(full.records(), s.streamedEnd(), at), streamed,
           n + " (streamed)");
       if (s.mustBeReported().test(at)) {
@@ -103,7 +105,7 @@ class CorruptionTest {
         return new Setup(src -> Decode.gperftools(src, false), end, end, at -> false);
       }
       case "gprof": {
-        GmonLayout layout = GmonFile.detect(Views.known(name, d, d.length), GmonOptions.auto());
+        GmonLayout layout = GmonFile.detect(TestSources.bytes(name, d, d.length), GmonOptions.auto());
         return new Setup(src -> Decode.gprof(src, layout), RecordEnds.gprof(layout),
             RecordEnds.gprofStreamed(layout), at -> false);
       }

@@ -19,6 +19,7 @@ import dev.fleetprof.format.gprof.GmonLayout;
 import dev.fleetprof.format.gprof.GmonOptions;
 import dev.fleetprof.format.gprof.GmonReader;
 import dev.fleetprof.fuzz.Decoded.Rec;
+import dev.fleetprof.testing.TestSources;
 import java.io.IOException;
 import java.io.InputStream;
 import java.lang.management.ManagementFactory;
@@ -111,8 +112,8 @@ final class Decode {
    * first records of the other.
    */
   static Decoded both(Decoder decoder, String name, byte[] data, int len, boolean exact) {
-    Decoded known = checked(decoder, Views.known(name, data, len), len);
-    Decoded unknown = checked(decoder, Views.unknown(name, data, len), len);
+    Decoded known = checked(decoder, TestSources.bytes(name, data, len), len);
+    Decoded unknown = checked(decoder, TestSources.unknownLength(name, data, len, true), len);
     assertEquals(known.clean(), unknown.clean(), name + ": known length " + known.outcome()
         + ", unknown length " + unknown.outcome());
     List<Rec> a = known.records();
@@ -137,10 +138,11 @@ final class Decode {
     int n = Math.min(len, FormatDetector.HEAD_BYTES);
     String format = FormatDetector.detect(data, n, len);
     if (FormatDetector.GPROF.equals(format) && GmonFile.sniff(data, n, -1) == null) {
-      Decoded unknown = checked(Decode::auto, Views.unknown(name, data, len), len);
+      Decoded unknown = checked(Decode::auto,
+          TestSources.unknownLength(name, data, len, true), len);
       assertTrue(unknown.error() != null && unknown.error().problem().startsWith("not a profile"),
           name + ": " + unknown.outcome());
-      return checked(Decode::auto, Views.known(name, data, len), len);
+      return checked(Decode::auto, TestSources.bytes(name, data, len), len);
     }
     return both(Decode::auto, name, data, len, !FormatDetector.DCPI.equals(format));
   }

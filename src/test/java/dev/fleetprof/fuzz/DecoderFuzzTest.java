@@ -8,6 +8,7 @@ import com.code_intelligence.jazzer.junit.FuzzTest;
 import dev.fleetprof.format.FormatDetector;
 import dev.fleetprof.format.Mapping;
 import dev.fleetprof.format.gperftools.ProcMapsParser;
+import dev.fleetprof.testing.TestSources;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
 import org.junit.jupiter.api.Timeout;
@@ -55,7 +56,7 @@ class DecoderFuzzTest {
       assertTrue(m.size() <= lines, "more mappings than lines");
       m.forEach(x -> assertNotNull(x.path()));
       return new Decoded(List.of(), null, Decoded.COMPLETE, m);
-    }, Views.known("fuzz.maps", data, data.length), data.length);
+    }, TestSources.bytes("fuzz.maps", data, data.length), data.length);
   }
 
   /**

@@ -11,6 +11,7 @@ import dev.fleetprof.format.gprof.GmonFile;
 import dev.fleetprof.format.gprof.GmonLayout;
 import dev.fleetprof.format.gprof.GmonOptions;
 import dev.fleetprof.fuzz.Decoded.Rec;
+import dev.fleetprof.testing.TestSources;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Arrays;
@@ -70,7 +71,7 @@ class TruncationTest {
   // ------------------------------------------------------------------ gperftools
 
   private static int gperftools(String name, byte[] d) {
-    Decoded full = Decode.checked(Decode::gperftools, Views.known(name, d, d.length), d.length);
+    Decoded full = Decode.checked(Decode::gperftools, TestSources.bytes(name, d, d.length), d.length);
     assertTrue(full.clean(), full.outcome());
     CpuProfileHeader h = headerOf(name, d);
     int w = h.slotWidth();
@@ -83,7 +84,7 @@ class TruncationTest {
       String n = name + "[0.." + p + ")";
       boolean crossCheck = p % 16 == 0 && p >= h.recordsStart();
       Decoded got = Decode.checked(src -> Decode.gperftools(src, crossCheck),
-          Views.known(n, d, p), p);
+          TestSources.bytes(n, d, p), p);
       assertEquals(RecordEnds.endingBy(all, end, p), got.records(), n);
       if (p < h.recordsStart()) {
         assertNotNull(got.error(), n + ": cut inside the header: " + got.outcome());
@@ -119,8 +120,8 @@ class TruncationTest {
    * ending on a record boundary is a valid gmon file) read the same first records.
    */
   private static int gprof(String name, byte[] d) throws Exception {
-    GmonLayout layout = GmonFile.detect(Views.known(name, d, d.length), GmonOptions.auto());
-    Decoded full = Decode.checked(src -> Decode.gprof(src, layout), Views.known(name, d, d.length),
+    GmonLayout layout = GmonFile.detect(TestSources.bytes(name, d, d.length), GmonOptions.auto());
+    Decoded full = Decode.checked(src -> Decode.gprof(src, layout), TestSources.bytes(name, d, d.length),
         d.length);
     assertTrue(full.clean(), full.outcome());
     ToLongFunction<Rec> end = RecordEnds.gprof(layout);
@@ -132,12 +133,12 @@ class TruncationTest {
     int[] cuts = prefixes(d.length, new long[0]);
     for (int p : cuts) {
       String n = name + "[0.." + p + ")";
-      Decoded forced = Decode.checked(src -> Decode.gprof(src, layout), Views.known(n, d, p), p);
+      Decoded forced = Decode.checked(src -> Decode.gprof(src, layout), TestSources.bytes(n, d, p), p);
       assertEquals(RecordEnds.endingBy(full.records(), end, p), forced.records(), n);
       assertEquals(validEnds.contains((long) p) || p == d.length, forced.clean(),
           n + ": " + forced.outcome());
       Decoded auto = p % 8 == 0 ? Decode.both(Decode::gprof, n, d, p)
-          : Decode.checked(Decode::gprof, Views.known(n, d, p), p);
+          : Decode.checked(Decode::gprof, TestSources.bytes(n, d, p), p);
       List<Rec> rows = auto.records();
       assertEquals(full.records().subList(0, Math.min(rows.size(), full.records().size())), rows,
           n + ": detection on the prefix read other records");
@@ -155,7 +156,7 @@ class TruncationTest {
    * boundaries are found by walking the binary part ({@link RecordEnds}), not by the decoder.
    */
   private static int dcpi(String name, byte[] d) throws Exception {
-    Decoded full = Decode.checked(Decode::dcpi, Views.known(name, d, d.length), d.length);
+    Decoded full = Decode.checked(Decode::dcpi, TestSources.bytes(name, d, d.length), d.length);
     assertTrue(full.clean(), full.outcome());
     long[] bs = RecordEnds.dcpiChunkBounds(name, d);
     ToLongFunction<Rec> chunkEnd = RecordEnds.dcpiChunk(bs);
@@ -169,20 +170,20 @@ class TruncationTest {
     for (int i = 0; i < cuts.length; i++) {
       int p = cuts[i];
       String n = name + "[0.." + p + ")";
-      Decoded known = Decode.checked(Decode::dcpi, Views.known(n, d, p), p);
+      Decoded known = Decode.checked(Decode::dcpi, TestSources.bytes(n, d, p), p);
       assertEquals(RecordEnds.endingBy(full.records(), chunkEnd, p - 8), known.records(), n);
       assertTrue(!known.clean() || Arrays.binarySearch(bs, p - 8L) >= 0,
           n + ": read cleanly though its last 8 bytes do not follow a whole chunk");
       if (i % unknownEvery == 0) {
         Decoded unknown = Decode.checked(Decode::dcpi,
-            Views.unknown(n, d, p, d.length <= EVERY_BYTE_UNKNOWN_LENGTH), p);
+            TestSources.unknownLength(n, d, p, d.length <= EVERY_BYTE_UNKNOWN_LENGTH), p);
         assertEquals(RecordEnds.endingBy(full.records(), r -> r.offset() + 4, p - 8),
             unknown.records(), n);
         assertEquals(known.clean(), unknown.clean(), n + ": " + known.outcome() + " / "
             + unknown.outcome());
       }
     }
-    assertTrue(Decode.checked(Decode::dcpi, Views.known(name, d, d.length), d.length).clean());
+    assertTrue(Decode.checked(Decode::dcpi, TestSources.bytes(name, d, d.length), d.length).clean());
     return cuts.length;
   }
 

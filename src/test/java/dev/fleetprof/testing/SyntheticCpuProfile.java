@@ -66,7 +66,8 @@ public final class SyntheticCpuProfile {
     return records;
   }
 
-  private static int depth(SplittableRandom rnd) {
+  /** A call-chain depth: mostly 4-33 frames, some shallow, one in ten deep (up to gperftools' 254). */
+  public static int depth(SplittableRandom rnd) {
     int r = rnd.nextInt(100);
     if (r < 5) {
       return 1 + rnd.nextInt(3);

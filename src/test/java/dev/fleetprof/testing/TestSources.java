@@ -55,17 +55,36 @@ public final class TestSources {
 
   /** In-memory bytes, length known, any offset. */
   public static ByteSource bytes(String name, byte[] data) {
-    return source(name, () -> data.length,
-        offset -> new ByteArrayInputStream(data, (int) offset, data.length - (int) offset));
+    return bytes(name, data, data.length);
+  }
+
+  /**
+   * The first {@code len} bytes of {@code data}, without copying them (checking every prefix of a
+   * 300 KB file must not copy 300 KB per prefix); length known, any offset.
+   */
+  public static ByteSource bytes(String name, byte[] data, int len) {
+    return source(name, () -> len, offset -> {
+      int from = (int) Math.min(offset, len);
+      return new ByteArrayInputStream(data, from, len - from);
+    });
   }
 
   /** In-memory bytes of unknown length (-1), offset 0 only, delivered 1 to 7 bytes per read. */
   public static ByteSource unknownLength(String name, byte[] data) {
+    return unknownLength(name, data, data.length, true);
+  }
+
+  /**
+   * The first {@code len} bytes of {@code data} as a stream of unknown length (-1), offset 0 only, as
+   * a decompressing stream is; {@code trickle}: 1 to 7 bytes per read, so that every refill path of
+   * a decoder runs, else all at once.
+   */
+  public static ByteSource unknownLength(String name, byte[] data, int len, boolean trickle) {
     return source(name, () -> -1, offset -> {
       if (offset != 0) {
-        throw new UnsupportedOperationException("unknown-length source: offset 0 only");
+        throw new IOException(name + ": a stream of unknown length opens at 0 only, not " + offset);
       }
-      return new TrickleStream(data);
+      return trickle ? new TrickleStream(data, len) : new ByteArrayInputStream(data, 0, len);
     });
   }
 
@@ -82,16 +101,18 @@ public final class TestSources {
 
   private static final class TrickleStream extends InputStream {
     private final byte[] data;
+    private final int len;
     private int pos;
     private int step;
 
-    TrickleStream(byte[] data) {
+    TrickleStream(byte[] data, int len) {
       this.data = data;
+      this.len = len;
     }
 
     @Override
     public int read() {
-      return pos < data.length ? data[pos++] & 0xff : -1;
+      return pos < len ? data[pos++] & 0xff : -1;
     }
 
     @Override
@@ -99,11 +120,11 @@ public final class TestSources {
       if (len == 0) {
         return 0;
       }
-      if (pos >= data.length) {
+      if (pos >= this.len) {
         return -1;
       }
       step = step % 7 + 1;
-      int n = Math.min(Math.min(len, step), data.length - pos);
+      int n = Math.min(Math.min(len, step), this.len - pos);
       System.arraycopy(data, pos, b, off, n);
       pos += n;
       return n;
