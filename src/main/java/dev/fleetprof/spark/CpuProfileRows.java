@@ -1,7 +1,6 @@
 package dev.fleetprof.spark;
 
 import dev.fleetprof.format.FormatDetector;
-import dev.fleetprof.format.Mapping;
 import dev.fleetprof.format.MappingIndex;
 import dev.fleetprof.format.ProfileFormatException;
 import dev.fleetprof.format.gperftools.CpuProfileBoundaryChecker;
@@ -11,11 +10,8 @@ import dev.fleetprof.format.gperftools.CpuProfileReader;
 import dev.fleetprof.split.SplitPlanner.Slice;
 import java.io.IOException;
 import java.io.InputStream;
-import java.util.Arrays;
-import org.apache.spark.sql.catalyst.InternalRow;
 import org.apache.spark.sql.catalyst.expressions.GenericInternalRow;
 import org.apache.spark.sql.catalyst.expressions.UnsafeArrayData;
-import org.apache.spark.sql.catalyst.util.GenericArrayData;
 import org.apache.spark.unsafe.types.UTF8String;
 
 /**
@@ -40,9 +36,7 @@ final class CpuProfileRows implements RowSource {
   private final long startBoundary;
   private final long period;
   private final UTF8String path;
-  private final MappingIndex mappings;
-  private final InternalRow[] mappingRows;
-  private final UTF8String[] modules;
+  private final UnsafeChains chains;
   private final GenericInternalRow row;
   private long lastPosition;
 
@@ -64,15 +58,7 @@ final class CpuProfileRows implements RowSource {
     } else if (cols.needsMappings()) {
       index = CpuProfileLayout.read(src).mappings();
     }
-    this.mappings = index;
-    this.mappingRows = new InternalRow[index.size()];
-    this.modules = new UTF8String[index.size()];
-    for (int i = 0; i < index.size(); i++) {
-      Mapping m = index.get(i);
-      modules[i] = UTF8String.fromString(m.path());
-      mappingRows[i] = new GenericInternalRow(
-          new Object[] {m.start(), m.limit(), m.offset(), modules[i]});
-    }
+    this.chains = new UnsafeChains(index);
 
     if (splitLayout != null) {
       checker = new CpuProfileBoundaryChecker(src, splitLayout);
@@ -115,7 +101,7 @@ final class CpuProfileRows implements RowSource {
     return true;
   }
 
-  private void fill() {
+  private void fill() throws ProfileFormatException {
     int depth = reader.depth();
     long[] pcs = reader.pcs();
     if (cols.needsPcs()) {
@@ -131,25 +117,22 @@ final class CpuProfileRows implements RowSource {
       row.update(cols.kind(), KIND);
     }
     if (cols.pcs() >= 0) {
-      row.update(cols.pcs(), UnsafeArrayData.fromPrimitiveArray(Arrays.copyOf(pcs, depth)));
+      row.update(cols.pcs(), chains.pcs(pcs, depth));
     }
     if (cols.count() >= 0) {
       row.setLong(cols.count(), reader.count());
     }
     if (cols.mapping() >= 0) {
-      int m = depth > 0 ? mappings.find(pcs[0]) : -1;
-      row.update(cols.mapping(), m >= 0 ? mappingRows[m] : null);
+      row.update(cols.mapping(), depth > 0 ? chains.mapping(pcs[0]) : null);
     }
     if (cols.frames() >= 0) {
-      Object[] frames = new Object[depth];
-      for (int i = 0; i < depth; i++) {
-        long pc = pcs[i];
-        int m = mappings.find(pc);
-        frames[i] = m >= 0
-            ? new GenericInternalRow(new Object[] {modules[m], mappings.get(m).fileOffset(pc)})
-            : new GenericInternalRow(new Object[] {null, pc});
+      UnsafeArrayData frames = chains.frames(pcs, depth);
+      if (frames == null) {
+        throw new ProfileFormatException(src.name(), reader.recordOffset(), "the record's "
+            + depth + " frames would take more than " + (UnsafeChains.MAX_FRAMES_BYTES >> 20)
+            + " MiB (each repeats its module's path; is the maps text corrupt?)");
       }
-      row.update(cols.frames(), new GenericArrayData(frames));
+      row.update(cols.frames(), frames);
     }
     if (cols.period() >= 0) {
       row.setLong(cols.period(), period);

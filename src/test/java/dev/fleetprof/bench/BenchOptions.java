@@ -7,7 +7,14 @@ import java.util.List;
 /** The command line of {@code bench/run}. */
 record BenchOptions(Path dir, long largeBytes, int smallFiles, long gmonBytes, long dcpiBytes,
     List<Long> memoryBytes, String memoryHeap, int runs, boolean pprof, long pprofTimeout,
-    boolean quick, Path jfr, boolean memoryOnly) {
+    boolean quick, Path jfr, java.util.Set<String> sections) {
+
+  /** The parts of a run, in the order they run; {@code --only} picks some. */
+  static final List<String> SECTIONS = List.of("large", "fleet", "formats", "job", "memory");
+
+  boolean runs(String section) {
+    return sections.contains(section);
+  }
 
   static final String USAGE = String.join("\n",
       "Usage: bench/run [options]",
@@ -23,7 +30,11 @@ record BenchOptions(Path dir, long largeBytes, int smallFiles, long gmonBytes, l
       "  --memory-gib A,B     profile sizes read in a child JVM with --memory-heap (default 1,4)",
       "  --memory-heap H      heap of the memory runs (default 1g)",
       "  --no-memory          skip the memory runs",
-      "  --memory-only        only the memory runs",
+      "  --memory-only        only the memory runs (same as --only memory)",
+      "  --only S,S           only these parts: large (the large profile, 1 and 2 cores), fleet",
+      "                       (planning and reads of the small profiles, binaryFile + UDF), formats",
+      "                       (gmon, DCPI), job (fleet job and go tool pprof), memory; the",
+      "                       reference loops always run",
       "  --no-pprof           skip go tool pprof even where go is installed",
       "  --pprof-timeout S    give up on go tool pprof after S seconds (default 1800)",
       "  --runs N             time each Spark row N times and keep the best (default 1)",
@@ -47,7 +58,7 @@ record BenchOptions(Path dir, long largeBytes, int smallFiles, long gmonBytes, l
     long pprofTimeout = 1800;
     boolean quick = false;
     Path jfr = null;
-    boolean memoryOnly = false;
+    java.util.Set<String> sections = new java.util.LinkedHashSet<>(SECTIONS);
     for (int i = 0; i < argv.length; i++) {
       String a = argv[i];
       switch (a) {
@@ -72,7 +83,17 @@ record BenchOptions(Path dir, long largeBytes, int smallFiles, long gmonBytes, l
         }
         case "--memory-heap" -> heap = value(argv, ++i, a);
         case "--no-memory" -> memory = List.of();
-        case "--memory-only" -> memoryOnly = true;
+        case "--memory-only" -> sections = new java.util.LinkedHashSet<>(List.of("memory"));
+        case "--only" -> {
+          sections = new java.util.LinkedHashSet<>();
+          for (String part : value(argv, ++i, a).split(",")) {
+            if (!SECTIONS.contains(part.strip())) {
+              throw new IllegalArgumentException("--only takes some of " + SECTIONS + ", not '"
+                  + part.strip() + "'");
+            }
+            sections.add(part.strip());
+          }
+        }
         case "--no-pprof" -> pprof = false;
         case "--pprof-timeout" -> pprofTimeout = Long.parseLong(value(argv, ++i, a));
         case "--runs" -> runs = Math.max(1, Integer.parseInt(value(argv, ++i, a)));
@@ -82,7 +103,7 @@ record BenchOptions(Path dir, long largeBytes, int smallFiles, long gmonBytes, l
       }
     }
     return new BenchOptions(dir, (long) (largeGib * (1L << 30)), smallFiles, gmonMib << 20,
-        dcpiMib << 20, memory, heap, runs, pprof, pprofTimeout, quick, jfr, memoryOnly);
+        dcpiMib << 20, memory, heap, runs, pprof, pprofTimeout, quick, jfr, java.util.Set.copyOf(sections));
   }
 
   private static String value(String[] argv, int i, String flag) {

@@ -83,49 +83,75 @@ public final class ScanBenchmark {
   private void run() throws Exception {
     long started = System.nanoTime();
     System.out.println(Report.machine());
-    if (opt.memoryOnly()) {
+    if (!opt.runs("large") && !opt.runs("fleet") && !opt.runs("formats") && !opt.runs("job")) {
       memory();
       finish(started);
       return;
     }
     Input large = inputs.cpuProfile(opt.largeBytes());
     Input warm = inputs.cpuProfile(Math.min(32L << 20, opt.largeBytes()));
-    Input fleet = inputs.fleet(opt.smallFiles());
-    Input gmon = inputs.gmon(opt.gmonBytes());
-    Input dcpi = inputs.dcpi(opt.dcpiBytes());
 
     System.out.println("reference decodes ...");
     references(large);
-    Row oneCore = largeFileRows(large, warm, 1)[0];
-    Row[] twoCoreRows = largeFileRows(large, warm, 2);
-    Row twoCores = twoCoreRows[0];
-    Row[] small = fleetRows(fleet, large);
-    otherFormats(gmon, dcpi);
-    spark.stop();
-    spark = null;
-    Row job = fleetJob(fleet);
-    Row pprof = goPprof(fleet);
-
-    target("all columns → noop ≥ 1.0x reference", twoCores, 1.0);
-    target("`sum(count)` ≥ 1.5x reference", twoCoreRows[1], 1.5);
-    double scaling = oneCore.seconds() / twoCores.seconds();
-    report.target("2 cores ≥ 1.8x 1 core (all columns, large file)",
-        fmt("%.2fx", scaling), scaling >= 1.8);
-    report.target(String.format("%,d small profiles: planning < 10 s", fleet.files()),
-        fmt("%.2f s", small[0].seconds()), small[0].seconds() < 10);
-    double smallVsLarge = small[1].mbPerSecond() / twoCores.mbPerSecond();
-    report.target("small profiles ≥ 0.5x the large-file rate (all columns → noop)",
-        fmt("%.2fx (%,.0f vs %,.0f MB/s)", smallVsLarge, small[1].mbPerSecond(),
-            twoCores.mbPerSecond()), smallVsLarge >= 0.5);
-    if (pprof != null && !Double.isNaN(pprof.seconds()) && !Double.isNaN(job.seconds())) {
-      double x = pprof.seconds() / job.seconds();
-      report.target("fleet job ≥ 10x faster than `go tool pprof -proto` merging",
-          fmt("%.1fx (%.1f s vs %.1f s)", x, job.seconds(), pprof.seconds()), x >= 10);
-    } else {
-      report.target("fleet job ≥ 10x faster than `go tool pprof -proto` merging",
-          "not measured", null);
+    Row oneCore = null;
+    Row[] twoCoreRows = null;
+    if (opt.runs("large")) {
+      oneCore = largeFileRows(large, warm, 1)[0];
+      twoCoreRows = largeFileRows(large, warm, 2);
     }
-    memory();
+    Input fleet = opt.runs("fleet") || opt.runs("job") ? inputs.fleet(opt.smallFiles()) : null;
+    Row[] small = null;
+    if (opt.runs("fleet")) {
+      session(2);
+      small = fleetRows(fleet, large);
+    }
+    if (opt.runs("formats")) {
+      Input gmon = inputs.gmon(opt.gmonBytes());
+      Input dcpi = inputs.dcpi(opt.dcpiBytes());
+      session(2);
+      otherFormats(gmon, dcpi);
+    }
+    if (spark != null) {
+      spark.stop();
+      spark = null;
+    }
+    Row job = null;
+    Row pprof = null;
+    if (opt.runs("job")) {
+      job = fleetJob(fleet);
+      pprof = goPprof(fleet);
+    }
+
+    if (twoCoreRows != null) {
+      target("all columns → noop ≥ 1.0x reference", twoCoreRows[0], 1.0);
+      target("`sum(count)` ≥ 1.5x reference", twoCoreRows[1], 1.5);
+      double scaling = oneCore.seconds() / twoCoreRows[0].seconds();
+      report.target("2 cores ≥ 1.8x 1 core (all columns, large file)",
+          fmt("%.2fx", scaling), scaling >= 1.8);
+    }
+    if (small != null) {
+      report.target(String.format("%,d small profiles: planning < 10 s", fleet.files()),
+          fmt("%.2f s", small[0].seconds()), small[0].seconds() < 10);
+      if (twoCoreRows != null) {
+        double smallVsLarge = small[1].mbPerSecond() / twoCoreRows[0].mbPerSecond();
+        report.target("small profiles ≥ 0.5x the large-file rate (all columns → noop)",
+            fmt("%.2fx (%,.0f vs %,.0f MB/s)", smallVsLarge, small[1].mbPerSecond(),
+                twoCoreRows[0].mbPerSecond()), smallVsLarge >= 0.5);
+      }
+    }
+    if (job != null) {
+      if (pprof != null && !Double.isNaN(pprof.seconds()) && !Double.isNaN(job.seconds())) {
+        double x = pprof.seconds() / job.seconds();
+        report.target("fleet job ≥ 10x faster than `go tool pprof -proto` merging",
+            fmt("%.1fx (%.1f s vs %.1f s)", x, job.seconds(), pprof.seconds()), x >= 10);
+      } else {
+        report.target("fleet job ≥ 10x faster than `go tool pprof -proto` merging",
+            "not measured", null);
+      }
+    }
+    if (opt.runs("memory")) {
+      memory();
+    }
     finish(started);
   }
 
