@@ -1,5 +1,6 @@
 package dev.fleetprof.spark;
 
+import dev.fleetprof.format.ByteSource;
 import dev.fleetprof.format.FormatDetector;
 import dev.fleetprof.format.MappingIndex;
 import dev.fleetprof.format.ProfileFormatException;
@@ -7,6 +8,7 @@ import dev.fleetprof.format.gperftools.CpuProfileBoundaryChecker;
 import dev.fleetprof.format.gperftools.CpuProfileHeader;
 import dev.fleetprof.format.gperftools.CpuProfileLayout;
 import dev.fleetprof.format.gperftools.CpuProfileReader;
+import dev.fleetprof.spark.columnar.FlatBatch;
 import dev.fleetprof.split.SplitPlanner.Slice;
 import java.io.IOException;
 import java.io.InputStream;
@@ -25,7 +27,7 @@ final class CpuProfileRows implements RowSource {
   private static final UTF8String KIND = UTF8String.fromString("sample");
   private static final UTF8String MICROSECONDS = UTF8String.fromString("microseconds");
 
-  private final HadoopByteSource src;
+  private final ByteSource src;
   private final Slice slice;
   private final CpuProfileLayout splitLayout;
   private final RequiredColumns cols;
@@ -39,8 +41,9 @@ final class CpuProfileRows implements RowSource {
   private final UnsafeChains chains;
   private final GenericInternalRow row;
   private long lastPosition;
+  private boolean finished;
 
-  CpuProfileRows(HadoopByteSource src, Slice slice, CpuProfileLayout splitLayout,
+  CpuProfileRows(ByteSource src, Slice slice, CpuProfileLayout splitLayout,
       CpuProfileHeader header, RequiredColumns cols, ProfilePartitionReader.ReadMetrics metrics,
       byte[] buffer) throws IOException {
     this.src = src;
@@ -51,6 +54,22 @@ final class CpuProfileRows implements RowSource {
     this.period = header.periodMicros();
     this.path = UTF8String.fromString(src.name());
     this.row = new GenericInternalRow(cols.width());
+    // What every row of the file shares is set once; fill() sets what changes per record.
+    if (cols.path() >= 0) {
+      row.update(cols.path(), path);
+    }
+    if (cols.format() >= 0) {
+      row.update(cols.format(), FORMAT);
+    }
+    if (cols.kind() >= 0) {
+      row.update(cols.kind(), KIND);
+    }
+    if (cols.period() >= 0) {
+      row.setLong(cols.period(), period);
+    }
+    if (cols.periodUnit() >= 0) {
+      row.update(cols.periodUnit(), MICROSECONDS);
+    }
 
     MappingIndex index = MappingIndex.EMPTY;
     if (splitLayout != null) {
@@ -107,15 +126,6 @@ final class CpuProfileRows implements RowSource {
     if (cols.needsPcs()) {
       metrics.chainsDecoded++;
     }
-    if (cols.path() >= 0) {
-      row.update(cols.path(), path);
-    }
-    if (cols.format() >= 0) {
-      row.update(cols.format(), FORMAT);
-    }
-    if (cols.kind() >= 0) {
-      row.update(cols.kind(), KIND);
-    }
     if (cols.pcs() >= 0) {
       row.update(cols.pcs(), chains.pcs(pcs, depth));
     }
@@ -134,19 +144,51 @@ final class CpuProfileRows implements RowSource {
       }
       row.update(cols.frames(), frames);
     }
-    if (cols.period() >= 0) {
-      row.setLong(cols.period(), period);
-    }
-    if (cols.periodUnit() >= 0) {
-      row.update(cols.periodUnit(), MICROSECONDS);
-    }
     if (cols.recordOffset() >= 0) {
       row.setLong(cols.recordOffset(), reader.recordOffset());
     }
   }
 
+  /**
+   * Without call chains a record changes only its count and offset: those go straight into the
+   * batch's vectors, and the file's constant columns are set once per batch.
+   */
+  @Override
+  public boolean fillBatch(FlatBatch batch) throws IOException {
+    if (cols.needsPcs()) {
+      return RowSource.super.fillBatch(batch);
+    }
+    int count = cols.count();
+    int offset = cols.recordOffset();
+    batch.useConstants(row, count, offset);
+    try {
+      while (!batch.full()) {
+        if (!reader.next()) {
+          finish();
+          break;
+        }
+        if (count >= 0) {
+          batch.putLong(count, reader.count());
+        }
+        if (offset >= 0) {
+          batch.putLong(offset, reader.recordOffset());
+        }
+        batch.endRow();
+      }
+    } finally {
+      metrics.records += batch.size();
+      metrics.bytes += reader.position() - lastPosition;
+      lastPosition = reader.position();
+    }
+    return batch.size() > 0;
+  }
+
   /** Checks how reading ended: the split contract, the trailer, or a truncated file. */
   private void finish() throws IOException {
+    if (finished) {
+      return; // a batch that ended with the file already checked how reading ended
+    }
+    finished = true;
     metrics.bytes += reader.position() - lastPosition;
     lastPosition = reader.position();
     switch (reader.end()) {

@@ -41,6 +41,20 @@ public final class HadoopByteSource implements ByteSource {
     return gzip ? -1 : length;
   }
 
+  public boolean gzip() {
+    return gzip;
+  }
+
+  /**
+   * Reads the first {@code length} bytes of the (uncompressed) file into {@code into} with one open
+   * and one positioned read; a file that shrank since it was listed fails with an EOFException.
+   */
+  public void readFully(byte[] into, int length) throws IOException {
+    try (FSDataInputStream in = path.getFileSystem(conf).open(path, 4096)) {
+      in.readFully(0, into, 0, length);
+    }
+  }
+
   @Override
   public InputStream open(long offset) throws IOException {
     FileSystem fs = path.getFileSystem(conf);

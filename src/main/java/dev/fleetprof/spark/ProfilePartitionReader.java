@@ -1,5 +1,7 @@
 package dev.fleetprof.spark;
 
+import dev.fleetprof.format.ByteArraySource;
+import dev.fleetprof.format.ByteSource;
 import dev.fleetprof.format.FormatDetector;
 import dev.fleetprof.format.ProfileFormatException;
 import dev.fleetprof.format.gperftools.CpuProfileHeader;
@@ -8,6 +10,7 @@ import dev.fleetprof.format.dcpi.DcpiOffsetUnit;
 import dev.fleetprof.format.dcpi.DcpiProfileReader;
 import dev.fleetprof.format.gprof.GmonFile;
 import dev.fleetprof.format.gprof.GmonOptions;
+import dev.fleetprof.spark.columnar.FlatBatch;
 import dev.fleetprof.spark.metrics.ProfileMetrics;
 import dev.fleetprof.split.SplitPlanner.Slice;
 import java.io.FileNotFoundException;
@@ -36,6 +39,8 @@ final class ProfilePartitionReader implements PartitionReader<InternalRow> {
   private static final Logger LOG = LoggerFactory.getLogger(ProfilePartitionReader.class);
   private static final UTF8String KIND_ERROR = UTF8String.fromString(ProfileSchema.KIND_ERROR);
   private static final UTF8String UNKNOWN_FORMAT = UTF8String.fromString("unknown");
+  /** Files up to this size are read whole with one open (see {@link ByteArraySource}). */
+  static final long WHOLE_FILE_BYTES = 1 << 20;
 
   private final ProfileInputPartition partition;
   private final Configuration conf;
@@ -46,6 +51,8 @@ final class ProfilePartitionReader implements PartitionReader<InternalRow> {
   private final ProblemPolicy policy;
   private final ReadMetrics metrics = new ReadMetrics();
   private final byte[] buffer;
+  /** Holds the current file when it is small enough to read whole; grown as needed. */
+  private byte[] wholeFile;
 
   private int next;
   private Slice slice;
@@ -54,6 +61,7 @@ final class ProfilePartitionReader implements PartitionReader<InternalRow> {
   private GenericInternalRow errorRow;
   private InternalRow row;
   private long rowsReturned;
+  private IOException pending;
 
   ProfilePartitionReader(ProfileInputPartition partition, Configuration conf,
       Map<String, CpuProfileLayout> splitLayouts, String format,
@@ -93,23 +101,90 @@ final class ProfilePartitionReader implements PartitionReader<InternalRow> {
         current.close();
         current = null;
       }
-      if (next >= partition.size()) {
-        return false;
-      }
-      int i = next++;
-      slice = partition.slice(i);
-      sliceFormat = null;
-      try {
-        current = open(slice);
-        if (current != RowSource.EMPTY) {
-          columns.setPartitionValues(current.row(), partition.partitionValues(i));
-        }
-      } catch (IOException e) {
-        if (problem(e)) {
+      switch (openNext()) {
+        case END:
+          return false;
+        case ERROR_ROW:
           return true;
-        }
+        default:
       }
     }
+  }
+
+  /**
+   * Columnar reads: fills the batch with the next rows of one slice (or one error row); false at the
+   * end of the partition. A problem found after some of a batch's rows is handled (as the mode says)
+   * on the next call, so that those rows are kept.
+   */
+  boolean nextBatch(FlatBatch batch) throws IOException {
+    injectFaultForTests();
+    if (pending != null) {
+      IOException e = pending;
+      pending = null;
+      if (problem(e)) {
+        return errorBatch(batch);
+      }
+    }
+    while (true) {
+      if (current != null) {
+        batch.reset();
+        try {
+          if (current.fillBatch(batch)) {
+            rowsReturned += batch.size();
+            return true;
+          }
+        } catch (IOException e) {
+          if (batch.size() > 0) {
+            pending = e;
+            rowsReturned += batch.size();
+            return true;
+          }
+          if (problem(e)) {
+            return errorBatch(batch);
+          }
+          continue;
+        }
+        current.close();
+        current = null;
+      }
+      switch (openNext()) {
+        case END:
+          return false;
+        case ERROR_ROW:
+          return errorBatch(batch);
+        default:
+      }
+    }
+  }
+
+  /** A batch of the one error row that {@link #problem} made. */
+  private boolean errorBatch(FlatBatch batch) {
+    batch.reset();
+    batch.addRow(row);
+    return true;
+  }
+
+  private enum Opened { END, SLICE, ERROR_ROW }
+
+  /** Opens the partition's next slice; a problem opening it becomes an error row, or is skipped. */
+  private Opened openNext() throws IOException {
+    if (next >= partition.size()) {
+      return Opened.END;
+    }
+    int i = next++;
+    slice = partition.slice(i);
+    sliceFormat = null;
+    try {
+      current = open(slice);
+      if (current != RowSource.EMPTY) {
+        columns.setPartitionValues(current.row(), partition.partitionValues(i));
+      }
+    } catch (IOException e) {
+      if (problem(e)) {
+        return Opened.ERROR_ROW;
+      }
+    }
+    return Opened.SLICE;
   }
 
   @Override
@@ -211,16 +286,26 @@ final class ProfilePartitionReader implements PartitionReader<InternalRow> {
   }
 
   private RowSource open(Slice slice) throws IOException {
-    HadoopByteSource src = new HadoopByteSource(slice.path(), slice.fileLength(), conf);
+    HadoopByteSource file = new HadoopByteSource(slice.path(), slice.fileLength(), conf);
     CpuProfileLayout layout = splitLayouts.get(slice.path());
     if (layout != null) { // a split of a large profile: the driver already read its layout
       if (slice.start() == 0) {
         metrics.files++;
       }
       sliceFormat = FormatDetector.GPERFTOOLS;
-      return new CpuProfileRows(src, slice, layout, layout.header(), columns, metrics, buffer);
+      return new CpuProfileRows(file, slice, layout, layout.header(), columns, metrics, buffer);
     }
     metrics.files++;
+    ByteSource src = file;
+    if (!file.gzip() && slice.fileLength() <= WHOLE_FILE_BYTES) {
+      // Small files (a fleet's usual profile is tens of KB) are read once, then decoded from memory.
+      int length = (int) slice.fileLength();
+      if (wholeFile == null || wholeFile.length < length) {
+        wholeFile = new byte[Math.max(length, 64 << 10)];
+      }
+      file.readFully(wholeFile, length);
+      src = new ByteArraySource(file.name(), wholeFile, length);
+    }
     byte[] head = new byte[FormatDetector.HEAD_BYTES];
     int n;
     try (InputStream in = src.open(0)) {

@@ -23,6 +23,10 @@ import org.apache.spark.sql.connector.read.InputPartition;
 import org.apache.spark.sql.connector.read.PartitionReaderFactory;
 import org.apache.spark.sql.connector.read.Scan;
 import org.apache.spark.sql.internal.SQLConf;
+import org.apache.spark.sql.types.ArrayType;
+import org.apache.spark.sql.types.DataType;
+import org.apache.spark.sql.types.MapType;
+import org.apache.spark.sql.types.StructField;
 import org.apache.spark.sql.types.StructType;
 import org.apache.spark.sql.util.CaseInsensitiveStringMap;
 import org.slf4j.Logger;
@@ -63,7 +67,8 @@ final class ProfileScan implements Scan, Batch {
 
   @Override
   public String description() {
-    return "profile [format=" + read.format() + ", mode=" + read.mode() + ", paths="
+    return "profile [format=" + read.format() + ", mode=" + read.mode()
+        + (columnar() ? ", columnar" : "") + ", paths="
         + read.paths() + (pushedFilters.length == 0 ? ""
         : ", partitionFilters=" + java.util.Arrays.toString(pushedFilters)) + "]";
   }
@@ -98,7 +103,32 @@ final class ProfileScan implements Scan, Batch {
         read.ignoreMissingFiles() != null ? read.ignoreMissingFiles() : sql.ignoreMissingFiles(),
         read.failFirstAttemptAfterRows());
     return new ProfileReaderFactory(conf, layoutsBroadcast, read.format(), read.decoderOptions(),
-        RequiredColumns.of(readSchema, index.partitions().schema()), policy);
+        RequiredColumns.of(readSchema, index.partitions().schema()), policy, readSchema,
+        columnar());
+  }
+
+  @Override
+  public ColumnarSupportMode columnarSupportMode() {
+    return columnar() ? ColumnarSupportMode.SUPPORTED : ColumnarSupportMode.UNSUPPORTED;
+  }
+
+  /**
+   * Column batches when the query needs only flat columns: then a record is a few numbers and
+   * Spark's per-row overhead dominates. Call chains stay rows: Spark copies nested values out of
+   * column vectors element by element, but out of the rows the reader builds (already in its binary
+   * layout) with one copy each.
+   */
+  private boolean columnar() {
+    if (!read.columnar()) {
+      return false;
+    }
+    for (StructField f : readSchema.fields()) {
+      DataType t = f.dataType();
+      if (t instanceof ArrayType || t instanceof StructType || t instanceof MapType) {
+        return false;
+      }
+    }
+    return true;
   }
 
   private synchronized Plan plan() {

@@ -24,6 +24,11 @@ public final class ReadOptions implements Serializable {
   public static final String IGNORE_CORRUPT_FILES = "ignoreCorruptFiles";
   public static final String IGNORE_MISSING_FILES = "ignoreMissingFiles";
   /**
+   * Whether queries that need no call chains read column batches (default true); false reads rows,
+   * as every query with chains does.
+   */
+  public static final String COLUMNAR = "columnar";
+  /**
    * Test-only fault hook: the first attempt of every task fails after this many rows, so that tests
    * can check a retried task gives the same rows. Not for users.
    */
@@ -50,7 +55,7 @@ public final class ReadOptions implements Serializable {
     Set<String> own = new java.util.HashSet<>();
     for (String k : List.of("path", "paths", FORMAT, PATH_GLOB_FILTER, RECURSIVE_FILE_LOOKUP,
         MAX_PARTITION_BYTES, OPEN_COST_IN_BYTES, BASE_PATH, MODE, IGNORE_CORRUPT_FILES,
-        IGNORE_MISSING_FILES, FAIL_FIRST_ATTEMPT_AFTER_ROWS)) {
+        IGNORE_MISSING_FILES, COLUMNAR, FAIL_FIRST_ATTEMPT_AFTER_ROWS)) {
       own.add(k.toLowerCase(Locale.ROOT));
     }
     for (String k : DECODER_OPTIONS) {
@@ -72,6 +77,7 @@ public final class ReadOptions implements Serializable {
   private final Boolean ignoreCorruptFiles;
   private final Boolean ignoreMissingFiles;
   private final long failFirstAttemptAfterRows;
+  private final boolean columnar;
 
   ReadOptions(CaseInsensitiveStringMap options) {
     for (String k : DECODER_OPTIONS) {
@@ -102,6 +108,8 @@ public final class ReadOptions implements Serializable {
     this.ignoreCorruptFiles = bool(options, IGNORE_CORRUPT_FILES);
     this.ignoreMissingFiles = bool(options, IGNORE_MISSING_FILES);
     this.failFirstAttemptAfterRows = options.getLong(FAIL_FIRST_ATTEMPT_AFTER_ROWS, -1);
+    Boolean col = bool(options, COLUMNAR);
+    this.columnar = col == null || col;
   }
 
   private static Boolean bool(CaseInsensitiveStringMap options, String key) {
@@ -136,6 +144,10 @@ public final class ReadOptions implements Serializable {
   }
 
   /** The test-only fault hook's row count, or -1. */
+  boolean columnar() {
+    return columnar;
+  }
+
   long failFirstAttemptAfterRows() {
     return failFirstAttemptAfterRows;
   }

@@ -1,5 +1,6 @@
 package dev.fleetprof.spark;
 
+import dev.fleetprof.spark.columnar.FlatBatch;
 import java.io.Closeable;
 import java.io.IOException;
 import org.apache.spark.sql.catalyst.expressions.GenericInternalRow;
@@ -25,4 +26,16 @@ interface RowSource extends Closeable {
 
   /** The current row; valid until the next call to {@link #next()}. */
   GenericInternalRow row();
+
+  /**
+   * Columnar reads: adds this source's next rows to an empty batch until it is full or the source
+   * ends; false when there were none. A problem found after some rows throws and leaves them in the
+   * batch. Sources that can skip building rows override this.
+   */
+  default boolean fillBatch(FlatBatch batch) throws IOException {
+    while (!batch.full() && next()) {
+      batch.addRow(row());
+    }
+    return batch.size() > 0;
+  }
 }

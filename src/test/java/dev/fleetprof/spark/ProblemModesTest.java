@@ -28,6 +28,8 @@ import org.apache.spark.sql.SparkSession;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * The read modes on a directory of good and bad files, as a fleet delivers them: every readable
@@ -211,6 +213,48 @@ class ProblemModesTest {
     assertTrue(failed.get() >= 4, "the hook failed every split's first attempt: " + failed);
     assertEquals(clean.size(), retried.size());
     assertEquals(clean, retried);
+  }
+
+  /**
+   * Queries without call chains read column batches; they must give exactly the rows that row
+   * reads give, error rows and partial files included, and on a file cut into many splits.
+   */
+  @ParameterizedTest
+  @ValueSource(strings = {"PERMISSIVE", "DROPMALFORMED", "ignoreCorruptFiles"})
+  void columnarReadsGiveTheRowsOfRowReads(String how, @TempDir Path tmp) throws Exception {
+    Path big = tmp.resolve("big.prof");
+    SyntheticCpuProfile.write(big, 3 << 20, 11);
+    String[] flat = {"path", "format", "kind", "count", "period", "period_unit", "record_offset",
+        "error"};
+    for (String path : List.of(dir.toString(), big.toString())) {
+      Dataset<Row> columnar = flatRead(how, path, true).selectExpr(flat);
+      Dataset<Row> rows = flatRead(how, path, false).selectExpr(flat);
+      assertTrue(plan(columnar).contains("ColumnarToRow"), plan(columnar));
+      assertTrue(!plan(rows).contains("ColumnarToRow"), plan(rows));
+      List<Row> expected = sorted(rows.collectAsList());
+      assertTrue(expected.size() > 100, "the read has rows: " + expected.size());
+      assertEquals(expected, sorted(columnar.collectAsList()), how + " on " + path);
+      assertEquals(TestSpark.scanMetric(rows, ProfileMetrics.RECORDS),
+          TestSpark.scanMetric(columnar, ProfileMetrics.RECORDS));
+    }
+  }
+
+  private static Dataset<Row> flatRead(String how, String path, boolean columnar) {
+    var reader = spark.read().format("profile").option("columnar", columnar)
+        .option("maxPartitionBytes", "700k");
+    reader = how.equals("ignoreCorruptFiles") ? reader.option(how, "true")
+        : reader.option("mode", how);
+    return reader.load(path);
+  }
+
+  private static String plan(Dataset<Row> df) {
+    return df.queryExecution().executedPlan().toString();
+  }
+
+  private static List<Row> sorted(List<Row> rows) {
+    List<Row> out = new ArrayList<>(rows);
+    out.sort(java.util.Comparator.comparing(Row::toString));
+    return out;
   }
 
   private static List<Row> rows(Dataset<Row> df) {
