@@ -7,6 +7,7 @@ import java.util.zip.GZIPInputStream;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.FSDataInputStream;
 import org.apache.hadoop.fs.FileSystem;
+import org.apache.hadoop.fs.LocalFileSystem;
 import org.apache.hadoop.fs.Path;
 
 /**
@@ -50,7 +51,14 @@ public final class HadoopByteSource implements ByteSource {
    * and one positioned read; a file that shrank since it was listed fails with an EOFException.
    */
   public void readFully(byte[] into, int length) throws IOException {
-    try (FSDataInputStream in = path.getFileSystem(conf).open(path, 4096)) {
+    FileSystem fs = path.getFileSystem(conf);
+    if (fs instanceof LocalFileSystem local) {
+      // The checksummed local file system looks for a .crc file beside every file it opens (a
+      // failed open and an exception each time), which cost more than reading a small profile;
+      // profilers write no .crc files.
+      fs = local.getRawFileSystem();
+    }
+    try (FSDataInputStream in = fs.open(path, 4096)) {
       in.readFully(0, into, 0, length);
     }
   }
