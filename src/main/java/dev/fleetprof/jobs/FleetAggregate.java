@@ -142,7 +142,32 @@ public final class FleetAggregate {
     Sessions.main("fleet-aggregate", USAGE, argv, false, Args::parse, FleetAggregate::run);
   }
 
+  /**
+   * Lets adaptive execution coalesce the shuffle under the persisted aggregates to what the data
+   * needs, as it does for any other shuffle. Otherwise they keep all
+   * {@code spark.sql.shuffle.partitions} partitions, every write from them makes that many files in
+   * each date partition, and every later stage runs that many tasks.
+   */
+  private static final String COALESCE_CACHED =
+      "spark.sql.optimizer.canChangeCachedPlanOutputPartitioning";
+
   static Summary run(SparkSession spark, Args args) throws IOException {
+    // Read when a Dataset is persisted; the caller's session gets its own setting back afterwards.
+    String before =
+        spark.conf().contains(COALESCE_CACHED) ? spark.conf().get(COALESCE_CACHED) : null;
+    spark.conf().set(COALESCE_CACHED, true);
+    try {
+      return aggregate(spark, args);
+    } finally {
+      if (before == null) {
+        spark.conf().unset(COALESCE_CACHED);
+      } else {
+        spark.conf().set(COALESCE_CACHED, before);
+      }
+    }
+  }
+
+  private static Summary aggregate(SparkSession spark, Args args) throws IOException {
     long started = System.nanoTime();
     LOG.info("fleet-aggregate: reading {} -> {}", args.inputs(), args.output());
     DataFrameReader reader = spark.read().format("profile").option("format", args.format())
@@ -163,33 +188,45 @@ public final class FleetAggregate {
       base = base.where(col("date").equalTo(lit(args.date())));
     }
 
-    // One pass over the profiles: per file and stack. Everything else is aggregated from it.
-    Dataset<Row> fileStacks = base
+    // The only wide shuffle of the stacks: by stack (frames and what gives their counts a meaning),
+    // before any aggregation. The per-file, per-host and fleet-wide aggregates all group by a
+    // superset of these columns, so Spark plans them in the partitions this one exchange made,
+    // instead of shuffling every frames array again at each level.
+    Dataset<Row> byStack = base
+        .select(col("date"), col("host"), col("path"), col("format"), col("kind"), col("period"),
+            col("period_unit"), col("frames"), col("error"), col("count"))
+        .repartition(col("date"), col("format"), col("kind"), col("period"),
+            col("period_unit"), col("frames"));
+    Dataset<Row> fileStacks = persist(byStack
         .groupBy(col("date"), col("host"), col("path"), col("format"), col("kind"), col("period"),
             col("period_unit"), col("frames"), col("error"))
         .agg(sum(expr(UNSIGNED_COUNT)).cast("decimal(38,0)").as("count"),
-            count(lit(1)).as("records"))
-        .persist(StorageLevel.MEMORY_AND_DISK());
+            count(lit(1)).as("records")));
+    // Each of these feeds several outputs: persisted, so that no write recomputes it.
+    Dataset<Row> hostStacks = persist(fileStacks.where("kind <> 'error'")
+        .groupBy("date", "host", "format", "kind", "period", "period_unit", "frames")
+        .agg(sum("count").cast("decimal(38,0)").as("count"),
+            sum("records").as("records"), count(lit(1)).as("profiles")));
+    Dataset<Row> stacks = persist(hostStacks
+        .groupBy("date", "format", "kind", "period", "period_unit", "frames")
+        .agg(sum("count").cast("decimal(38,0)").as("count"), sum("records").as("records"),
+            sum("profiles").as("profiles"), count(col("host")).as("hosts")));
     try {
-      Dataset<Row> records = fileStacks.where("kind <> 'error'");
-      Dataset<Row> hostStacks = records
-          .groupBy("date", "host", "format", "kind", "period", "period_unit", "frames")
-          .agg(sum("count").cast("decimal(38,0)").as("count"),
-              sum("records").as("records"), count(lit(1)).as("profiles"));
-      Dataset<Row> stacks = hostStacks
-          .groupBy("date", "format", "kind", "period", "period_unit", "frames")
-          .agg(sum("count").cast("decimal(38,0)").as("count"), sum("records").as("records"),
-              sum("profiles").as("profiles"), count(col("host")).as("hosts"));
+      // A location on the stack twice (recursion) counts once. array_distinct over structs
+      // compares every pair of frames in interpreted code; distinct offsets (almost every stack)
+      // already mean distinct frames, and array_distinct over bigints is a generated hash set.
       Dataset<Row> locations = stacks
           .selectExpr("date", "format", "kind", "count", "try_element_at(frames, 1) AS leaf",
-              "explode(array_distinct(frames)) AS frame")
+              "explode(IF(size(array_distinct(frames.offset)) = size(frames), frames,"
+                  + " array_distinct(frames))) AS frame")
           .groupBy("date", "format", "kind", "frame.module", "frame.offset")
           .agg(sum(expr("CASE WHEN frame = leaf THEN count ELSE 0 END"))
                   .cast("decimal(38,0)").as("self_count"),
               sum("count").cast("decimal(38,0)").as("total_count"));
       Dataset<Row> modules = hostStacks
-          .selectExpr("date", "host", "format", "kind", "count", "try_element_at(frames, 1).module AS leaf_module",
-              "explode(array_distinct(transform(frames, f -> f.module))) AS module")
+          .selectExpr("date", "host", "format", "kind", "count",
+              "try_element_at(frames, 1).module AS leaf_module",
+              "explode(array_distinct(frames.module)) AS module")
           .groupBy("date", "host", "format", "kind", "module")
           .agg(sum(expr("CASE WHEN module <=> leaf_module THEN count ELSE 0 END"))
                   .cast("decimal(38,0)").as("self_count"),
@@ -226,8 +263,14 @@ public final class FleetAggregate {
           "fleetprof: CPU samples of " + summary.dates() + ", " + summary.files() + " files");
       return summary;
     } finally {
+      stacks.unpersist();
+      hostStacks.unpersist();
       fileStacks.unpersist();
     }
+  }
+
+  private static Dataset<Row> persist(Dataset<Row> d) {
+    return d.persist(StorageLevel.MEMORY_AND_DISK());
   }
 
   /**

@@ -220,6 +220,12 @@ public final class ScanBenchmark {
           got[1] = r[1];
         }));
     check("sum(count)", large, got[0], got[1]);
+    // What frames cost: each pc's module path repeated per frame makes that column several times
+    // the file's bytes, all of it built by the reader and copied by Spark.
+    noop(spark.read().format("profile").load(warm.path().toString()).drop("frames"));
+    report.add(best("`profile` → `noop`, all columns but `frames`, local[2]", large,
+        large.records(), "", opt.runs(),
+        () -> noop(spark.read().format("profile").load(file).drop("frames"))));
     groupByFrames(warm.path().toString());
     report.add(best("`profile` → group by `frames`, sum(count) → `noop`", large, large.records(),
         "", opt.runs(), () -> groupByFrames(file)));
