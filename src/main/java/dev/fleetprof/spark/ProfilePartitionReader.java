@@ -96,12 +96,9 @@ final class ProfilePartitionReader implements PartitionReader<InternalRow> {
           if (problem(e)) {
             return true;
           }
-          continue;
         }
-        current.close();
-        current = null;
       }
-      switch (openNext()) {
+      switch (advance()) {
         case END:
           return false;
         case ERROR_ROW:
@@ -142,12 +139,9 @@ final class ProfilePartitionReader implements PartitionReader<InternalRow> {
           if (problem(e)) {
             return errorBatch(batch);
           }
-          continue;
         }
-        current.close();
-        current = null;
       }
-      switch (openNext()) {
+      switch (advance()) {
         case END:
           return false;
         case ERROR_ROW:
@@ -166,8 +160,15 @@ final class ProfilePartitionReader implements PartitionReader<InternalRow> {
 
   private enum Opened { END, SLICE, ERROR_ROW }
 
-  /** Opens the partition's next slice; a problem opening it becomes an error row, or is skipped. */
-  private Opened openNext() throws IOException {
+  /**
+   * Closes the finished slice (if a problem has not already) and opens the partition's next one; a
+   * problem opening it becomes an error row, or is skipped.
+   */
+  private Opened advance() throws IOException {
+    if (current != null) {
+      current.close();
+      current = null;
+    }
     if (next >= partition.size()) {
       return Opened.END;
     }

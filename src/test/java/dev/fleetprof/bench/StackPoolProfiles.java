@@ -79,7 +79,7 @@ final class StackPoolProfiles {
       b.putLong(0).putLong(3).putLong(0).putLong(10000).putLong(0);
       do {
         if (b.remaining() < MAX_RECORD_BYTES) {
-          written += drain(ch, b);
+          written += LargeGmon.drain(ch, b);
         }
         double u = rnd.nextDouble();
         int s = (int) (modules.length * u * u * u);
@@ -94,21 +94,11 @@ final class StackPoolProfiles {
         countSum += count;
       } while (written + b.position() < targetBytes);
       b.putLong(0).putLong(1).putLong(0);
-      written += drain(ch, b);
+      written += LargeGmon.drain(ch, b);
       b.put(maps(bases).getBytes(StandardCharsets.US_ASCII));
-      written += drain(ch, b);
+      written += LargeGmon.drain(ch, b);
     }
     return new Written(written, records, countSum);
-  }
-
-  private static long drain(FileChannel ch, ByteBuffer b) throws IOException {
-    b.flip();
-    long n = b.remaining();
-    while (b.hasRemaining()) {
-      ch.write(b);
-    }
-    b.clear();
-    return n;
   }
 
   /** The maps text gperftools appends: /proc/self/maps of the process. */

@@ -1,5 +1,6 @@
 package dev.fleetprof.testing;
 
+import dev.fleetprof.format.ByteArraySource;
 import dev.fleetprof.format.ByteSource;
 import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
@@ -63,10 +64,7 @@ public final class TestSources {
    * 300 KB file must not copy 300 KB per prefix); length known, any offset.
    */
   public static ByteSource bytes(String name, byte[] data, int len) {
-    return source(name, () -> len, offset -> {
-      int from = (int) Math.min(offset, len);
-      return new ByteArrayInputStream(data, from, len - from);
-    });
+    return new ByteArraySource(name, data, len);
   }
 
   /** In-memory bytes of unknown length (-1), offset 0 only, delivered 1 to 7 bytes per read. */
