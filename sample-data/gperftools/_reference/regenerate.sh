@@ -5,8 +5,8 @@
 # The profiles go to sample-data/gperftools/ (what the profile source reads); sources, this script
 # and pprof's output stay here in _reference/, which readers skip like any name starting with '_'.
 # Executables and libwork.so are built in $BUILD_DIR (default /tmp/fleetprof-gperftools-build,
-# wiped first; its path shows up in the profiles' maps text) and never written here; only
-# *.prof and *.pprof-raw.txt in this folder are rewritten. SKIP_APT=1 skips step 1.
+# wiped first; its path shows up in the profiles' maps text) and copied to bin/ here (for
+# symbolization); *.prof and *.pprof-raw.txt in this folder are rewritten. SKIP_APT=1 skips step 1.
 set -euo pipefail
 
 REF="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
@@ -48,6 +48,11 @@ gcc $CFLAGS -fPIE -pie -I"$SRC" -o shared_library "$SRC/shared_library.c" \
 gcc -m32 $CFLAGS -o x86_32 "$SRC/x86_32.c" /usr/lib/i386-linux-gnu/libprofiler.so.0
 gcc $CFLAGS -o zero_samples "$SRC/zero_samples.c" -lprofiler
 ! command -v file >/dev/null || file deep_recursion multithreaded libwork.so shared_library x86_32 zero_samples
+
+# The binaries, with their debug info, for symbolization (jobs/fleet-aggregate --binaries):
+# bin/ is what the quick start symbolizes against. -g does not change the code gcc generates.
+mkdir -p "$REF/bin"
+cp deep_recursion multithreaded libwork.so shared_library x86_32 zero_samples "$REF/bin/"
 
 # ---- 3. run (each program calls ProfilerStart(argv[1]) / ProfilerStop()) -------------------
 export CPUPROFILE_FREQUENCY="$FREQ"

@@ -18,8 +18,9 @@ work=${1:-$(mktemp -d)}
 mkdir -p "$work"
 echo "building in $work"
 
-CFLAGS="-pg -O1 -fno-inline"
-CXXFLAGS="-pg -O1"
+# -g adds debug info for symbolization and leaves the generated code as it is.
+CFLAGS="-g -pg -O1 -fno-inline"
+CXXFLAGS="-g -pg -O1"
 
 # save_text SAMPLE BINARY GMONFILE: for the profile $data/SAMPLE/GMONFILE, save in $here/SAMPLE gprof's
 # flat profile and call graph, the bins gprof credits to functions (its --debug=64 "assign_samples"
@@ -72,6 +73,10 @@ mkdir -p "$data/c-pie-64-bsd44" "$data/c-pie-64-bsd"
 (cd "$work" && rm -f gmon.sum && gprof -s -O b workload seed.bsd44 && mv gmon.sum "$data/c-pie-64-bsd/gmon.bsd")
 save_text c-pie-64-bsd44 "$work/workload" gmon.bsd44
 save_text c-pie-64-bsd "$work/workload" gmon.bsd
+
+# The binaries, with debug info, for symbolization (jobs/fleet-aggregate --binaries, --gmon-binary).
+mkdir -p "$here/bin"
+cp "$work/workload" "$work/shapes" "$work/workload32" "$here/bin/"
 
 # Tool versions, for README.md.
 {
