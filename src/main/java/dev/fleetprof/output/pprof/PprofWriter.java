@@ -5,10 +5,13 @@ import com.google.perftools.profiles.ProfileProto.Mapping;
 import com.google.perftools.profiles.ProfileProto.Profile;
 import com.google.perftools.profiles.ProfileProto.Sample;
 import com.google.perftools.profiles.ProfileProto.ValueType;
+import com.google.perftools.profiles.ProfileProto.Function;
+import com.google.perftools.profiles.ProfileProto.Line;
 import dev.fleetprof.output.Frame;
 import dev.fleetprof.output.StackWriter;
 import dev.fleetprof.output.ValueMeaning;
 import dev.fleetprof.output.WeightedStack;
+import dev.fleetprof.symbols.SourceLine;
 import java.io.BufferedOutputStream;
 import java.io.IOException;
 import java.io.OutputStream;
@@ -48,20 +51,38 @@ import java.util.zip.GZIPOutputStream;
  * module's mapping starts at 0 with file offset 0 (one mapping per module, file name = module, the
  * anonymous module named {@value Frame#ANONYMOUS}; a frame without a module gets a location with no
  * mapping and its pc as address). {@code pprof -addresses} then prints {@code 0000000000001105
- * [libwork.so]}, i.e. module + offset. As pprof does for gperftools profiles and Go's runtime writes,
- * caller frames (all but the leaf) get {@code offset - 1}, inside the call instruction, so that a
- * symbolizer attributes them to the call's line. Mappings are marked {@code has_functions}: the file
- * names are paths on the profiled hosts, and pprof must not symbolize against whatever file (maybe
- * another build) has that name on the viewer's machine ({@code -symbolize=force} still can). pprof
- * takes {@code mapping[0]} as the main binary: it is the heaviest module (in the most weight) that is
- * not a shared library by pprof's own test ({@code .so} names, {@code [vdso]}-like names), then the
- * others follow by weight. pprof's legacy clean-ups (dropping a duplicated leaf or a signal-handler frame) are not
- * applied: the stacks are written as aggregated.
+ * [libwork.so]}, i.e. module + offset. Offsets are written as given: the frames already follow
+ * pprof's convention (a CPU sample's caller frames hold the return address minus one, inside the call
+ * instruction, as pprof shows gperftools profiles and as Go's runtime writes them; see {@link
+ * Frame}), so this writer does not adjust them. pprof takes {@code mapping[0]} as the main binary: it
+ * is the heaviest module (in the most weight) that is not a shared library by pprof's own test
+ * ({@code .so} names, {@code [vdso]}-like names), then the others follow by weight. pprof's legacy
+ * clean-ups (dropping a duplicated leaf or a signal-handler frame) are not applied: the stacks are
+ * written as aggregated.
+ *
+ * <p>Symbols: a symbolized frame's location gets one {@code Location.line} per entry of its inline
+ * chain, in the chain's order (innermost first, as pprof expects), each with its line number (0 when
+ * unknown) and a {@code Function}: name = the demangled {@link SourceLine#function()}, system_name =
+ * the raw {@link SourceLine#symbol()} (the name when that is null), filename = the file or
+ * {@code ""}, start_line unknown (0); one {@code Function} per distinct (name, system_name,
+ * filename). An unsymbolized frame's location has its address only, as before.
+ *
+ * <p>Mapping flags: {@code has_filenames}, {@code has_line_numbers} and {@code has_inline_frames} are
+ * set as pprof's own symbolizer sets them ({@code symbolizeOneMapping}): when some location of the
+ * mapping has a line with a file, a line with a line number, a chain at all (a chain is the full
+ * inline expansion, even when it has one entry). {@code has_functions} is set on EVERY mapping. For a
+ * mapping with symbolized locations that is the truth; for one whose binary was not found (address
+ * only) it is deliberate: pprof reads the flag as "already symbolized, do not look for the binary",
+ * and its local symbolizer and symbolz then skip the mapping. The mapping's file name is a path on
+ * the profiled hosts, so without the flag pprof would symbolize against whatever file (maybe another
+ * build, maybe nothing, with warnings about missing binaries) has that path on the viewer's machine;
+ * {@code -symbolize=force} still can. Its locations show as addresses ({@code [libfoo.so]} in
+ * function views).
  *
  * <p>Streaming: the encoding of two {@code Profile} messages one after the other parses as one
  * {@code Profile} with their repeated fields concatenated (protobuf's merge rule), so samples are
  * written in batches as they come and the tables (locations, mappings, strings) once at the end;
- * memory holds the distinct locations, not the samples.
+ * memory holds the distinct locations (with their chains), not the samples.
  */
 public final class PprofWriter implements StackWriter {
   private static final int BATCH = 4096;
@@ -85,6 +106,9 @@ public final class PprofWriter implements StackWriter {
     long maxAddress;
     double weight;
     long lastSample = -1;
+    boolean hasFilenames;
+    boolean hasLineNumbers;
+    boolean hasInlineFrames;
 
     ModuleStats(String name) {
       this.name = name;
@@ -122,9 +146,7 @@ public final class PprofWriter implements StackWriter {
       s.addValue(multiply(value, valueMultiplier, "value"));
     }
     for (int i = 0; i < leafFirst.size(); i++) {
-      Frame f = leafFirst.get(i);
-      long address = i == 0 || f.offset() == 0 ? f.offset() : f.offset() - 1;
-      long id = locationId(new Frame(f.module(), address));
+      long id = locationId(leafFirst.get(i));
       ModuleStats m = locationModules.get((int) id - 1);
       if (m != null && m.lastSample != samples) {
         m.lastSample = samples;
@@ -152,6 +174,11 @@ public final class PprofWriter implements StackWriter {
       m = modules.computeIfAbsent(key.displayModule(), ModuleStats::new);
       if (Long.compareUnsigned(key.offset(), m.maxAddress) > 0) {
         m.maxAddress = key.offset();
+      }
+      m.hasInlineFrames |= key.isSymbolized();
+      for (SourceLine line : key.lines()) {
+        m.hasFilenames |= line.file() != null;
+        m.hasLineNumbers |= line.line() != 0;
       }
     }
     locationModules.add(m);
@@ -198,13 +225,31 @@ public final class PprofWriter implements StackWriter {
       mappingIds.put(m, id);
       long limit = m.maxAddress == -1L ? -1L : m.maxAddress + 1;
       p.addMapping(Mapping.newBuilder().setId(id).setMemoryStart(0).setMemoryLimit(limit)
-          .setFileOffset(0).setFilename(strings.index(m.name)).setHasFunctions(true));
+          .setFileOffset(0).setFilename(strings.index(m.name)).setHasFunctions(true)
+          .setHasFilenames(m.hasFilenames).setHasLineNumbers(m.hasLineNumbers)
+          .setHasInlineFrames(m.hasInlineFrames));
     }
+    Map<FunctionKey, Long> functionIds = new HashMap<>();
     for (int i = 0; i < locations.size(); i++) {
-      Location.Builder l = Location.newBuilder().setId(i + 1L).setAddress(locations.get(i).offset());
+      Frame frame = locations.get(i);
+      Location.Builder l = Location.newBuilder().setId(i + 1L).setAddress(frame.offset());
       ModuleStats m = locationModules.get(i);
       if (m != null) {
         l.setMappingId(mappingIds.get(m));
+      }
+      for (SourceLine line : frame.lines()) { // innermost first, as Location.line wants
+        FunctionKey key = new FunctionKey(line.function(),
+            line.symbol() == null ? line.function() : line.symbol(),
+            line.file() == null ? "" : line.file());
+        Long id = functionIds.get(key);
+        if (id == null) {
+          id = functionIds.size() + 1L;
+          functionIds.put(key, id);
+          p.addFunction(Function.newBuilder().setId(id).setName(strings.index(key.name()))
+              .setSystemName(strings.index(key.systemName()))
+              .setFilename(strings.index(key.filename())));
+        }
+        l.addLine(Line.newBuilder().setFunctionId(id).setLine(line.line()));
       }
       p.addLocation(l);
     }
@@ -213,6 +258,9 @@ public final class PprofWriter implements StackWriter {
     }
     return p.addAllStringTable(strings.table).build();
   }
+
+  /** What makes a pprof {@code Function} distinct. */
+  private record FunctionKey(String name, String systemName, String filename) {}
 
   /** pprof's guess that a mapped file is not the main binary ({@code massageMappings}). */
   private static boolean isLibrary(String file) {

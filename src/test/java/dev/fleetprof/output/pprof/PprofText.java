@@ -5,17 +5,32 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 /**
  * What {@code go tool pprof -raw} printed: the period, the samples (values and location ids) and the
- * locations and mappings they point to, resolved to frames of (mapping file, address).
+ * locations (with their symbolized lines) and mappings they point to, resolved to frames of (mapping
+ * file, address).
  */
 final class PprofText {
   record RawSample(List<Long> values, List<Long> locationIds) {}
 
   record RawMapping(long start, long limit, long offset, String file, String flags) {}
 
-  record RawLocation(long address, long mappingId) {}
+  /**
+   * One {@code Location.line} as pprof prints it ({@code name file:line s=start(system name)}); the
+   * system name is the name when pprof printed none (they are equal).
+   */
+  record RawLine(String function, String file, long line, String systemName) {}
+
+  record RawLocation(long address, long mappingId, List<RawLine> lines) {}
+
+  // "   12: 0x1234 M=1 " then the first line, if any; further lines are indented continuations.
+  private static final Pattern LOCATION =
+      Pattern.compile("^\\s*(\\d+): (0x[0-9a-f]+) (?:M=(\\d+) )?(?:\\[F\\] )?(.*)$");
+  private static final Pattern LINE =
+      Pattern.compile("^(.*) (\\S*):(-?\\d+) s=-?\\d+(?:\\((.*)\\))?$");
 
   String periodType = "";
   long period;
@@ -26,6 +41,7 @@ final class PprofText {
   static PprofText parse(String text) {
     PprofText out = new PprofText();
     String section = "";
+    long location = 0;
     for (String line : text.split("\n")) {
       String t = line.strip();
       if (t.startsWith("PeriodType:")) {
@@ -48,15 +64,16 @@ final class PprofText {
         }
         out.samples.add(new RawSample(values, ids));
       } else if (!t.isEmpty() && section.equals("Locations")) {
-        String[] f = t.split("\\s+"); // "1: 0x1105 M=2"
-        long mapping = 0;
-        for (String x : f) {
-          if (x.startsWith("M=")) {
-            mapping = Long.parseLong(x.substring(2));
-          }
+        Matcher m = LOCATION.matcher(line);
+        if (m.matches()) {
+          location = Long.parseLong(m.group(1));
+          out.locations.put(location, new RawLocation(hex(m.group(2)),
+              m.group(3) == null ? 0 : Long.parseLong(m.group(3)), new ArrayList<>()));
         }
-        out.locations.put(Long.parseLong(f[0].replace(":", "")), new RawLocation(hex(f[1]),
-            mapping));
+        String rest = m.matches() ? m.group(4).strip() : t;
+        if (!rest.isEmpty()) {
+          out.locations.get(location).lines().add(rawLine(rest));
+        }
       } else if (!t.isEmpty() && section.equals("Mappings")) {
         String[] f = t.split("\\s+", 4); // "1: 0x0/0x1106/0x0 /path/libwork.so  [FN]"
         String[] r = f[1].split("/");
@@ -65,6 +82,15 @@ final class PprofText {
       }
     }
     return out;
+  }
+
+  private static RawLine rawLine(String text) {
+    Matcher m = LINE.matcher(text);
+    if (!m.matches()) {
+      throw new IllegalArgumentException("not a pprof location line: " + text);
+    }
+    return new RawLine(m.group(1), m.group(2), Long.parseLong(m.group(3)),
+        m.group(4) == null ? m.group(1) : m.group(4));
   }
 
   private static long hex(String s) {

@@ -12,6 +12,7 @@ import com.google.perftools.profiles.ProfileProto.ValueType;
 import dev.fleetprof.output.Frame;
 import dev.fleetprof.output.ValueMeaning;
 import dev.fleetprof.output.WeightedStack;
+import dev.fleetprof.symbols.SourceLine;
 import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
@@ -20,6 +21,7 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.SplittableRandom;
 import java.util.zip.GZIPInputStream;
 import org.junit.jupiter.api.Test;
@@ -60,12 +62,14 @@ class PprofWriterTest {
     return out;
   }
 
-  /** What pprof should hold for a stack: caller frames point into the call, one byte back. */
+  /**
+   * What pprof should hold for a stack: every offset as given (the frames already follow pprof's
+   * convention for caller frames), in the module's mapping.
+   */
   static List<Frame> expectedLocations(List<Frame> leafFirst) {
     List<Frame> out = new ArrayList<>();
-    for (int i = 0; i < leafFirst.size(); i++) {
-      Frame f = leafFirst.get(i);
-      out.add(new Frame(f.displayModule(), i == 0 || f.offset() == 0 ? f.offset() : f.offset() - 1));
+    for (Frame f : leafFirst) {
+      out.add(new Frame(f.displayModule(), f.offset()));
     }
     return out;
   }
@@ -154,7 +158,55 @@ class PprofWriterTest {
         .map(m -> p.getStringTable((int) m.getFilename())).toList();
     assertEquals(List.of("/bin/main", "/bin/tool", "/lib/libb.so.6", "/lib/liba.so", "[vdso]"),
         files);
-    assertEquals(9, p.getMapping(0).getMemoryLimit(), "one past the largest address, caller 9 - 1");
+    assertEquals(10, p.getMapping(0).getMemoryLimit(), "one past the largest address, caller 9");
+  }
+
+  @Test
+  void callerOffsetsPassThroughUnchanged() throws IOException {
+    // Caller frames already hold return address - 1: nothing is subtracted again.
+    List<Frame> stack = List.of(new Frame("/bin/x", 0x1000), new Frame("/bin/x", 0x2005),
+        new Frame("/lib/liby.so", 0x30), new Frame(null, 0x7fff0001));
+    Profile p = parse(write(CPU, List.of(new WeightedStack(stack, 1))));
+    assertEquals(List.of(List.of(new Frame("/bin/x", 0x1000), new Frame("/bin/x", 0x2005),
+        new Frame("/lib/liby.so", 0x30), new Frame(null, 0x7fff0001))), frames(p));
+  }
+
+  @Test
+  void symbolizedLocationsGetLinesAndDeduplicatedFunctions() throws IOException {
+    SourceLine inner = new SourceLine("f(int)", "_Z1fi", "/src/f.h", 3);
+    SourceLine outer = new SourceLine("g", "g", "/src/g.c", 40);
+    List<WeightedStack> stacks = List.of(
+        new WeightedStack(List.of(new Frame("/bin/main", 0x10, List.of(inner, outer)),
+            new Frame("/bin/main", 0x20, List.of(new SourceLine("g", "g", "/src/g.c", 44)))), 2),
+        new WeightedStack(List.of(new Frame("/lib/libnolines.so", 0x30,
+            List.of(new SourceLine("h", "h", null, 0))), new Frame("/lib/libgone.so", 0x40)), 3));
+    Profile p = parse(write(CPU, stacks));
+
+    Map<Long, String> functions = new HashMap<>();
+    for (com.google.perftools.profiles.ProfileProto.Function f : p.getFunctionList()) {
+      functions.put(f.getId(), p.getStringTable((int) f.getName()) + "|"
+          + p.getStringTable((int) f.getSystemName()) + "|"
+          + p.getStringTable((int) f.getFilename()) + "|" + f.getStartLine());
+    }
+    assertEquals(Set.of("f(int)|_Z1fi|/src/f.h|0", "g|g|/src/g.c|0", "h|h||0"),
+        Set.copyOf(functions.values()), "one Function per (name, system name, file)");
+    assertEquals(3, functions.size());
+    Map<Long, List<String>> lines = new HashMap<>();
+    for (Location l : p.getLocationList()) {
+      lines.put(l.getAddress(), l.getLineList().stream()
+          .map(x -> functions.get(x.getFunctionId()).split("\\|")[0] + ":" + x.getLine()).toList());
+    }
+    assertEquals(Map.of(0x10L, List.of("f(int):3", "g:40"), 0x20L, List.of("g:44"),
+        0x30L, List.of("h:0"), 0x40L, List.of()), lines, "innermost first, as the chain");
+
+    Map<String, String> flags = new HashMap<>();
+    for (Mapping m : p.getMappingList()) {
+      flags.put(p.getStringTable((int) m.getFilename()), (m.getHasFunctions() ? "FN" : "")
+          + (m.getHasFilenames() ? "FL" : "") + (m.getHasLineNumbers() ? "LN" : "")
+          + (m.getHasInlineFrames() ? "IN" : ""));
+    }
+    assertEquals(Map.of("/bin/main", "FNFLLNIN", "/lib/libnolines.so", "FNIN",
+        "/lib/libgone.so", "FN"), flags);
   }
 
   @Test
