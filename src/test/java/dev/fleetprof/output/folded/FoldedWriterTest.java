@@ -6,7 +6,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.fleetprof.output.Frame;
 import dev.fleetprof.output.SampleAggregate;
+import dev.fleetprof.output.SymbolizedStacks;
 import dev.fleetprof.output.WeightedStack;
+import dev.fleetprof.symbols.SourceLine;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -105,6 +107,24 @@ class FoldedWriterTest {
   private static String plain(Frame f) {
     String hex = "0x" + Long.toHexString(f.offset());
     return f.module() == null ? hex : f.module() + "+" + hex;
+  }
+
+  @Test
+  void symbolizedFramesBecomeTheirInlineFunctionsOutermostFirst() throws IOException {
+    List<WeightedStack> stacks = new ArrayList<>(SymbolizedStacks.stacks());
+    stacks.add(new WeightedStack(List.of(new Frame("/bin/x", 0x10,
+        List.of(new SourceLine("odd;name 100%", "odd", null, 0)))), 1));
+    String[] lines = write(stacks).split("\n", -1);
+    String libc = SymbolizedStacks.LIBC;
+    assertEquals(List.of(
+        "main;process_block;checksum;crc_step 30",
+        "main;process_block 20",
+        "main;process_block 5", // the same text as the line before: readers add them up
+        "main;Server::handle(Request%20const&);" + libc + "+0x9a0c0 7",
+        "main;" + libc + "+0x4a1f3;compare_keys 3",
+        "odd%3Bname%20100%25 1",
+        ""), List.of(lines));
+    assertEquals("process_block;checksum;crc_step", FoldedWriter.frame(SymbolizedStacks.CRC));
   }
 
   @Test
