@@ -13,6 +13,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Comparator;
 import java.util.HashMap;
 import java.util.List;
@@ -26,6 +27,14 @@ import java.util.Map;
  * network. Hovering a frame shows its full name, weight and share of the total; clicking zooms into
  * it, clicking the root (or Escape) zooms out. Frames are colored by module, so library boundaries
  * stand out; frames with no module are grey, anonymous (JIT) code green.
+ *
+ * <p>Boxes are functions: a symbolized frame is drawn as the functions of its inline chain, each a
+ * box of its own (outermost above), and boxes under one parent merge by (module, function), so the
+ * many offsets sampled within one function fold into one box. The hover text names the function,
+ * marks inlined code ({@code [inlined]}), gives the file and line when all the box's frames share
+ * them (the file alone when only it is shared) and the module: {@code helper [inlined] at
+ * src/util.h:7 in /usr/bin/server}. Unsymbolized frames are boxes of one address each, as
+ * {@code module+0xoffset}.
  *
  * <p>A fleet aggregate can have millions of distinct call-tree nodes, more than a browser can draw
  * and stay responsive, so at most {@code maxFrames} frames are drawn: the heaviest ones (see
@@ -138,7 +147,8 @@ public final class FlameGraphWriter implements StackWriter {
   /**
    * The kept nodes in depth-first order, children heaviest first: {@code nodes} is a flat array of
    * (depth, frame index, total, self) per node; {@code frames} holds (short label, full label,
-   * module index) per distinct frame, {@code modules} the module names colors are derived from.
+   * module index) per distinct box as shown (with its source position), {@code modules} the module
+   * names colors are derived from.
    */
   private String data(int[] kept) {
     Map<Integer, List<Integer>> children = new HashMap<>();
@@ -146,8 +156,8 @@ public final class FlameGraphWriter implements StackWriter {
       children.computeIfAbsent(trie.parent(kept[i]), k -> new ArrayList<>()).add(kept[i]);
     }
     Comparator<Integer> heaviestFirst = Comparator.comparingLong((Integer n) -> trie.total(n))
-        .reversed().thenComparing(n -> trie.frame(n).label());
-    Map<Frame, Integer> frameIndex = new HashMap<>();
+        .reversed().thenComparing(n -> trie.box(n).label());
+    Map<List<Object>, Integer> frameIndex = new HashMap<>();
     Map<String, Integer> moduleIndex = new HashMap<>();
     StringBuilder frames = new StringBuilder();
     StringBuilder modules = new StringBuilder();
@@ -158,19 +168,21 @@ public final class FlameGraphWriter implements StackWriter {
     while (!stack.isEmpty()) {
       int[] top = stack.remove(stack.size() - 1);
       int node = top[0];
-      Frame f = trie.frame(node);
+      StackTrie.Box box = trie.box(node);
       int fi = -1;
-      if (f != null) {
-        fi = frameIndex.computeIfAbsent(f, k -> {
+      if (box != null) {
+        StackTrie.Where where = trie.where(node);
+        fi = frameIndex.computeIfAbsent(Arrays.asList(box, where), k -> {
+          String module = box.displayModule();
           int mi = -1;
-          if (k.displayModule() != null) {
-            mi = moduleIndex.computeIfAbsent(k.displayModule(), m -> {
+          if (module != null) {
+            mi = moduleIndex.computeIfAbsent(module, m -> {
               modules.append(modules.length() == 0 ? "" : ",").append(json(m));
               return moduleIndex.size();
             });
           }
-          frames.append(frames.length() == 0 ? "" : ",").append('[').append(json(k.shortLabel()))
-              .append(',').append(json(k.label())).append(',').append(mi).append(']');
+          frames.append(frames.length() == 0 ? "" : ",").append('[').append(json(box.shortLabel()))
+              .append(',').append(json(details(box, where))).append(',').append(mi).append(']');
           return frameIndex.size();
         });
       }
@@ -184,6 +196,34 @@ public final class FlameGraphWriter implements StackWriter {
     }
     return "{\"type\":" + json(meaning.type()) + ",\"modules\":[" + modules + "],\"frames\":["
         + frames + "],\"nodes\":[" + nodes + "]}";
+  }
+
+  /**
+   * A box's hover text: {@code module+0xoffset} for an unsymbolized frame; for a function, e.g.
+   * {@code helper [inlined] at src/util.h:7 in /usr/bin/server}: whether its frames are inlined
+   * code ({@code [inlined]}, {@code [partly inlined]} when only some are), the file and line when
+   * all its frames agree on them (the file alone when only it is shared), and the module.
+   */
+  static String details(StackTrie.Box box, StackTrie.Where where) {
+    if (box.function() == null) {
+      return box.label();
+    }
+    StringBuilder b = new StringBuilder(box.function());
+    if (where != null) {
+      if (where.inlined() == StackTrie.Inlined.YES) {
+        b.append(" [inlined]");
+      } else if (where.inlined() == StackTrie.Inlined.SOMETIMES) {
+        b.append(" [partly inlined]");
+      }
+      if (where.file() != null) {
+        b.append(" at ").append(where.file());
+        if (where.line() != 0) {
+          b.append(':').append(where.line());
+        }
+      }
+    }
+    String module = box.displayModule();
+    return module == null ? b.toString() : b.append(" in ").append(module).toString();
   }
 
   /** A JSON string that is also safe inside a script element: no {@code <}, {@code >}, {@code &}. */
@@ -264,7 +304,7 @@ public final class FlameGraphWriter implements StackWriter {
           if (i === 0) return "hsl(30, 10%, 78%)";
           const f = D.frames[fi[i]];
           if (f[2] < 0) return "hsl(0, 0%, 72%)";
-          const m = D.modules[f[2]], h = hash(m), v = hash(f[1]) % 12;
+          const m = D.modules[f[2]], h = hash(m), v = hash(f[0]) % 12;
           if (m === "[anon]") return "hsl(" + (100 + h % 40) + ", 55%, " + (55 + v) + "%)";
           return "hsl(" + (h % 50) + ", " + (70 + h % 20) + "%, " + (55 + v) + "%)";
         }

@@ -7,8 +7,10 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.fleetprof.output.ExternalTool;
 import dev.fleetprof.output.Frame;
 import dev.fleetprof.output.SampleAggregate;
+import dev.fleetprof.output.SymbolizedStacks;
 import dev.fleetprof.output.ValueMeaning;
 import dev.fleetprof.output.WeightedStack;
+import dev.fleetprof.symbols.SourceLine;
 import java.awt.image.BufferedImage;
 import java.math.BigDecimal;
 import java.math.RoundingMode;
@@ -125,6 +127,85 @@ class FlameGraphChromiumTest {
       String self = "self " + weight(s.value(), total, "samples").replace(" samples", "");
       assertTrue(drawn.stream().anyMatch(t -> t.startsWith(want) && t.contains(self)),
           want + "... " + self + " in " + drawn);
+    }
+  }
+
+  @Test
+  void symbolizedFramesAreFunctionBoxesMergedWithinAFunction() throws Exception {
+    String server = SymbolizedStacks.SERVER;
+    List<WeightedStack> stacks = new ArrayList<>(SymbolizedStacks.stacks());
+    // helper inlined into worker at one offset, called by worker at another: one box, partly inlined.
+    Frame main = new Frame(server, 0x1040, List.of(new SourceLine("main", "main",
+        "/src/fleet/main.c", 15)));
+    stacks.add(new WeightedStack(List.of(new Frame(server, 0x5000, List.of(
+        new SourceLine("helper", "helper", "/src/fleet/h.c", 3),
+        new SourceLine("worker", "worker", "/src/fleet/w.c", 10))), main), 4));
+    stacks.add(new WeightedStack(List.of(
+        new Frame(server, 0x6000, List.of(new SourceLine("helper", "helper", "/src/fleet/h.c", 3))),
+        new Frame(server, 0x5010, List.of(new SourceLine("worker", "worker", "/src/fleet/w.c", 11))),
+        main), 6));
+
+    // Box weights computed here: every root-first prefix of function names (an unsymbolized frame
+    // is its label) sums the values of the stacks that pass through it.
+    Map<String, Long> totals = new HashMap<>();
+    Map<String, Long> selves = new HashMap<>();
+    long total = 0;
+    for (WeightedStack s : stacks) {
+      StringBuilder path = new StringBuilder();
+      for (int i = s.frames().size() - 1; i >= 0; i--) {
+        Frame f = s.frames().get(i);
+        for (int k = f.lines().size() - 1; k >= 0; k--) {
+          path.append(';').append(f.lines().get(k).function());
+          totals.merge(path.toString(), s.value(), Long::sum);
+        }
+        if (f.lines().isEmpty()) {
+          path.append(';').append(f.label());
+          totals.merge(path.toString(), s.value(), Long::sum);
+        }
+      }
+      selves.merge(path.toString(), s.value(), Long::sum);
+      total += s.value();
+    }
+    assertEquals(75, total);
+    assertEquals(55, totals.get(";main;process_block"), "three offsets, one box");
+
+    Path page = dir.resolve("symbolized.html");
+    FlameGraphWriter.write(page, "symbolized",
+        ValueMeaning.forKind("sample", 1000L, "microseconds"), 4000, stacks);
+    String dom = chromium("--dump-dom", page.toUri().toString()).stdout();
+    List<String> drawn = drawnFrames(dom);
+    assertEquals(totals.size() + 1, drawn.size(), "one box per distinct path, and the root: "
+        + drawn);
+
+    String in = " in " + server;
+    Map<String, String> hover = new HashMap<>();
+    hover.put(";main", "main at /src/fleet/main.c" + in); // four call sites: the file only
+    hover.put(";main;process_block", "process_block at /src/fleet/block.c" + in);
+    hover.put(";main;process_block;checksum",
+        "checksum [inlined] at /src/fleet/checksum.h:20" + in);
+    hover.put(";main;process_block;checksum;crc_step",
+        "crc_step [inlined] at /src/fleet/crc.h:7" + in);
+    hover.put(";main;" + SymbolizedStacks.HANDLE,
+        SymbolizedStacks.HANDLE + " at /src/fleet/server.cc:88" + in);
+    hover.put(";main;" + SymbolizedStacks.HANDLE + ";" + SymbolizedStacks.LIBC_LEAF.label(),
+        SymbolizedStacks.LIBC + "+0x9a0c0");
+    hover.put(";main;" + SymbolizedStacks.LIBC_QSORT.label(), SymbolizedStacks.LIBC + "+0x4a1f3");
+    hover.put(";main;" + SymbolizedStacks.LIBC_QSORT.label() + ";compare_keys", "compare_keys" + in);
+    hover.put(";main;worker", "worker at /src/fleet/w.c" + in);
+    hover.put(";main;worker;helper", "helper [partly inlined] at /src/fleet/h.c:3" + in);
+    assertEquals(totals.keySet(), hover.keySet());
+    for (Map.Entry<String, String> h : hover.entrySet()) {
+      String want = h.getValue() + " \u2014 " + weight(totals.get(h.getKey()), total, "samples");
+      Long self = selves.get(h.getKey());
+      if (self != null) {
+        want += ", self " + weight(self, total, "samples").replace(" samples", "");
+      }
+      String w = want;
+      assertTrue(drawn.stream().anyMatch(t -> t.equals(w)), want + " in " + drawn);
+    }
+    // The wide boxes show their function names.
+    for (String name : new String[] {"main", "process_block", "checksum", "crc_step"}) {
+      assertTrue(dom.contains(">" + name + "</text>"), name + " drawn in " + dom);
     }
   }
 

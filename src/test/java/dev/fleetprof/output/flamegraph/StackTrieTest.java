@@ -5,6 +5,8 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.fleetprof.output.Frame;
+import dev.fleetprof.output.SymbolizedStacks;
+import dev.fleetprof.output.WeightedStack;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -69,6 +71,44 @@ class StackTrieTest {
         }
       }
     }
+  }
+
+  @Test
+  void symbolizedFramesAreFunctionNodesMergedWithinAFunction() {
+    StackTrie trie = new StackTrie();
+    Map<String, Long> expected = new HashMap<>(); // root-first path of names -> weight
+    for (WeightedStack s : SymbolizedStacks.stacks()) {
+      trie.add(s.frames(), s.value());
+      StringBuilder path = new StringBuilder();
+      for (int i = s.frames().size() - 1; i >= 0; i--) {
+        Frame f = s.frames().get(i);
+        if (f.lines().isEmpty()) {
+          path.append('/').append(f.label());
+          expected.merge(path.toString(), s.value(), Long::sum);
+        }
+        for (int k = f.lines().size() - 1; k >= 0; k--) {
+          path.append('/').append(f.lines().get(k).function());
+          expected.merge(path.toString(), s.value(), Long::sum);
+        }
+      }
+    }
+    Map<String, Long> got = new HashMap<>();
+    Map<String, StackTrie.Where> where = new HashMap<>();
+    for (int node = 1; node < trie.size(); node++) {
+      String path = "";
+      for (int n = node; n != 0; n = trie.parent(n)) {
+        StackTrie.Box b = trie.box(n);
+        path = "/" + (b.function() != null ? b.function() : b.address().label()) + path;
+      }
+      got.put(path, trie.total(node));
+      where.put(path, trie.where(node));
+    }
+    assertEquals(expected, got);
+    assertEquals(new StackTrie.Where("/src/fleet/block.c", 0, StackTrie.Inlined.NO),
+        where.get("/main/process_block"), "lines 55, 60 and 61 of one file");
+    assertEquals(new StackTrie.Where("/src/fleet/crc.h", 7, StackTrie.Inlined.YES),
+        where.get("/main/process_block/checksum/crc_step"));
+    assertEquals(null, where.get("/main/" + SymbolizedStacks.LIBC_QSORT.label()));
   }
 
   @Test
