@@ -106,10 +106,10 @@ class ElfFileTest {
 
   /** Compares every debug section's bytes with objcopy's decompressed dump; returns the count. */
   static int compareDebugSections(Path bin, String label) throws Exception {
-    return compareDebugSections(bin, label, List.of());
+    return compareDebugSections(dir, bin, label, List.of());
   }
 
-  static int compareDebugSections(Path bin, String label, List<String> objcopyInput)
+  static int compareDebugSections(Path dir, Path bin, String label, List<String> objcopyInput)
       throws Exception {
     Path plain = dir.resolve(bin.getFileName() + ".decompressed");
     List<String> cmd = new ArrayList<>(List.of("objcopy"));

@@ -75,7 +75,7 @@ class SymbolTableTest {
       addresses.add(s.value() + s.size() / 2);
       addresses.add(s.value() + Math.max(s.size(), 1) - 1);
     }
-    Agreement a = compare(bin, new ArrayList<>(addresses));
+    Agreement a = compare(dir, bin, new ArrayList<>(addresses));
     System.out.println("SymbolTable vs addr2line -f, " + variant + " (" + a.source + "): "
         + a.agree + " of " + a.total + " code addresses agree; " + a.named + " named; "
         + data + " symbols outside code sections not compared");
@@ -161,7 +161,7 @@ class SymbolTableTest {
         r -= s.size();
       }
     }
-    Agreement a = compare(copy, new ArrayList<>(addresses));
+    Agreement a = compare(dir, copy, new ArrayList<>(addresses));
     System.out.println("SymbolTable vs addr2line -f, libc.so.6 (" + a.source + ", " + functions
         + " function symbols): " + a.agree + " of " + a.total + " addresses agree; " + a.named
         + " named");
@@ -188,7 +188,7 @@ class SymbolTableTest {
    * Looks every address up in both; addresses go to addr2line in descending order, where bfd's
    * one-entry cache of the last function cannot answer for a closer symbol (see SymbolTable).
    */
-  static Agreement compare(Path bin, List<Long> addresses) throws Exception {
+  static Agreement compare(Path dir, Path bin, List<Long> addresses) throws Exception {
     List<Long> descending = new ArrayList<>(addresses);
     descending.sort(Comparator.reverseOrder());
     Map<Long, String> want = Toolchain.addr2lineFunctions(dir, bin, descending);
@@ -257,7 +257,7 @@ class SymbolTableTest {
       t.lookup(base + (long) (random.nextDouble() * textSize));
     }
     System.out.printf("1M lookups in %d ms%n", (System.nanoTime() - lookups) / 1_000_000);
-    Agreement a = compare(file, sample);
+    Agreement a = compare(dir, file, sample);
     System.out.println("SymbolTable vs addr2line -f, 1M-symbol file: " + a.agree + " of "
         + a.total + " addresses agree");
     assertEquals(a.total, a.agree, a.firstDisagreements.toString());
