@@ -18,8 +18,9 @@ import java.util.OptionalLong;
 /**
  * An ELF file (32- or 64-bit, little- or big-endian) read through a {@link FileChannel}: the ELF
  * header, program headers and section headers are read when the file is opened (and checked
- * against the file's size); section contents are mapped on demand with {@link FileChannel#map}, so
- * files over 2 GiB work as long as no single section that is asked for is over 2 GiB.
+ * against the file's size); section contents are mapped on demand with {@link FileChannel#map}
+ * (those of 64 KiB or less are copied to the heap instead, to spare a mapping), so files over 2 GiB
+ * work as long as no single section that is asked for is over 2 GiB.
  *
  * <p>Malformed or truncated files give an {@link ElfFormatException} naming the file and the byte
  * offset. Every count and size read from the file is checked against the file's size (and a fixed

@@ -1,0 +1,16 @@
+/**
+ * ELF files read with our own code (no ELF library): {@link dev.fleetprof.symbols.elf.ElfFile}
+ * (headers, program headers, sections with zlib/zstd/{@code .zdebug} decompression, GNU build ID,
+ * {@code .gnu_debuglink}, file offset to link-time address) and {@link
+ * dev.fleetprof.symbols.elf.SymbolTable} (the function {@code addr2line -f} names for an address
+ * when there is no DWARF). 32- and 64-bit, either byte order; files of any size (only headers and
+ * the sections asked for are read or mapped); malformed files give {@link
+ * dev.fleetprof.symbols.elf.ElfFormatException} with the file and byte offset.
+ *
+ * <p>Typical use for one frame of a profile (a file offset in a mapping): open the runtime binary,
+ * convert with {@code fileOffsetToVaddr}, then look the address up in the DWARF of the binary or of
+ * its debug file (found by {@code buildId()} or {@code debugLink()}), falling back to {@code
+ * SymbolTable.lookup}. Program headers must come from the runtime binary: in {@code objcopy
+ * --only-keep-debug} files the load segments hold no file bytes.
+ */
+package dev.fleetprof.symbols.elf;
