@@ -1,95 +1,334 @@
 package dev.fleetprof.jobs;
 
+import static org.apache.spark.sql.functions.col;
+import static org.apache.spark.sql.functions.get_json_object;
+import static org.apache.spark.sql.functions.lit;
+import static org.apache.spark.sql.functions.named_struct;
+import static org.apache.spark.sql.functions.struct;
+import static org.apache.spark.sql.functions.to_json;
+
+import com.univocity.parsers.csv.CsvWriter;
+import com.univocity.parsers.csv.CsvWriterSettings;
+import java.io.BufferedWriter;
 import java.io.IOException;
+import java.io.OutputStreamWriter;
+import java.io.PrintStream;
+import java.io.Writer;
+import java.math.BigDecimal;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Iterator;
 import java.util.List;
+import java.util.Map;
+import org.apache.spark.sql.Column;
 import org.apache.spark.sql.Dataset;
+import org.apache.spark.sql.Encoders;
 import org.apache.spark.sql.Row;
 import org.apache.spark.sql.SparkSession;
+import org.apache.spark.sql.catalyst.plans.logical.CommandResult;
+import org.apache.spark.sql.types.ArrayType;
+import org.apache.spark.sql.types.BooleanType;
+import org.apache.spark.sql.types.DataType;
+import org.apache.spark.sql.types.MapType;
+import org.apache.spark.sql.types.NumericType;
+import org.apache.spark.sql.types.StringType;
+import org.apache.spark.sql.types.StructField;
+import org.apache.spark.sql.types.StructType;
+import org.apache.spark.sql.types.VariantType;
+import scala.runtime.BoxedUnit;
 
 /**
  * Runs Spark SQL statements (given inline or from .sql files) on an embedded Spark session where the
  * {@code profile} source is available, and prints each result: ad-hoc SQL over profiles without a
- * notebook or a cluster.
+ * notebook or a cluster. {@code --format json|csv} prints the rows of queries for scripts to read,
+ * and nothing else on stdout.
  */
 public final class SqlRunner {
   static final String USAGE = String.join("\n",
-      "Usage: jobs/sql [-d KEY=VALUE ...] [--view NAME=PATH ...] [--max-rows N]",
-      "                (-e 'SQL;...' | FILE.sql)...",
+      "Usage: jobs/sql [-d KEY=VALUE ...] [--view NAME=PATH ...] [--format table|json|csv]",
+      "                [--max-rows N] (-e 'SQL;...' | FILE.sql)...",
       "",
       "  -d KEY=VALUE       replace ${KEY} in the statements (${KEY:-default} has a default), as",
       "                     spark-sql's --define does; e.g. -d date=2026-11-20",
       "  --view NAME=PATH   first run CREATE TEMPORARY VIEW NAME USING profile OPTIONS (path 'PATH')",
       "  -e SQL             statements to run (separated by ';')",
       "  FILE.sql           a file of statements to run",
-      "  --max-rows N       rows to print per result (default 50)",
+      "  --format F         how results are printed on stdout (default table):",
+      "                       table  each statement, then its result as Spark's show() prints it",
+      "                       json   JSON Lines: one object per row, keys are the column names and",
+      "                              values as Spark's to_json writes them (decimals exact, dates",
+      "                              and timestamps ISO 8601 to the microsecond, arrays and",
+      "                              structs nested, binary base64, nulls as null)",
+      "                       csv    a header line, then an RFC 4180 record per row (LF line",
+      "                              ends); values as json writes them but decimals never with",
+      "                              an exponent, nested ones as JSON text; null is an empty",
+      "                              field, the empty string is \"\"",
+      "                     json and csv print every row of every query (SELECT, WITH, VALUES",
+      "                     ...), in order, and nothing else: statements and the output of",
+      "                     commands (SET, SHOW, DESCRIBE, CREATE ...) go to stderr",
+      "  --max-rows N       rows to print per result with --format table (default 50)",
       "",
       "Example: jobs/sql --view p=sample-data/gperftools \\",
-      "           -e \"SELECT path, sum(count) AS samples FROM p GROUP BY path\"");
+      "           -e \"SELECT path, sum(count) AS samples FROM p GROUP BY path\"",
+      "         jobs/sql --format json -d date=2026-11-21 jobs/by-host.sql | jq .host");
+
+  /** How results are printed on stdout. */
+  enum Format {
+    TABLE, JSON, CSV
+  }
+
+  /**
+   * A parsed command line: the statements to run (variables substituted), how to print their
+   * results, and whether only the usage was asked for.
+   */
+  record Options(List<String> statements, Format format, int maxRows, boolean helpOnly) {}
+
+  private static final int DEFAULT_MAX_ROWS = 50;
+
+  /**
+   * How json (and csv, for values that are not plain strings, numbers or booleans) renders values:
+   * Spark's JSON writer, keeping null fields and timestamps to the microsecond (its default format
+   * stops at milliseconds).
+   */
+  static final Map<String, String> JSON_OPTIONS = Map.of(
+      "ignoreNullFields", "false",
+      "timestampFormat", "yyyy-MM-dd'T'HH:mm:ss.SSSSSSXXX",
+      "timestampNTZFormat", "yyyy-MM-dd'T'HH:mm:ss.SSSSSS");
 
   public static void main(String[] argv) throws IOException {
-    List<String> statements = new ArrayList<>();
-    java.util.Map<String, String> vars = new java.util.HashMap<>();
-    int maxRows = 50;
-    for (int i = 0; i < argv.length; i++) {
-      String a = argv[i];
-      if (a.equals("--help") || a.equals("-h")) {
-        System.out.println(USAGE);
-        return;
-      } else if (a.equals("--view") && i + 1 < argv.length) {
-        String[] kv = argv[++i].split("=", 2);
-        if (kv.length != 2) {
-          fail("--view needs NAME=PATH");
-        }
-        statements.add("CREATE OR REPLACE TEMPORARY VIEW " + kv[0]
-            + " USING profile OPTIONS (path '" + kv[1].replace("'", "\\'") + "')");
-      } else if ((a.equals("-d") || a.equals("--define")) && i + 1 < argv.length) {
-        String[] kv = argv[++i].split("=", 2);
-        if (kv.length != 2) {
-          fail(a + " needs KEY=VALUE");
-        }
-        vars.put(kv[0], kv[1]);
-      } else if (a.equals("-e") && i + 1 < argv.length) {
-        statements.addAll(split(argv[++i]));
-      } else if (a.equals("--max-rows") && i + 1 < argv.length) {
-        maxRows = Integer.parseInt(argv[++i]);
-      } else if (!a.startsWith("-")) {
-        statements.addAll(split(Files.readString(Path.of(a))));
-      } else {
-        fail("unknown argument '" + a + "'");
-      }
+    if (argv.length == 0) {
+      System.err.println(USAGE);
+      System.exit(2);
     }
-    if (statements.isEmpty()) {
-      fail("no statements given");
+    Options options;
+    try {
+      options = parse(argv);
+    } catch (IllegalArgumentException e) {
+      // One line, before Spark starts: a script sees at once what it got wrong.
+      System.err.println("sql: " + e.getMessage() + " (jobs/sql --help for usage)");
+      System.exit(2);
+      return;
     }
-    List<String> resolved = new ArrayList<>();
-    for (String sql : statements) {
-      try {
-        resolved.add(substitute(sql, vars));
-      } catch (IllegalArgumentException e) {
-        fail(e.getMessage());
-      }
+    if (options.helpOnly()) {
+      System.out.println(USAGE);
+      return;
     }
-    statements = resolved;
     SparkSession spark = Sessions.start("fleetprof sql");
     try {
-      for (String sql : statements) {
-        System.out.println("-- " + sql.replaceAll("\\s+", " "));
-        Dataset<Row> result = spark.sql(sql);
-        if (result.columns().length > 0) {
-          result.show(maxRows, false);
-        }
-      }
+      run(spark, options, System.out, System.err);
     } finally {
       spark.stop();
     }
   }
 
-  private static void fail(String message) {
-    System.err.println("sql: " + message + "\n\n" + USAGE);
-    System.exit(2);
+  /**
+   * Parses a command line and reads the .sql files it names; an IllegalArgumentException says what
+   * is wrong with it.
+   */
+  static Options parse(String[] argv) {
+    List<String> statements = new ArrayList<>();
+    Map<String, String> vars = new java.util.HashMap<>();
+    Format format = Format.TABLE;
+    int maxRows = DEFAULT_MAX_ROWS;
+    boolean maxRowsGiven = false;
+    for (int i = 0; i < argv.length; i++) {
+      String a = argv[i];
+      if (a.equals("--help") || a.equals("-h")) {
+        return new Options(List.of(), format, maxRows, true);
+      }
+      boolean takesValue = a.equals("--view") || a.equals("-d") || a.equals("--define")
+          || a.equals("-e") || a.equals("--format") || a.equals("--max-rows");
+      if (takesValue && i + 1 == argv.length) {
+        throw new IllegalArgumentException(a + " needs a value");
+      }
+      if (a.equals("--view")) {
+        String[] kv = argv[++i].split("=", 2);
+        if (kv.length != 2) {
+          throw new IllegalArgumentException("--view needs NAME=PATH, not '" + argv[i] + "'");
+        }
+        statements.add("CREATE OR REPLACE TEMPORARY VIEW " + kv[0]
+            + " USING profile OPTIONS (path '" + kv[1].replace("'", "\\'") + "')");
+      } else if (a.equals("-d") || a.equals("--define")) {
+        String[] kv = argv[++i].split("=", 2);
+        if (kv.length != 2) {
+          throw new IllegalArgumentException(a + " needs KEY=VALUE, not '" + argv[i] + "'");
+        }
+        vars.put(kv[0], kv[1]);
+      } else if (a.equals("-e")) {
+        statements.addAll(split(argv[++i]));
+      } else if (a.equals("--format")) {
+        format = switch (argv[++i]) {
+          case "table" -> Format.TABLE;
+          case "json" -> Format.JSON;
+          case "csv" -> Format.CSV;
+          default -> throw new IllegalArgumentException(
+              "--format must be table, json or csv, not '" + argv[i] + "'");
+        };
+      } else if (a.equals("--max-rows")) {
+        maxRows = parseMaxRows(argv[++i]);
+        maxRowsGiven = true;
+      } else if (!a.startsWith("-")) {
+        try {
+          statements.addAll(split(Files.readString(Path.of(a))));
+        } catch (IOException | java.io.UncheckedIOException e) {
+          throw new IllegalArgumentException("cannot read " + a + ": " + e);
+        }
+      } else {
+        throw new IllegalArgumentException("unknown argument '" + a + "'");
+      }
+    }
+    if (statements.isEmpty()) {
+      throw new IllegalArgumentException("no statements given (-e SQL or FILE.sql)");
+    }
+    if (maxRowsGiven && format != Format.TABLE) {
+      System.err.println("sql: --max-rows applies to --format table only; " + format.name()
+          .toLowerCase(java.util.Locale.ROOT) + " prints every row");
+    }
+    List<String> resolved = new ArrayList<>();
+    for (String sql : statements) {
+      resolved.add(substitute(sql, vars));
+    }
+    return new Options(List.copyOf(resolved), format, maxRows, false);
+  }
+
+  private static int parseMaxRows(String value) {
+    try {
+      int n = Integer.parseInt(value);
+      if (n >= 0) {
+        return n;
+      }
+    } catch (NumberFormatException e) {
+      // Said below, with the value.
+    }
+    throw new IllegalArgumentException("--max-rows needs a whole number >= 0, not '" + value + "'");
+  }
+
+  /**
+   * Runs the statements in order and prints results on {@code out} in the chosen format. With json
+   * and csv, {@code out} gets the rows of queries only: the statements themselves and what commands
+   * return (SET, SHOW ...) go to {@code log} as tables.
+   */
+  static void run(SparkSession spark, Options options, PrintStream out, PrintStream log)
+      throws IOException {
+    boolean table = options.format() == Format.TABLE;
+    for (String sql : options.statements()) {
+      (table ? out : log).println("-- " + sql.replaceAll("\\s+", " "));
+      Dataset<Row> result = spark.sql(sql);
+      if (result.columns().length == 0) {
+        continue;
+      }
+      if (table) {
+        printTable(result, options.maxRows(), out);
+      } else if (isCommand(result)) {
+        printTable(result, options.maxRows(), log);
+      } else if (options.format() == Format.JSON) {
+        printJson(result, out);
+      } else {
+        printCsv(result, out);
+      }
+    }
+  }
+
+  /** Whether spark.sql ran the statement as a command (eagerly, rows already there). */
+  private static boolean isCommand(Dataset<Row> result) {
+    return result.queryExecution().commandExecuted() instanceof CommandResult;
+  }
+
+  /** Spark's show(), which prints with Scala's println: on Console.out, here made {@code out}. */
+  private static void printTable(Dataset<Row> result, int maxRows, PrintStream out) {
+    scala.Console.withOut(out, () -> {
+      result.show(maxRows, false);
+      return BoxedUnit.UNIT;
+    });
+    out.flush();
+  }
+
+  /** JSON Lines by Spark's own JSON writer, a partition at a time (never the whole result). */
+  static void printJson(Dataset<Row> result, PrintStream out) throws IOException {
+    Dataset<String> lines = result.select(to_json(struct(col("*")), JSON_OPTIONS))
+        .as(Encoders.STRING());
+    Writer w = utf8(out);
+    Iterator<String> it = lines.toLocalIterator();
+    while (it.hasNext()) {
+      w.write(it.next());
+      w.write('\n');
+    }
+    w.flush();
+  }
+
+  /**
+   * A header and RFC 4180 records by univocity's CSV writer (Spark's own CSV library). Spark turns
+   * each value into its text first, as json would write it; a partition at a time, as in json.
+   */
+  static void printCsv(Dataset<Row> result, PrintStream out) {
+    StructField[] fields = result.schema().fields();
+    // Positional names: the result's own may repeat, or hold dots that col() would misread.
+    String[] positional = new String[fields.length];
+    for (int i = 0; i < fields.length; i++) {
+      positional[i] = "c" + i;
+    }
+    Column[] texts = new Column[fields.length];
+    for (int i = 0; i < fields.length; i++) {
+      texts[i] = csvText(col(positional[i]), fields[i].dataType()).as(positional[i]);
+    }
+    Iterator<Row> rows = result.toDF(positional).select(texts).toLocalIterator();
+    CsvWriter csv = new CsvWriter(utf8(out), csvSettings());
+    csv.writeRow((Object[]) result.columns());
+    Object[] values = new Object[fields.length];
+    while (rows.hasNext()) {
+      Row row = rows.next();
+      for (int i = 0; i < values.length; i++) {
+        Object v = row.get(i);
+        // BigDecimal.toString may use an exponent; json writes the same number, plainly here.
+        values[i] = v instanceof BigDecimal d ? d.toPlainString() : v;
+      }
+      csv.writeRow(values);
+    }
+    csv.flush();
+  }
+
+  /**
+   * A CSV field's value: strings, numbers and booleans as they are (Java's text of them is
+   * Spark's);
+   * nested values as JSON text; anything else (dates, timestamps, intervals, binary) as the JSON
+   * writer renders it, taken out of its JSON string.
+   */
+  private static Column csvText(Column c, DataType type) {
+    if (type instanceof StringType || type instanceof NumericType || type instanceof BooleanType) {
+      return c;
+    }
+    if (type instanceof StructType || type instanceof ArrayType || type instanceof MapType
+        || type instanceof VariantType) {
+      return to_json(c, JSON_OPTIONS);
+    }
+    return get_json_object(to_json(named_struct(lit("v"), c), JSON_OPTIONS), "$.v");
+  }
+
+  private static CsvWriterSettings csvSettings() {
+    CsvWriterSettings s = new CsvWriterSettings();
+    s.getFormat().setDelimiter(',');
+    s.getFormat().setQuote('"');
+    s.getFormat().setQuoteEscape('"');
+    s.getFormat().setLineSeparator("\n");
+    // RFC 4180 knows no comments: a value starting with '#' is data.
+    s.getFormat().setComment('\0');
+    // Spaces are data; line ends inside a value are kept as they are.
+    s.setIgnoreLeadingWhitespaces(false);
+    s.setIgnoreTrailingWhitespaces(false);
+    s.setNormalizeLineEndingsWithinQuotes(false);
+    // Null is an empty field, the empty string a quoted one; a row of nulls is still a row.
+    s.setNullValue(null);
+    s.setEmptyValue("\"\"");
+    s.setSkipEmptyLines(false);
+    s.setMaxCharsPerColumn(-1);
+    return s;
+  }
+
+  /** UTF-8 whatever the platform's charset: JSON and most CSV readers expect it. Never closed. */
+  private static Writer utf8(PrintStream out) {
+    return new BufferedWriter(new OutputStreamWriter(out, StandardCharsets.UTF_8));
   }
 
   private static final java.util.regex.Pattern VARIABLE =
