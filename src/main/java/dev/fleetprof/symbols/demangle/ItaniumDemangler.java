@@ -114,9 +114,23 @@ public final class ItaniumDemangler {
     return first == '.' ? "." + result : result;
   }
 
-  /** libiberty's cplus_demangle_v3 for s[start, end), or null when it is not a mangled name. */
+  /**
+   * libiberty's cplus_demangle in c++filt's mode for s[start, end): Rust first, then C++; null
+   * when it is neither.
+   */
   private static String demangleMangled(String s, int start, int end) {
     int length = end - start;
+    if (length >= 3 && s.charAt(start) == '_'
+        && (s.charAt(start + 1) == 'R' || s.charAt(start + 1) == 'Z')) {
+      try {
+        String rust = RustDemangler.demangle(s, start, end);
+        if (rust != null) {
+          return rust;
+        }
+      } catch (StackOverflowError e) {
+        return null;
+      }
+    }
     boolean mangled = length >= 2 && s.charAt(start) == '_' && s.charAt(start + 1) == 'Z';
     boolean global = !mangled && length >= 11 && s.startsWith("_GLOBAL_", start)
         && isOneOf(s.charAt(start + 8), "._$") && isOneOf(s.charAt(start + 9), "DI")
