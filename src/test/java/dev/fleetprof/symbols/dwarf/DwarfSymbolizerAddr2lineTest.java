@@ -1,0 +1,217 @@
+package dev.fleetprof.symbols.dwarf;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.fleetprof.output.ExternalTool;
+import dev.fleetprof.symbols.SourceLine;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.Assumptions;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Builds real C and C++ programs with gcc/g++ and checks, for thousands of addresses each (every
+ * instruction start and the byte before it), that {@link DwarfSymbolizer#lookup} gives the very
+ * inline chain {@code addr2line -a -f -i} prints: the same number of entries, functions, files and
+ * lines.
+ */
+class DwarfSymbolizerAddr2lineTest {
+  private static final String[] C_SOURCES = {"main.c", "util.c", "include/helpers.h"};
+  private static final String[] CPP_SOURCES = {"main.cpp", "include/shapes.hpp"};
+
+  @TempDir
+  Path dir;
+
+  @BeforeAll
+  static void tools() {
+    ExternalTool.require("addr2line", "binutils");
+    ExternalTool.require("objcopy", "binutils");
+    ExternalTool.require("readelf", "binutils");
+    ExternalTool.require("objdump", "binutils");
+    ExternalTool.require("gcc", "gcc");
+    ExternalTool.require("g++", "g++");
+  }
+
+  private Path home() {
+    return dir.resolve("home");
+  }
+
+  /** Compiles the C program from relative paths (comp_dir joining) with extra options. */
+  private Path c(String name, String... options) throws Exception {
+    return compile("gcc", "c", C_SOURCES, List.of("c/main.c", "c/util.c"), name, options);
+  }
+
+  private Path cpp(String name, String... options) throws Exception {
+    return compile("g++", "cpp", CPP_SOURCES, List.of("cpp/main.cpp"), name, options);
+  }
+
+  private Path compile(String compiler, String lang, String[] sources, List<String> units,
+      String name, String... options) throws Exception {
+    Path src = dir.resolve(lang);
+    if (!Files.exists(src)) {
+      ElfTools.copySources("dwarf/" + lang, src, sources);
+    }
+    Path out = dir.resolve(name);
+    List<String> cmd = new ArrayList<>(List.of(compiler));
+    cmd.addAll(List.of(options));
+    cmd.add("-I" + lang + "/include");
+    cmd.addAll(units);
+    cmd.add("-o");
+    cmd.add(out.toString());
+    List<String> inDir = List.of("sh", "-c", "cd \"$0\" && exec \"$@\"", dir.toString());
+    List<String> full = new ArrayList<>(inDir);
+    full.addAll(cmd);
+    ElfTools.run(home(), full);
+    return out;
+  }
+
+  /** Compares every address; prints the agreement and the first disagreements; asserts 100%. */
+  private void agree(String name, Path bin) throws Exception {
+    Path home = home();
+    DwarfSections sections = ElfTools.dwarf(home, bin);
+    FunctionSymbols symbols = ElfTools.functionSymbols(home, bin);
+    DwarfSymbolizer sym = DwarfSymbolizer.build(sections, symbols);
+    List<Long> addrs = ElfTools.addresses(home, bin, 2000);
+    List<ElfTools.Answer> answers = ElfTools.addr2line(home, bin, addrs);
+    int agree = 0;
+    int inlined = 0;
+    int selfInconsistent = 0;
+    List<String> problems = new ArrayList<>();
+    for (int i = 0; i < addrs.size(); i++) {
+      long a = addrs.get(i);
+      List<SourceLine> want = answers.get(i).lines();
+      if (answers.get(i).firstDiffered()) {
+        selfInconsistent++;
+      }
+      List<SourceLine> got = sym.lookup(a);
+      if (got.isEmpty()) {
+        // No unit covers it: addr2line falls back to the ELF symbol table.
+        FunctionSymbols.Symbol s = symbols.nearest(a);
+        String f = s == null ? "??" : s.name();
+        got = List.of(new SourceLine(f, f, s == null ? null : s.file(), 0));
+      }
+      if (got.size() > 1) {
+        inlined++;
+      }
+      if (got.equals(want)) {
+        agree++;
+      } else if (problems.size() < 15) {
+        problems.add("0x" + Long.toHexString(a) + "\n  addr2line: " + want + "\n  ours:      "
+            + got);
+      }
+    }
+    System.out.printf("%s: %d of %d addresses agree (%d with inlined frames; %d units, %d"
+        + " functions; addr2line's first answer differed from its second for %d)%n", name,
+        agree, addrs.size(), inlined, sym.unitCount(), sym.functionCount(), selfInconsistent);
+    problems.forEach(System.out::println);
+    assertTrue(addrs.size() >= 2000, "at least 2000 addresses");
+    assertEquals(addrs.size(), agree, name + ": disagreements:\n" + String.join("\n", problems));
+  }
+
+  @Test
+  void cO0() throws Exception {
+    agree("c -O0", c("c-O0", "-O0", "-g"));
+  }
+
+  @Test
+  void cO2() throws Exception {
+    agree("c -O2", c("c-O2", "-O2", "-g"));
+  }
+
+  @Test
+  void cO3Dwarf4() throws Exception {
+    agree("c -O3 -gdwarf-4", c("c-O3-d4", "-O3", "-gdwarf-4"));
+  }
+
+  @Test
+  void cO2Dwarf3And2() throws Exception {
+    agree("c -O2 -gdwarf-3", c("c-O2-d3", "-O2", "-gdwarf-3"));
+    agree("c -O2 -gdwarf-2", c("c-O2-d2", "-O2", "-gdwarf-2", "-gstrict-dwarf"));
+  }
+
+  @Test
+  void cO2Dwarf64() throws Exception {
+    agree("c -O2 -gdwarf64", c("c-O2-d64", "-O2", "-g", "-gdwarf64"));
+    agree("c -O2 -gdwarf-4 -gdwarf64", c("c-O2-d4-64", "-O2", "-gdwarf-4", "-gdwarf64"));
+  }
+
+  @Test
+  void cM32() throws Exception {
+    agree("c -m32 -O2", c("c-m32", "-m32", "-O2", "-g"));
+    agree("c -m32 -O0 -gdwarf-4", c("c-m32-O0", "-m32", "-O0", "-gdwarf-4"));
+  }
+
+  @Test
+  void cCompressed() throws Exception {
+    agree("c -O2 -gz=zlib", c("c-gz", "-O2", "-g", "-gz=zlib"));
+  }
+
+  @Test
+  void cSharedLibrary() throws Exception {
+    agree("c shared -O2", c("libc-shared.so", "-O2", "-g", "-fPIC", "-shared"));
+  }
+
+  @Test
+  void cSplitFunctions() throws Exception {
+    agree("c -O2 -ffunction-sections -freorder-blocks-and-partition", c("c-split", "-O2", "-g",
+        "-ffunction-sections", "-Wl,--gc-sections", "-freorder-blocks-and-partition"));
+  }
+
+  @Test
+  void cppO0() throws Exception {
+    agree("c++ -O0", cpp("cpp-O0", "-O0", "-g"));
+  }
+
+  @Test
+  void cppO2() throws Exception {
+    agree("c++ -O2", cpp("cpp-O2", "-O2", "-g"));
+  }
+
+  @Test
+  void cppO2Dwarf4() throws Exception {
+    agree("c++ -O2 -gdwarf-4", cpp("cpp-O2-d4", "-O2", "-gdwarf-4"));
+  }
+
+  @Test
+  void cppO2Dwarf64() throws Exception {
+    agree("c++ -O2 -gdwarf64", cpp("cpp-O2-d64", "-O2", "-g", "-gdwarf64"));
+  }
+
+  @Test
+  void cppM32() throws Exception {
+    agree("c++ -m32 -O2", cpp("cpp-m32", "-m32", "-O2", "-g"));
+  }
+
+  @Test
+  void cppSplitFunctions() throws Exception {
+    agree("c++ -O2 -ffunction-sections -freorder-blocks-and-partition", cpp("cpp-split", "-O2",
+        "-g", "-ffunction-sections", "-Wl,--gc-sections", "-freorder-blocks-and-partition"));
+  }
+
+  @Test
+  void cppCompressedShared() throws Exception {
+    agree("c++ shared -O2 -gz=zlib", cpp("libcpp.so", "-O2", "-g", "-gz=zlib", "-fPIC",
+        "-shared"));
+  }
+
+  @Test
+  void clang() throws Exception {
+    boolean present = false;
+    for (String d : System.getenv().getOrDefault("PATH", "").split(":")) {
+      present |= Files.isExecutable(Path.of(d.isEmpty() ? "." : d, "clang"));
+    }
+    if (!present) {
+      System.out.println("clang: not installed (clang --version fails), clang binaries skipped");
+    }
+    Assumptions.assumeTrue(present, "clang is not installed");
+    agree("clang -O2", compile("clang", "c", C_SOURCES, List.of("c/main.c", "c/util.c"),
+        "clang-c-O2", "-O2", "-g"));
+    agree("clang++ -O2 -gdwarf-4", compile("clang++", "cpp", CPP_SOURCES,
+        List.of("cpp/main.cpp"), "clang-cpp-O2", "-O2", "-gdwarf-4"));
+  }
+}
