@@ -62,6 +62,8 @@ __attribute__((noinline)) int checked_div(int a, int b) {
 }
 
 int sort_and_sum(int *v, int n);
+int vm_run(const int *code, int n);
+int generated_all(const int *v, int n);
 
 int main(int argc, char **argv) {
   struct node *head = NULL;
@@ -74,6 +76,9 @@ int main(int argc, char **argv) {
     arr[i] = (total * (i + 3)) % 101;
   }
   total += sort_and_sum(arr, 32);
+  int prog[] = {0, 6, 4, 2, 0, 7, 1, 3, 5, 0, argc, 6, 0, 7};
+  total += vm_run(prog, (int) (sizeof prog / sizeof prog[0]));
+  total += generated_all(arr, 32);
   printf("%d %u %d\n", total, hash_args(argc, argv), checked_div(total, argc));
   return 0;
 }

@@ -37,8 +37,6 @@ public final class DwarfSymbolizer {
   private final long[] fCallFile;
   private final int[] fCallLine;
   private final String[] fName;
-  private final boolean[] fLinkage;
-  private final long[] fFirstLow;
   private final int functionCount;
 
   private DwarfSymbolizer(DwarfSections sections, FunctionSymbols symbols, IndexBuilder b,
@@ -53,8 +51,19 @@ public final class DwarfSymbolizer {
     this.fCallFile = Arrays.copyOf(b.fCallFile, n);
     this.fCallLine = Arrays.copyOf(b.fCallLine, n);
     this.fName = Arrays.copyOf(b.fName, n);
-    this.fLinkage = Arrays.copyOf(b.fLinkage, n);
-    this.fFirstLow = Arrays.copyOf(b.fFirstLow, n);
+    if (symbols != null) {
+      // A function DWARF names without a linkage name, in a language that mangles, takes the name
+      // of the ELF symbol that starts where it starts (addr2line renames it the first time it is
+      // the innermost function of a lookup, and keeps that name from then on).
+      for (int f = 0; f < n; f++) {
+        if (!b.fLinkage[f]) {
+          FunctionSymbols.Symbol sym = symbols.nearest(b.fFirstLow[f]);
+          if (sym != null && sym.address() == b.fFirstLow[f]) {
+            fName[f] = sym.name();
+          }
+        }
+      }
+    }
     this.functionCount = n;
   }
 
@@ -139,17 +148,12 @@ public final class DwarfSymbolizer {
     String file = row >= 0 ? lines.path(row) : null;
     long line = row >= 0 ? lines.line(row) : 0;
     String name;
-    if (f >= 0 && fLinkage[f]) {
+    if (f >= 0) {
       name = fName[f];
     } else {
+      // Line information but no DWARF function: addr2line names the ELF symbol.
       FunctionSymbols.Symbol sym = symbols == null ? null : symbols.nearest(vaddr);
-      if (f < 0) {
-        name = sym == null ? null : sym.name();
-      } else if (sym != null && sym.address() == fFirstLow[f]) {
-        name = sym.name();
-      } else {
-        name = fName[f];
-      }
+      name = sym == null ? null : sym.name();
       if (file == null && sym != null) {
         file = sym.file();
       }

@@ -243,6 +243,12 @@ final class ElfTools {
    * settled answer is the second.
    */
   static List<Answer> addr2line(Path home, Path bin, List<Long> addrs) throws Exception {
+    return addr2line(home, bin, addrs, new StringBuilder());
+  }
+
+  /** The same, collecting addr2line's standard error (its DWARF errors) in {@code stderr}. */
+  static List<Answer> addr2line(Path home, Path bin, List<Long> addrs, StringBuilder stderr)
+      throws Exception {
     List<Answer> answers = new ArrayList<>();
     int chunk = 4000;
     for (int from = 0; from < addrs.size(); from += chunk) {
@@ -254,7 +260,9 @@ final class ElfTools {
           cmd.add("0x" + Long.toHexString(a));
         }
       }
-      String out = run(home, cmd).stdout();
+      ExternalTool.Result r = run(home, cmd);
+      stderr.append(r.stderr());
+      String out = r.stdout();
       List<List<SourceLine>> parsed = parse(out);
       assertEquals(2 * part.size(), parsed.size(), "addr2line answers");
       for (int i = 0; i < part.size(); i++) {
