@@ -5,6 +5,7 @@ final class Dw {
   private Dw() {}
 
   static final int TAG_entry_point = 0x03;
+  static final int TAG_variable = 0x34;
   static final int TAG_compile_unit = 0x11;
   static final int TAG_inlined_subroutine = 0x1d;
   static final int TAG_subprogram = 0x2e;
@@ -12,7 +13,9 @@ final class Dw {
   static final int TAG_type_unit = 0x41;
   static final int TAG_skeleton_unit = 0x4a;
 
+  static final int AT_location = 0x02;
   static final int AT_name = 0x03;
+  static final int AT_const_value = 0x1c;
   static final int AT_stmt_list = 0x10;
   static final int AT_low_pc = 0x11;
   static final int AT_high_pc = 0x12;
