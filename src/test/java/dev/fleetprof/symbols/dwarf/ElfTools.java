@@ -81,6 +81,7 @@ final class ElfTools {
 
   /** The decompressed DWARF sections, extracted with objcopy. */
   static DwarfSections dwarf(Path home, Path bin) throws Exception {
+    Files.createDirectories(home);
     Path work = Files.createTempDirectory(home, "sections");
     Path plain = work.resolve("plain");
     run(home, List.of("objcopy", "--decompress-debug-sections", bin.toString(),
