@@ -118,11 +118,7 @@ final class ElfTools {
       "^\\s*\\d+:\\s+([0-9a-f]+)\\s+(\\d+|0x[0-9a-f]+)\\s+(\\S+)\\s+(\\S+)\\s+(\\S+)\\s+(\\S+)"
       + "(?:\\s+(.*))?$");
 
-  /**
-   * binutils' choice of function symbol (_bfd_elf_find_function with
-   * _bfd_elf_maybe_function_sym) over .symtab (or .dynsym when there is no .symtab), in table
-   * order, restricted to the allocated section holding the address.
-   */
+  /** {@link FunctionSymbols#fromElf} over .symtab (or .dynsym without one), read by readelf. */
   static FunctionSymbols functionSymbols(Path home, Path bin) throws Exception {
     List<Section> sections = sections(home, bin);
     String out = run(home, List.of("readelf", "-sW", bin.toString())).stdout();
@@ -149,54 +145,24 @@ final class ElfTools {
     }
     List<Sym> table = tables.containsKey(".symtab") ? tables.get(".symtab")
         : tables.getOrDefault(".dynsym", List.of());
-    List<Sym> syms = table.isEmpty() ? table : table.subList(1, table.size());
-    return vaddr -> {
-      Section sec = null;
-      for (Section s : sections) {
-        if (s.alloc() && Long.compareUnsigned(s.addr(), vaddr) <= 0
-            && Long.compareUnsigned(vaddr - s.addr(), s.size()) < 0) {
-          sec = s;
-          break;
-        }
-      }
-      if (sec == null) {
-        return null;
-      }
-      Sym best = null;
-      long bestSize = 0;
-      String bestFile = null;
-      String file = null;
-      int state = 0; // 0 nothing seen, 1 symbol seen, 2 file after symbol seen
-      for (Sym s : syms) {
-        if (s.type().equals("FILE")) {
-          file = s.name();
-          if (state == 1) {
-            state = 2;
-          }
-          continue;
-        }
-        boolean candidate = s.section() == sec.index() && !s.type().equals("SECTION")
-            && !s.type().equals("OBJECT") && !s.type().equals("TLS")
-            && !(s.size() == 0 && s.bind().equals("LOCAL") && s.type().equals("NOTYPE")
-                && s.vis().equals("HIDDEN"));
-        if (candidate) {
-          long size = s.size() == 0 ? 1 : s.size();
-          if (Long.compareUnsigned(s.value(), vaddr) <= 0 && (best == null
-              || Long.compareUnsigned(s.value(), best.value()) > 0
-              || (s.value() == best.value() && size > bestSize))) {
-            best = s;
-            bestSize = size;
-            bestFile = file != null && (s.bind().equals("LOCAL") || state != 2) ? file : null;
-          }
-        }
-        if (state == 0) {
-          state = 1;
-        }
-      }
-      return best == null ? null : new FunctionSymbols.Symbol(stripVersion(best.name()),
-          best.value(), bestFile);
-    };
+    List<FunctionSymbols.ElfSymbol> elf = new ArrayList<>();
+    for (Sym s : table) {
+      elf.add(new FunctionSymbols.ElfSymbol(stripVersion(s.name()), s.value(), s.size(),
+          TYPES.indexOf(s.type()), BINDS.indexOf(s.bind()), VISIBILITIES.indexOf(s.vis()),
+          s.section()));
+    }
+    List<FunctionSymbols.ElfSection> secs = new ArrayList<>();
+    for (Section s : sections) {
+      secs.add(new FunctionSymbols.ElfSection(s.index(), s.addr(), s.size(), s.alloc()));
+    }
+    return FunctionSymbols.fromElf(elf, secs);
   }
+
+  private static final List<String> TYPES = List.of("NOTYPE", "OBJECT", "FUNC", "SECTION",
+      "FILE", "COMMON", "TLS");
+  private static final List<String> BINDS = List.of("LOCAL", "GLOBAL", "WEAK");
+  private static final List<String> VISIBILITIES = List.of("DEFAULT", "INTERNAL", "HIDDEN",
+      "PROTECTED");
 
   private static String stripVersion(String name) {
     // readelf -W shows dynamic symbols as name@VERSION; bfd's names for .symtab have none.
