@@ -1,6 +1,7 @@
 package dev.fleetprof.symbols.dwarf;
 
 import java.nio.ByteBuffer;
+import java.util.Arrays;
 import java.util.HashMap;
 import java.util.Map;
 
@@ -23,19 +24,23 @@ final class Abbrevs {
     }
   }
 
-  private static final int DENSE = 1024;
-  private final Abbrev[] dense = new Abbrev[DENSE];
+  /** Codes below this go in an array (compilers number from 1 up), others in a map. */
+  private static final int DENSE = 4096;
+  private Abbrev[] dense = new Abbrev[16];
   private final Map<Long, Abbrev> sparse = new HashMap<>();
 
   Abbrev get(long code) {
     if (code > 0 && code < DENSE) {
-      return dense[(int) code];
+      return code < dense.length ? dense[(int) code] : null;
     }
     return sparse.get(code);
   }
 
   private void put(long code, Abbrev a) {
     if (code > 0 && code < DENSE) {
+      if (code >= dense.length) {
+        dense = Arrays.copyOf(dense, Math.min(DENSE, Math.max((int) code + 1, dense.length * 2)));
+      }
       dense[(int) code] = a;
     } else {
       sparse.put(code, a);
@@ -82,9 +87,9 @@ final class Abbrevs {
           anyConst = true;
         }
         if (n == names.length) {
-          names = java.util.Arrays.copyOf(names, n * 2);
-          forms = java.util.Arrays.copyOf(forms, n * 2);
-          consts = java.util.Arrays.copyOf(consts, n * 2);
+          names = Arrays.copyOf(names, n * 2);
+          forms = Arrays.copyOf(forms, n * 2);
+          consts = Arrays.copyOf(consts, n * 2);
         }
         names[n] = name > Integer.MAX_VALUE ? -1 : (int) name;
         forms[n] = form > Integer.MAX_VALUE ? -1 : (int) form;
@@ -92,8 +97,8 @@ final class Abbrevs {
         n++;
       }
       table.put(code, new Abbrev(tag > Integer.MAX_VALUE ? -1 : (int) tag, children != 0,
-          java.util.Arrays.copyOf(names, n), java.util.Arrays.copyOf(forms, n),
-          anyConst ? java.util.Arrays.copyOf(consts, n) : null));
+          Arrays.copyOf(names, n), Arrays.copyOf(forms, n),
+          anyConst ? Arrays.copyOf(consts, n) : null));
     }
     return table;
   }

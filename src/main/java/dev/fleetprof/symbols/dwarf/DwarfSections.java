@@ -21,6 +21,7 @@ public final class DwarfSections {
       ".debug_rnglists", ".debug_aranges"};
 
   final ByteOrder order;
+  final int elfClass;
   final ByteBuffer info;
   final ByteBuffer abbrev;
   final ByteBuffer line;
@@ -32,8 +33,13 @@ public final class DwarfSections {
   final ByteBuffer rnglists;
   final ByteBuffer aranges;
 
-  private DwarfSections(Function<String, ByteBuffer> sectionByName, ByteOrder order) {
+  private DwarfSections(Function<String, ByteBuffer> sectionByName, ByteOrder order,
+      int elfClass) {
+    if (elfClass != 0 && elfClass != 32 && elfClass != 64) {
+      throw new IllegalArgumentException("ELF class is 32 or 64 (or 0 if unknown): " + elfClass);
+    }
     this.order = Objects.requireNonNull(order, "order");
+    this.elfClass = elfClass;
     this.info = slice(sectionByName.apply(".debug_info"), order);
     this.abbrev = slice(sectionByName.apply(".debug_abbrev"), order);
     this.line = slice(sectionByName.apply(".debug_line"), order);
@@ -52,13 +58,28 @@ public final class DwarfSections {
    * The buffers are not copied: they must not change while a symbolizer built on them is in use.
    */
   public static DwarfSections load(Function<String, ByteBuffer> sectionByName, ByteOrder order) {
-    return new DwarfSections(Objects.requireNonNull(sectionByName, "sectionByName"), order);
+    return load(sectionByName, order, 0);
+  }
+
+  /**
+   * As {@link #load(Function, ByteOrder)}, with the ELF class (32 or 64; 0 if unknown): for a
+   * 32-bit binary lookups use the low 32 bits of the address, as addr2line does.
+   */
+  public static DwarfSections load(Function<String, ByteBuffer> sectionByName, ByteOrder order,
+      int elfClass) {
+    return new DwarfSections(Objects.requireNonNull(sectionByName, "sectionByName"), order,
+        elfClass);
   }
 
   /** The same from a map of section name to bytes; missing names are absent sections. */
   public static DwarfSections of(Map<String, ByteBuffer> sections, ByteOrder order) {
     Objects.requireNonNull(sections, "sections");
-    return new DwarfSections(sections::get, order);
+    return new DwarfSections(sections::get, order, 0);
+  }
+
+  /** The ELF class given to {@link #load(Function, ByteOrder, int)}: 32, 64, or 0 if unknown. */
+  public int elfClass() {
+    return elfClass;
   }
 
   /** The byte order multi-byte values are read in. */

@@ -100,6 +100,9 @@ public final class DwarfSymbolizer {
     }
     AddressIndex index = AddressIndex.build(b.rLow, b.rHigh, b.rUnit, b.rFunc, b.ranges,
         Math.max(1, b.units.size()));
+    for (Unit u : b.units) {
+      u.abbrevs = null; // names are resolved: lookups never read DIEs
+    }
     return new DwarfSymbolizer(sections, symbols, b, index);
   }
 
@@ -124,6 +127,9 @@ public final class DwarfSymbolizer {
    * address (then addr2line falls back to the ELF symbol table, and so should the caller).
    */
   public List<SourceLine> lookup(long vaddr) {
+    if (sections.elfClass == 32) {
+      vaddr &= 0xffffffffL;
+    }
     int iv = index.interval(vaddr);
     if (iv < 0) {
       return List.of();

@@ -333,8 +333,10 @@ final class LineTable {
     long[][] nameDirs = {new long[8]};
     boolean zeroBased = version >= 5;
     if (version >= 5) {
+      // Forms in the header use the line table's own offset size (gas writes a 32-bit
+      // .debug_line for -gdwarf64 units), and the unit's string offsets.
       Unit view = new Unit(unit.index, unit.offset, unit.end, 5, unit.unitType, offsetSize,
-          unit.addrSize, unit.abbrevs, unit.rootDie);
+          unit.addrSize, null, unit.rootDie);
       view.strOffsetsBase = unit.strOffsetsBase;
       Attr attr = new Attr(s, false);
       readEntries(c, view, attr, dirs, null);

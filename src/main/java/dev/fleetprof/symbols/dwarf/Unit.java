@@ -14,7 +14,8 @@ final class Unit {
   final int unitType;
   final int offsetSize;
   final int addrSize;
-  final Abbrevs abbrevs;
+  /** The abbreviation table; dropped (null) once the index is built. */
+  Abbrevs abbrevs;
   /** Offset of the unit's first (root) DIE. */
   final int rootDie;
 

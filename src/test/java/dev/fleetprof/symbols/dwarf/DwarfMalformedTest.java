@@ -326,6 +326,38 @@ class DwarfMalformedTest {
   }
 
   @Test
+  void dwzSupplementaryReferencesAreSkipped() throws Exception {
+    // DW_FORM_GNU_ref_alt and DW_FORM_GNU_strp_alt point into a dwz file this layer does not
+    // have: the names are left out (printed as ??), the rest of the chain stays.
+    Bytes a = new Bytes();
+    a.uleb(1).uleb(Dw.TAG_compile_unit).u8(1).uleb(Dw.AT_stmt_list).uleb(Dw.FORM_sec_offset)
+        .uleb(Dw.AT_low_pc).uleb(Dw.FORM_addr).uleb(Dw.AT_high_pc).uleb(Dw.FORM_data8)
+        .uleb(0).uleb(0);
+    a.uleb(2).uleb(Dw.TAG_subprogram).u8(1).uleb(Dw.AT_name).uleb(Dw.FORM_GNU_strp_alt)
+        .uleb(Dw.AT_low_pc).uleb(Dw.FORM_addr).uleb(Dw.AT_high_pc).uleb(Dw.FORM_data8)
+        .uleb(0).uleb(0);
+    a.uleb(3).uleb(Dw.TAG_inlined_subroutine).u8(0).uleb(Dw.AT_abstract_origin)
+        .uleb(Dw.FORM_GNU_ref_alt).uleb(Dw.AT_low_pc).uleb(Dw.FORM_addr).uleb(Dw.AT_high_pc)
+        .uleb(Dw.FORM_data8).uleb(Dw.AT_call_file).uleb(Dw.FORM_data1).uleb(Dw.AT_call_line)
+        .uleb(Dw.FORM_data1).uleb(0).uleb(0);
+    a.uleb(0);
+    Map<String, byte[]> m = unit(a.bytes(), d -> {
+      d.uleb(2).u32(0x1234).u64(0x1000).u64(0x100);
+      d.uleb(3).u32(0x5678).u64(0x1010).u64(0x10).u8(1).u8(77);
+      d.uleb(0);
+      d.uleb(0);
+    });
+    DwarfSymbolizer s = DwarfSymbolizer.build(sections(m));
+    List<dev.fleetprof.symbols.SourceLine> chain = s.lookup(0x1014);
+    assertEquals(2, chain.size());
+    assertEquals("??", chain.get(0).function());
+    assertEquals(10, chain.get(0).line());
+    assertEquals("??", chain.get(1).function());
+    assertEquals(77, chain.get(1).line());
+    assertTrue(chain.get(1).file().endsWith("a.c"));
+  }
+
+  @Test
   void endlessNestingDoesNotOverflowTheStack() throws Exception {
     Bytes a = new Bytes();
     a.uleb(1).uleb(Dw.TAG_compile_unit).u8(1).uleb(Dw.AT_stmt_list).uleb(Dw.FORM_sec_offset)

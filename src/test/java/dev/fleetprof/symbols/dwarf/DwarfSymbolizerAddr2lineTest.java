@@ -373,6 +373,45 @@ class DwarfSymbolizerAddr2lineTest {
   }
 
   @Test
+  void concurrentLookupsFromColdGiveTheSequentialAnswers() throws Exception {
+    Path bin = cpp("cpp-threads", "-O2", "-g");
+    Path home = home();
+    DwarfSections sections = ElfTools.dwarf(home, bin);
+    FunctionSymbols symbols = ElfTools.functionSymbols(home, bin);
+    List<Long> addrs = ElfTools.addresses(home, bin, 0);
+    DwarfSymbolizer sequential = DwarfSymbolizer.build(sections, symbols);
+    List<List<SourceLine>> want = new ArrayList<>();
+    for (long a : addrs) {
+      want.add(sequential.lookup(a));
+    }
+    for (int round = 0; round < 3; round++) {
+      // A fresh index each round: every thread races to decode the line tables.
+      DwarfSymbolizer shared = DwarfSymbolizer.build(sections, symbols);
+      int threads = 4;
+      java.util.concurrent.ExecutorService pool =
+          java.util.concurrent.Executors.newFixedThreadPool(threads);
+      List<java.util.concurrent.Future<Integer>> results = new ArrayList<>();
+      for (int t = 0; t < threads; t++) {
+        int offset = t * 997;
+        results.add(pool.submit(() -> {
+          int wrong = 0;
+          for (int i = 0; i < addrs.size(); i++) {
+            int k = (i + offset) % addrs.size();
+            if (!shared.lookup(addrs.get(k)).equals(want.get(k))) {
+              wrong++;
+            }
+          }
+          return wrong;
+        }));
+      }
+      for (java.util.concurrent.Future<Integer> f : results) {
+        assertEquals(0, f.get());
+      }
+      pool.shutdown();
+    }
+  }
+
+  @Test
   void clang() throws Exception {
     boolean present = false;
     for (String d : System.getenv().getOrDefault("PATH", "").split(":")) {
