@@ -339,8 +339,8 @@ final class LineTable {
           unit.addrSize, null, unit.rootDie);
       view.strOffsetsBase = unit.strOffsetsBase;
       Attr attr = new Attr(s, false);
-      readEntries(c, view, attr, dirs, null);
-      readEntries(c, view, attr, names, nameDirs);
+      readEntries(s, c, view, attr, dirs, null);
+      readEntries(s, c, view, attr, names, nameDirs);
     } else {
       while (true) {
         int at = c.skipCString();
@@ -547,8 +547,8 @@ final class LineTable {
   }
 
   /** DWARF 5 directory or file entries: a format description, then the entries. */
-  private static void readEntries(Cursor c, Unit view, Attr attr, List<String> out,
-      long[][] dirsOut) throws DwarfFormatException {
+  private static void readEntries(DwarfSections s, Cursor c, Unit view, Attr attr,
+      List<String> out, long[][] dirsOut) throws DwarfFormatException {
     int formatCount = c.u8();
     long[] types = new long[formatCount];
     int[] forms = new int[formatCount];
@@ -571,7 +571,11 @@ final class LineTable {
       for (int i = 0; i < formatCount; i++) {
         attr.read(c, view, forms[i], 0);
         if (types[i] == Dw.LNCT_path) {
-          name = Dw.isStrForm(attr.form) ? attr.string(view) : null;
+          if (attr.form == Dw.FORM_string) {
+            name = Strings.decode(s.line, (int) attr.val, c.end); // inline, in .debug_line
+          } else {
+            name = Dw.isStrForm(attr.form) ? attr.string(view) : null;
+          }
         } else if (types[i] == Dw.LNCT_directory_index) {
           dir = attr.val;
         }
