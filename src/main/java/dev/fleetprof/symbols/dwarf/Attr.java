@@ -127,7 +127,8 @@ final class Attr {
   String string(Unit u) {
     switch (form) {
       case Dw.FORM_string:
-        return infoStr != null ? infoStr.at(val) : Strings.decode(s.info, (int) val, s.info.limit());
+        return infoStr != null ? infoStr.at(val)
+            : Strings.decode(s.info, (int) val, s.info.limit());
       case Dw.FORM_strp:
         return str != null ? str.at(val) : plain(s.str, val);
       case Dw.FORM_line_strp:
