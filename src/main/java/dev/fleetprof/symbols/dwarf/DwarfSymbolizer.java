@@ -37,6 +37,7 @@ public final class DwarfSymbolizer {
   private static final String UNKNOWN_FUNCTION = "??";
 
   private final DwarfSections sections;
+  private final LineTables lineTables;
   private final FunctionSymbols symbols;
   private final Unit[] units;
   private final AddressIndex index;
@@ -50,6 +51,7 @@ public final class DwarfSymbolizer {
   private DwarfSymbolizer(DwarfSections sections, FunctionSymbols symbols, IndexBuilder b,
       AddressIndex index) {
     this.sections = sections;
+    this.lineTables = b.lineTables;
     this.symbols = symbols;
     this.units = b.units.toArray(new Unit[0]);
     this.index = index;
@@ -94,7 +96,7 @@ public final class DwarfSymbolizer {
       // Units without any range of their own are found through their line tables.
       for (Unit u : b.units) {
         if (u.stmtList >= 0 && !u.hasRootRanges) {
-          LineTable t = u.lines(sections);
+          LineTable t = u.lines(b.lineTables);
           if (t != null) {
             for (int i = 0; i < t.coverage.length; i += 2) {
               addCoverage(b, u, t.coverage[i], t.coverage[i + 1]);
@@ -160,7 +162,7 @@ public final class DwarfSymbolizer {
     for (int k = index.candidateStart[iv]; k < index.candidateStart[iv + 1]; k++) {
       Unit u = units[index.candidateUnit[k]];
       int f = index.candidateFunction[k];
-      LineTable lines = u.lines(sections);
+      LineTable lines = u.lines(lineTables);
       if (lines == null) {
         continue; // a unit whose line table is malformed is left out, as addr2line does
       }

@@ -5,6 +5,7 @@ import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * One unit's decoded line program, kept as primitive arrays: rows grouped in sequences sorted by
@@ -276,7 +277,8 @@ final class LineTable {
   }
 
   /** Decodes the unit's line program (DWARF 2 to 5). */
-  static LineTable decode(DwarfSections s, Unit unit) throws DwarfFormatException {
+  static LineTable decode(DwarfSections s, Unit unit, AtomicLong budget)
+      throws DwarfFormatException {
     final String sec = ".debug_line";
     if (s.line == null) {
       throw new DwarfFormatException(sec, unit.stmtList, "the section is missing");
@@ -299,6 +301,10 @@ final class LineTable {
     if (length < 0 || length > c.remaining()) {
       throw c.error(start, "line program length " + Long.toUnsignedString(length)
           + " runs past the section end (" + c.remaining() + " bytes left)");
+    }
+    if (budget.addAndGet(-length) < 0) {
+      throw c.error(start, "line programs overlap or are decoded too often (more than four"
+          + " times the section's size in all)");
     }
     c.end = c.pos + (int) length;
     int version = c.u16();
