@@ -301,6 +301,28 @@ class DwarfMalformedTest {
   }
 
   @Test
+  void sectionsThroughAReaderThatMayFail() throws Exception {
+    int first = ROOT_DIE_OFFSET + ROOT_DIE_SIZE;
+    int decl = first + 1 + 8 + 8 + 4;
+    Map<String, byte[]> m = unit(abbrevsWithSpecification(), d -> {
+      d.uleb(2).u64(0x1000).u64(0x100).u32(decl);
+      d.uleb(4).str("g");
+      d.uleb(0);
+    });
+    DwarfSections read = DwarfSections.read(
+        name -> m.containsKey(name) ? ByteBuffer.wrap(m.get(name)) : null,
+        ByteOrder.LITTLE_ENDIAN, 32);
+    assertEquals(32, read.elfClass());
+    // A 32-bit binary: the high bits of a lookup address are dropped, as addr2line drops them.
+    assertEquals("g", DwarfSymbolizer.build(read).lookup(0x1_0000_1010L).get(0).function());
+    java.io.IOException failure = new java.io.IOException("disk on fire");
+    assertEquals(failure, assertThrows(java.io.IOException.class, () -> DwarfSections.read(
+        name -> {
+          throw failure;
+        }, ByteOrder.LITTLE_ENDIAN, 64)));
+  }
+
+  @Test
   void specificationCyclesAreRefused() {
     int first = ROOT_DIE_OFFSET + ROOT_DIE_SIZE;
     int b = first + 1 + 8 + 8 + 4;
