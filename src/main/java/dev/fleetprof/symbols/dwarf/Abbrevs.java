@@ -28,6 +28,8 @@ final class Abbrevs {
   private static final int DENSE = 4096;
   private Abbrev[] dense = new Abbrev[16];
   private final Map<Long, Abbrev> sparse = new HashMap<>();
+  /** How many bytes of .debug_abbrev the table took. */
+  int parsedBytes;
 
   Abbrev get(long code) {
     if (code > 0 && code < DENSE) {
@@ -100,6 +102,7 @@ final class Abbrevs {
           Arrays.copyOf(names, n), Arrays.copyOf(forms, n),
           anyConst ? Arrays.copyOf(consts, n) : null));
     }
+    table.parsedBytes = c.pos - (int) offset;
     return table;
   }
 }

@@ -1,6 +1,7 @@
 package dev.fleetprof.symbols.dwarf;
 
 import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
 
 /**
  * Reads one attribute value at a time (the last one read is in {@link #form} and {@link #val}):
@@ -126,7 +127,8 @@ final class Attr {
   String string(Unit u) {
     switch (form) {
       case Dw.FORM_string:
-        return infoStr != null ? infoStr.at(val) : Strings.decode(s.info, (int) val, s.info.limit());
+        return infoStr != null ? infoStr.at(val)
+            : Strings.decode(s.info, (int) val, s.info.limit());
       case Dw.FORM_strp:
         return str != null ? str.at(val) : plain(s.str, val);
       case Dw.FORM_line_strp:
@@ -192,8 +194,7 @@ final class Attr {
   }
 
   /** Entry {@code index} of a table of {@code size}-byte values at {@code base}, or -1. */
-  static long indexed(ByteBuffer b, long base, long index, int size,
-      java.nio.ByteOrder order) {
+  static long indexed(ByteBuffer b, long base, long index, int size, ByteOrder order) {
     if (!fits(b, base, index, size)) {
       return -1;
     }

@@ -1,7 +1,9 @@
 package dev.fleetprof.symbols.dwarf;
 
+import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
+import java.util.HashMap;
 import java.util.Map;
 import java.util.Objects;
 import java.util.function.Function;
@@ -12,7 +14,8 @@ import java.util.function.Function;
  * such section. Address and offset sizes (32/64-bit addresses, 32/64-bit DWARF) come from the units
  * themselves; only the byte order is the file's.
  *
- * <p>Plugs into an ELF reader with {@code DwarfSections.load(elf::sectionData, elf.byteOrder())}.
+ * <p>Plugs into an ELF reader with {@code DwarfSections.read(elf::sectionData, elf.order(), 64)}.
+ * .debug_aranges is kept but not used: addr2line 2.40 does not read it either.
  */
 public final class DwarfSections {
   /** The section names read, in the order {@link #load} asks for them. */
@@ -69,6 +72,31 @@ public final class DwarfSections {
       int elfClass) {
     return new DwarfSections(Objects.requireNonNull(sectionByName, "sectionByName"), order,
         elfClass);
+  }
+
+  /** Reads a section's decompressed bytes by name, or returns null when it is absent. */
+  @FunctionalInterface
+  public interface SectionReader {
+    ByteBuffer read(String name) throws IOException;
+  }
+
+  /**
+   * As {@link #load(Function, ByteOrder, int)} through a reader that may fail, e.g. {@code
+   * DwarfSections.read(elf::sectionData, elf.order(), elf.is64() ? 64 : 32)}.
+   *
+   * @throws IOException the first error the reader throws
+   */
+  public static DwarfSections read(SectionReader reader, ByteOrder order, int elfClass)
+      throws IOException {
+    Objects.requireNonNull(reader, "reader");
+    Map<String, ByteBuffer> read = new HashMap<>();
+    for (String name : NAMES) {
+      ByteBuffer b = reader.read(name);
+      if (b != null) {
+        read.put(name, b);
+      }
+    }
+    return new DwarfSections(read::get, order, elfClass);
   }
 
   /** The same from a map of section name to bytes; missing names are absent sections. */

@@ -7,28 +7,37 @@ import java.util.List;
 
 /**
  * From a virtual address to the inline chain {@code addr2line -f -i -e BIN ADDR} (binutils 2.40)
- * prints for it, innermost first, from the binary's DWARF (versions 2 to 5, 32- and 64-bit DWARF).
+ * prints for it, innermost first, from the binary's DWARF (versions 2 to 5, 32- and 64-bit
+ * DWARF).
  *
  * <p>{@link #build} reads .debug_info once: units, every function with code and the functions it
  * was inlined into, their names and ranges, into sorted primitive arrays. Line tables are decoded
- * on the first lookup that needs them and kept. After {@code build}, {@link #lookup} is safe to call
- * from many threads.
+ * on the first lookup that needs them and kept. After {@code build}, {@link #lookup} is safe to
+ * call from many threads.
  *
  * <p>What addr2line does, and so this does: the unit is the first (in .debug_info order) whose
- * address ranges, line table or functions cover the address; the innermost function is the one of
- * that unit whose range holding the address is shortest; the first entry's file and line come from
- * the line table (every row counts, discriminators play no part, line 0 is kept as 0); each next
- * entry is the function the previous one was inlined into, with the previous one's
- * DW_AT_call_file and DW_AT_call_line. Names: DW_AT_linkage_name (or DW_AT_MIPS_linkage_name), else
- * DW_AT_name, following DW_AT_abstract_origin and DW_AT_specification; a name DWARF does not give is
- * {@code ??}. Where addr2line prints an ELF symbol's name instead (an address with line info but no
- * DWARF function; a function named by DW_AT_name only in a language that mangles), the symbol
- * comes from the {@link FunctionSymbols} given to {@link #build(DwarfSections, FunctionSymbols)}.
+ * address ranges or functions cover the address and whose line table or functions hold it (type
+ * units and units without DW_AT_stmt_list are left out); the innermost function is the one of that
+ * unit whose range holding the address is shortest (the later DIE on a tie); the first entry's
+ * file and line come from the line table (every row counts, is_stmt or not; discriminators play no
+ * part; line 0 stays 0); each next entry is the function the previous one was inlined into, with
+ * the previous one's DW_AT_call_file and DW_AT_call_line. Names: DW_AT_linkage_name (or
+ * DW_AT_MIPS_linkage_name), else DW_AT_name, following DW_AT_abstract_origin and
+ * DW_AT_specification (also across units); a name DWARF does not give is {@code ??}.
+ *
+ * <p>Where addr2line prints an ELF symbol's name instead, the symbol comes from the {@link
+ * FunctionSymbols} given to {@link #build(DwarfSections, FunctionSymbols)}: an address with line
+ * information but no DWARF function, and a function DWARF names by DW_AT_name only in a language
+ * that mangles (C++ {@code main}, {@code extern "C"}, some clones such as {@code .constprop.0}),
+ * when an ELF symbol starts where the function starts. For the latter addr2line's very first
+ * answer in a process can differ (it prints the nearest ELF symbol once, then settles); this gives
+ * the settled answer.
  */
 public final class DwarfSymbolizer {
   private static final String UNKNOWN_FUNCTION = "??";
 
   private final DwarfSections sections;
+  private final LineTables lineTables;
   private final FunctionSymbols symbols;
   private final Unit[] units;
   private final AddressIndex index;
@@ -42,6 +51,7 @@ public final class DwarfSymbolizer {
   private DwarfSymbolizer(DwarfSections sections, FunctionSymbols symbols, IndexBuilder b,
       AddressIndex index) {
     this.sections = sections;
+    this.lineTables = b.lineTables;
     this.symbols = symbols;
     this.units = b.units.toArray(new Unit[0]);
     this.index = index;
@@ -86,7 +96,7 @@ public final class DwarfSymbolizer {
       // Units without any range of their own are found through their line tables.
       for (Unit u : b.units) {
         if (u.stmtList >= 0 && !u.hasRootRanges) {
-          LineTable t = u.lines(sections);
+          LineTable t = u.lines(b.lineTables);
           if (t != null) {
             for (int i = 0; i < t.coverage.length; i += 2) {
               addCoverage(b, u, t.coverage[i], t.coverage[i + 1]);
@@ -122,6 +132,21 @@ public final class DwarfSymbolizer {
   }
 
   /**
+   * The malformed line tables met by lookups so far (their units are left out of lookups, as
+   * addr2line leaves them out), for logging.
+   */
+  public List<DwarfFormatException> lineTableProblems() {
+    List<DwarfFormatException> out = new ArrayList<>();
+    for (Unit u : units) {
+      DwarfFormatException e = u.lineProblem();
+      if (e != null) {
+        out.add(e);
+      }
+    }
+    return out;
+  }
+
+  /**
    * The inline chain for {@code vaddr}, innermost first, as {@code addr2line -f -i} prints it
    * (names raw, in both {@code function} and {@code symbol}); empty when no unit covers the
    * address (then addr2line falls back to the ELF symbol table, and so should the caller).
@@ -137,7 +162,7 @@ public final class DwarfSymbolizer {
     for (int k = index.candidateStart[iv]; k < index.candidateStart[iv + 1]; k++) {
       Unit u = units[index.candidateUnit[k]];
       int f = index.candidateFunction[k];
-      LineTable lines = u.lines(sections);
+      LineTable lines = u.lines(lineTables);
       if (lines == null) {
         continue; // a unit whose line table is malformed is left out, as addr2line does
       }

@@ -34,7 +34,7 @@ public interface FunctionSymbols {
   record Symbol(String name, long address, String file) {}
 
   /** One entry of an ELF symbol table ({@code .symtab}, or {@code .dynsym} without one). */
-  record ElfSymbol(String name, long value, long size, int type, int bind, int visibility,
+  record RawSymbol(String name, long value, long size, int type, int bind, int visibility,
       int sectionIndex) {
     public static final int STT_NOTYPE = 0;
     public static final int STT_OBJECT = 1;
@@ -46,17 +46,17 @@ public interface FunctionSymbols {
   }
 
   /** One ELF section header: its index, address, size and whether it has SHF_ALLOC. */
-  record ElfSection(int index, long address, long size, boolean allocated) {}
+  record SectionHeader(int index, long address, long size, boolean allocated) {}
 
   /**
    * addr2line's choice of function symbol over {@code symbolTable} (in table order; the null
    * entry 0 may be included or not), the address's section being the first allocated section in
    * header order that holds it. Lookups are a binary search; the result is immutable.
    */
-  static FunctionSymbols fromElf(List<ElfSymbol> symbolTable, List<ElfSection> sections) {
+  static FunctionSymbols fromElf(List<RawSymbol> symbolTable, List<SectionHeader> sections) {
     Objects.requireNonNull(symbolTable, "symbolTable");
-    List<ElfSection> alloc = new ArrayList<>();
-    for (ElfSection s : sections) {
+    List<SectionHeader> alloc = new ArrayList<>();
+    for (SectionHeader s : sections) {
       if (s.allocated() && s.size() > 0) {
         alloc.add(s);
       }
@@ -67,19 +67,19 @@ public interface FunctionSymbols {
     String lastFile = null;
     int state = 0; // 0 nothing seen, 1 a symbol seen, 2 a FILE symbol after a symbol
     for (int i = 0; i < n; i++) {
-      ElfSymbol s = symbolTable.get(i);
-      if (s.type() == ElfSymbol.STT_FILE) {
+      RawSymbol s = symbolTable.get(i);
+      if (s.type() == RawSymbol.STT_FILE) {
         lastFile = s.name();
         if (state == 1) {
           state = 2;
         }
         continue;
       }
-      boolean local = s.bind() == ElfSymbol.STB_LOCAL;
-      candidate[i] = s.type() != ElfSymbol.STT_SECTION && s.type() != ElfSymbol.STT_OBJECT
-          && s.type() != ElfSymbol.STT_TLS
-          && !(s.size() == 0 && local && s.type() == ElfSymbol.STT_NOTYPE
-              && s.visibility() == ElfSymbol.STV_HIDDEN);
+      boolean local = s.bind() == RawSymbol.STB_LOCAL;
+      candidate[i] = s.type() != RawSymbol.STT_SECTION && s.type() != RawSymbol.STT_OBJECT
+          && s.type() != RawSymbol.STT_TLS
+          && !(s.size() == 0 && local && s.type() == RawSymbol.STT_NOTYPE
+              && s.visibility() == RawSymbol.STV_HIDDEN);
       file[i] = lastFile != null && (local || state != 2) ? lastFile : null;
       if (state == 0) {
         state = 1;
@@ -97,8 +97,8 @@ public interface FunctionSymbols {
         }
       }
       ids.sort((x, y) -> {
-        ElfSymbol a = symbolTable.get(x);
-        ElfSymbol b = symbolTable.get(y);
+        RawSymbol a = symbolTable.get(x);
+        RawSymbol b = symbolTable.get(y);
         int c = Long.compareUnsigned(a.value(), b.value());
         if (c != 0) {
           return c;
@@ -110,7 +110,7 @@ public interface FunctionSymbols {
       Symbol[] sym = new Symbol[ids.size()];
       int m = 0;
       for (int id : ids) {
-        ElfSymbol s = symbolTable.get(id);
+        RawSymbol s = symbolTable.get(id);
         if (m > 0 && v[m - 1] == s.value()) {
           continue;
         }
@@ -151,7 +151,7 @@ public interface FunctionSymbols {
     };
   }
 
-  private static long effectiveSize(ElfSymbol s) {
+  private static long effectiveSize(RawSymbol s) {
     return s.size() == 0 ? 1 : s.size();
   }
 }

@@ -24,6 +24,8 @@ final class IndexBuilder {
   private final Map<Long, Abbrevs> abbrevCache = new HashMap<>();
   private final Map<Long, Effect> effects = new HashMap<>();
   private long rangeBudget;
+  private long abbrevBudget;
+  final LineTables lineTables;
 
   // Functions, global index = order of addition (DIE order within a unit).
   byte[] fTag = new byte[1024];
@@ -50,7 +52,9 @@ final class IndexBuilder {
     for (ByteBuffer b : new ByteBuffer[] {s.info, s.ranges, s.rnglists}) {
       budget += b == null ? 0 : b.limit();
     }
-    this.rangeBudget = budget;
+    this.rangeBudget = 2 * budget;
+    this.abbrevBudget = 4L * (s.abbrev == null ? 0 : s.abbrev.limit()) + (1 << 20);
+    this.lineTables = new LineTables(s);
   }
 
   void build() throws DwarfFormatException {
@@ -121,6 +125,11 @@ final class IndexBuilder {
       if (abbrevs == null) {
         abbrevs = Abbrevs.parse(s.abbrev, abbrevOff);
         abbrevCache.put(abbrevOff, abbrevs);
+        abbrevBudget -= abbrevs.parsedBytes;
+        if (abbrevBudget < 0) {
+          throw new DwarfFormatException(".debug_abbrev", abbrevOff, "abbreviation tables"
+              + " overlap (more than four times the section's size read in all)");
+        }
       }
       Unit u = new Unit(units.size(), unitOff, end, version, unitType, offsetSize, addrSize,
           abbrevs, h.pos);
@@ -278,7 +287,32 @@ final class IndexBuilder {
 
   /** A DW_AT_ranges list as [low, high) pairs, in list order. */
   long[] readRangeList(Unit u, int form, long value) throws DwarfFormatException {
-    LongList out = new LongList();
+    LongList out = new LongList() {
+      @Override
+      void add(long x, long y) {
+        if (--rangeBudget < 0) {
+          throw new BudgetExceeded();
+        }
+        super.add(x, y);
+      }
+    };
+    try {
+      return readRangeList(u, form, value, out);
+    } catch (BudgetExceeded e) {
+      throw new DwarfFormatException(u.version <= 4 ? ".debug_ranges" : ".debug_rnglists", value,
+          "more address ranges than the sections can describe (range lists reused)");
+    }
+  }
+
+  /** Thrown inside a range list read when the range budget is spent. */
+  private static final class BudgetExceeded extends RuntimeException {
+    BudgetExceeded() {
+      super(null, null, false, false);
+    }
+  }
+
+  private long[] readRangeList(Unit u, int form, long value, LongList out)
+      throws DwarfFormatException {
     long base = u.baseAddress;
     long max = u.maxAddress();
     if (u.version <= 4) {
@@ -375,7 +409,7 @@ final class IndexBuilder {
   }
 
   /** A growable list of longs. */
-  static final class LongList {
+  static class LongList {
     long[] a = new long[8];
     int n;
 

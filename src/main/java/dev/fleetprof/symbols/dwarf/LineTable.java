@@ -5,6 +5,7 @@ import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * One unit's decoded line program, kept as primitive arrays: rows grouped in sequences sorted by
@@ -276,7 +277,8 @@ final class LineTable {
   }
 
   /** Decodes the unit's line program (DWARF 2 to 5). */
-  static LineTable decode(DwarfSections s, Unit unit) throws DwarfFormatException {
+  static LineTable decode(DwarfSections s, Unit unit, AtomicLong budget)
+      throws DwarfFormatException {
     final String sec = ".debug_line";
     if (s.line == null) {
       throw new DwarfFormatException(sec, unit.stmtList, "the section is missing");
@@ -299,6 +301,10 @@ final class LineTable {
     if (length < 0 || length > c.remaining()) {
       throw c.error(start, "line program length " + Long.toUnsignedString(length)
           + " runs past the section end (" + c.remaining() + " bytes left)");
+    }
+    if (budget.addAndGet(-length) < 0) {
+      throw c.error(start, "line programs overlap or are decoded too often (more than four"
+          + " times the section's size in all)");
     }
     c.end = c.pos + (int) length;
     int version = c.u16();
@@ -339,8 +345,8 @@ final class LineTable {
           unit.addrSize, null, unit.rootDie);
       view.strOffsetsBase = unit.strOffsetsBase;
       Attr attr = new Attr(s, false);
-      readEntries(c, view, attr, dirs, null);
-      readEntries(c, view, attr, names, nameDirs);
+      readEntries(s, c, view, attr, dirs, null);
+      readEntries(s, c, view, attr, names, nameDirs);
     } else {
       while (true) {
         int at = c.skipCString();
@@ -547,8 +553,8 @@ final class LineTable {
   }
 
   /** DWARF 5 directory or file entries: a format description, then the entries. */
-  private static void readEntries(Cursor c, Unit view, Attr attr, List<String> out,
-      long[][] dirsOut) throws DwarfFormatException {
+  private static void readEntries(DwarfSections s, Cursor c, Unit view, Attr attr,
+      List<String> out, long[][] dirsOut) throws DwarfFormatException {
     int formatCount = c.u8();
     long[] types = new long[formatCount];
     int[] forms = new int[formatCount];
@@ -571,7 +577,11 @@ final class LineTable {
       for (int i = 0; i < formatCount; i++) {
         attr.read(c, view, forms[i], 0);
         if (types[i] == Dw.LNCT_path) {
-          name = Dw.isStrForm(attr.form) ? attr.string(view) : null;
+          if (attr.form == Dw.FORM_string) {
+            name = Strings.decode(s.line, (int) attr.val, c.end); // inline, in .debug_line
+          } else {
+            name = Dw.isStrForm(attr.form) ? attr.string(view) : null;
+          }
         } else if (types[i] == Dw.LNCT_directory_index) {
           dir = attr.val;
         }

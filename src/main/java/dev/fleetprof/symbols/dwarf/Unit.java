@@ -67,7 +67,7 @@ final class Unit {
    * The decoded line table, or null when it is malformed (then, as binutils does, the whole unit
    * is left out of lookups). Thread-safe: decoded once, under this unit's lock.
    */
-  LineTable lines(DwarfSections s) {
+  LineTable lines(LineTables tables) {
     LineTable t = lines;
     if (t != null || linesFailed) {
       return t;
@@ -75,13 +75,9 @@ final class Unit {
     synchronized (this) {
       if (lines == null && !linesFailed) {
         try {
-          lines = LineTable.decode(s, this);
+          lines = tables.get(this);
         } catch (DwarfFormatException e) {
           lineProblem = e;
-          linesFailed = true;
-        } catch (RuntimeException e) {
-          lineProblem = new DwarfFormatException(".debug_line", stmtList,
-              "line program could not be decoded: " + e);
           linesFailed = true;
         }
       }

@@ -140,7 +140,8 @@ class DwarfFormsTest {
   }
 
   private static final Pattern ATTR = Pattern.compile(
-      "DW_AT_(linkage_name|name|abstract_origin|specification)\\s+\\((?:0x[0-9a-f]+ )?\"([^\"]*)\"\\)");
+      "DW_AT_(linkage_name|name|abstract_origin|specification)"
+      + "\\s+\\((?:0x[0-9a-f]+ )?\"([^\"]*)\"\\)");
 
   private static final Pattern DIE = Pattern.compile("(?m)^(0x[0-9a-f]+):\\s+DW_TAG_(\\w+)");
 

@@ -301,6 +301,28 @@ class DwarfMalformedTest {
   }
 
   @Test
+  void sectionsThroughAReaderThatMayFail() throws Exception {
+    int first = ROOT_DIE_OFFSET + ROOT_DIE_SIZE;
+    int decl = first + 1 + 8 + 8 + 4;
+    Map<String, byte[]> m = unit(abbrevsWithSpecification(), d -> {
+      d.uleb(2).u64(0x1000).u64(0x100).u32(decl);
+      d.uleb(4).str("g");
+      d.uleb(0);
+    });
+    DwarfSections read = DwarfSections.read(
+        name -> m.containsKey(name) ? ByteBuffer.wrap(m.get(name)) : null,
+        ByteOrder.LITTLE_ENDIAN, 32);
+    assertEquals(32, read.elfClass());
+    // A 32-bit binary: the high bits of a lookup address are dropped, as addr2line drops them.
+    assertEquals("g", DwarfSymbolizer.build(read).lookup(0x1_0000_1010L).get(0).function());
+    java.io.IOException failure = new java.io.IOException("disk on fire");
+    assertEquals(failure, assertThrows(java.io.IOException.class, () -> DwarfSections.read(
+        name -> {
+          throw failure;
+        }, ByteOrder.LITTLE_ENDIAN, 64)));
+  }
+
+  @Test
   void specificationCyclesAreRefused() {
     int first = ROOT_DIE_OFFSET + ROOT_DIE_SIZE;
     int b = first + 1 + 8 + 8 + 4;
@@ -427,6 +449,88 @@ class DwarfMalformedTest {
     b.uleb(0);
     Map<String, byte[]> block = unit(b.bytes(), d -> d.uleb(2).uleb(Long.MIN_VALUE >>> 0).uleb(0));
     assertThrows(DwarfFormatException.class, () -> DwarfSymbolizer.build(sections(block)));
+  }
+
+  @Test
+  void overlappingAbbreviationTablesAreRefusedQuickly() {
+    // Every entry is a compile_unit abbreviation and none ends the table; unit k starts its table
+    // at entry k: read naively, that is a quadratic amount of work.
+    int n = 50_000;
+    Bytes a = new Bytes();
+    int[] offsets = new int[n];
+    for (int k = 0; k < n; k++) {
+      offsets[k] = a.size();
+      a.uleb(k + 1).uleb(Dw.TAG_compile_unit).u8(0).uleb(Dw.AT_language).uleb(Dw.FORM_data1)
+          .uleb(0).uleb(0);
+    }
+    Bytes info = new Bytes();
+    for (int k = 0; k < n; k++) {
+      Bytes body = new Bytes().u16(4).u32(offsets[k]).u8(8).uleb(k + 1).u8(1);
+      info.u32(body.size());
+      info.out.writeBytes(body.bytes());
+    }
+    Map<String, byte[]> m = new HashMap<>();
+    m.put(".debug_info", info.bytes());
+    m.put(".debug_abbrev", a.bytes());
+    DwarfFormatException e = assertThrows(DwarfFormatException.class,
+        () -> assertTimeoutPreemptively(Duration.ofSeconds(10),
+            () -> DwarfSymbolizer.build(sections(m))));
+    assertEquals(".debug_abbrev", e.section());
+  }
+
+  @Test
+  void oneRangeListForManyFunctionsIsRefusedQuickly() {
+    // 20,000 functions share one 4,000-entry .debug_ranges list: 80 million ranges.
+    Bytes a = new Bytes();
+    a.uleb(1).uleb(Dw.TAG_compile_unit).u8(1).uleb(Dw.AT_stmt_list).uleb(Dw.FORM_sec_offset)
+        .uleb(Dw.AT_low_pc).uleb(Dw.FORM_addr).uleb(Dw.AT_high_pc).uleb(Dw.FORM_data8)
+        .uleb(0).uleb(0);
+    a.uleb(2).uleb(Dw.TAG_subprogram).u8(0).uleb(Dw.AT_ranges).uleb(Dw.FORM_sec_offset)
+        .uleb(0).uleb(0);
+    a.uleb(0);
+    Map<String, byte[]> m = unit(a.bytes(), d -> {
+      for (int i = 0; i < 20_000; i++) {
+        d.uleb(2).u32(0);
+      }
+      d.uleb(0);
+    });
+    Bytes ranges = new Bytes();
+    for (int i = 0; i < 4000; i++) {
+      ranges.u64(0x1000 + 2 * i).u64(0x1001 + 2 * i);
+    }
+    ranges.u64(0).u64(0);
+    m.put(".debug_ranges", ranges.bytes());
+    assertThrows(DwarfFormatException.class,
+        () -> assertTimeoutPreemptively(Duration.ofSeconds(10),
+            () -> DwarfSymbolizer.build(sections(m))));
+  }
+
+  @Test
+  void oneLineTableForManyUnitsIsDecodedOnce() throws Exception {
+    // 5,000 units without ranges of their own share one large line table.
+    Bytes a = new Bytes();
+    a.uleb(1).uleb(Dw.TAG_compile_unit).u8(0).uleb(Dw.AT_stmt_list).uleb(Dw.FORM_sec_offset)
+        .uleb(0).uleb(0);
+    a.uleb(0);
+    Bytes info = new Bytes();
+    for (int k = 0; k < 5000; k++) {
+      info.u32(2 + 4 + 1 + 1 + 4).u16(4).u32(0).u8(8).uleb(1).u32(0);
+    }
+    DwarfLineProgramTest.Program p = new DwarfLineProgramTest.Program(4, 1);
+    p.setAddress(0x1000).copy();
+    for (int i = 0; i < 100_000; i++) {
+      p.special(1, 1).special(1, -1);
+    }
+    p.endSequence();
+    Bytes tables = new Bytes().u8(0).str("a.c").uleb(0).uleb(0).uleb(0).u8(0);
+    Map<String, byte[]> m = new HashMap<>();
+    m.put(".debug_info", info.bytes());
+    m.put(".debug_abbrev", a.bytes());
+    m.put(".debug_line", p.bytes(tables.bytes()));
+    DwarfSymbolizer s = assertTimeoutPreemptively(Duration.ofSeconds(20),
+        () -> DwarfSymbolizer.build(sections(m)));
+    assertEquals("a.c", s.lookup(0x1001).get(0).file());
+    assertEquals(2, s.lookup(0x1001).get(0).line());
   }
 
   @Test

@@ -18,7 +18,8 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * Build time and lookups per second on a binary with a lot of DWARF (generated templated C++,
  * -O2 -g; or the binary named by {@code -Dfleetprof.dwarf.benchBinary=PATH}), next to
- * {@code addr2line -i} and {@code llvm-symbolizer --inlining} on the same addresses in the same run.
+ * {@code addr2line -i} and {@code llvm-symbolizer --inlining} on the same addresses in the same
+ * run.
  * Prints the figures; asserts only that a sample agrees with addr2line.
  */
 class DwarfSymbolizerBenchmarkTest {
@@ -26,8 +27,8 @@ class DwarfSymbolizerBenchmarkTest {
   Path dir;
 
   private Path generatedBinary(Path home, int types) throws Exception {
-    StringBuilder src = new StringBuilder("#include <algorithm>\n#include <map>\n#include <string>\n"
-        + "#include <vector>\n#include <numeric>\n#include <cstdio>\n\n");
+    StringBuilder src = new StringBuilder("#include <algorithm>\n#include <map>\n"
+        + "#include <string>\n#include <vector>\n#include <numeric>\n#include <cstdio>\n\n");
     for (int i = 0; i < types; i++) {
       src.append(("""
           struct T%1$d {
@@ -36,7 +37,8 @@ class DwarfSymbolizerBenchmarkTest {
           };
           __attribute__((noinline)) long work%1$d(int n) {
             std::vector<T%1$d> v;
-            for (int k = 0; k < n; k++) v.push_back(T%1$d{(k * %2$d) %% 97, (long) k, std::to_string(k)});
+            for (int k = 0; k < n; k++)
+              v.push_back(T%1$d{(k * %2$d) %% 97, (long) k, std::to_string(k)});
             std::sort(v.begin(), v.end());
             std::map<int, T%1$d> m;
             for (const auto &t : v) m[t.a] = t;

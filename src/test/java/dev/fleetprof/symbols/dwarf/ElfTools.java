@@ -145,15 +145,15 @@ final class ElfTools {
     }
     List<Sym> table = tables.containsKey(".symtab") ? tables.get(".symtab")
         : tables.getOrDefault(".dynsym", List.of());
-    List<FunctionSymbols.ElfSymbol> elf = new ArrayList<>();
+    List<FunctionSymbols.RawSymbol> elf = new ArrayList<>();
     for (Sym s : table) {
-      elf.add(new FunctionSymbols.ElfSymbol(stripVersion(s.name()), s.value(), s.size(),
+      elf.add(new FunctionSymbols.RawSymbol(stripVersion(s.name()), s.value(), s.size(),
           TYPES.indexOf(s.type()), BINDS.indexOf(s.bind()), VISIBILITIES.indexOf(s.vis()),
           s.section()));
     }
-    List<FunctionSymbols.ElfSection> secs = new ArrayList<>();
+    List<FunctionSymbols.SectionHeader> secs = new ArrayList<>();
     for (Section s : sections) {
-      secs.add(new FunctionSymbols.ElfSection(s.index(), s.addr(), s.size(), s.alloc()));
+      secs.add(new FunctionSymbols.SectionHeader(s.index(), s.addr(), s.size(), s.alloc()));
     }
     return FunctionSymbols.fromElf(elf, secs);
   }
