@@ -66,7 +66,7 @@ final class Node {
   static final int IMAGINARY = 43;
   /** num: index into {@link Builtins}. */
   static final int BUILTIN_TYPE = 44;
-  /** _Float&lt;N&gt;[x]: num is N, text (if any) the suffix. */
+  /** _Float&lt;N&gt;[x]: num is N, text (when not null) the x. */
   static final int EXTENDED_BUILTIN_TYPE = 45;
   /** u &lt;source-name&gt;: left is the name. */
   static final int VENDOR_TYPE = 46;
@@ -147,8 +147,8 @@ final class Node {
   Node left;
   Node right;
   int num;
-  /** A NAME's (or SUB_STD's) characters are text[start, end). */
-  String text;
+  /** A NAME's (or SUB_STD's) characters are text[start, end); never written through. */
+  char[] text;
   int start;
   int end;
   /** How many times this node is being printed right now (the printer's loop guard). */
@@ -158,12 +158,24 @@ final class Node {
     this.kind = kind;
   }
 
+  /** Makes a pooled node new again (see Parser#alloc). */
+  void reset(int kind) {
+    this.kind = kind;
+    left = null;
+    right = null;
+    num = 0;
+    text = null;
+    start = 0;
+    end = 0;
+    printing = 0;
+  }
+
   int length() {
     return end - start;
   }
 
   char charAt(int i) {
-    return text.charAt(start + i);
+    return text[start + i];
   }
 
   /** True for the qualifiers that apply to a member function rather than to a type. */

@@ -19,11 +19,12 @@ final class Parser {
   /** Work units (productions entered) one name may cost; backtracking can otherwise explode. */
   private static final int MAX_WORK = 200_000;
 
-  private final String s;
+  private final char[] s;
   private final int end;
   private int pos;
   private final int maxNodes;
   private int nodes;
+  private Node[] pool;
   private final Node[] subs;
   private int subCount;
   /** The last source name seen: constructors and destructors are named after it. */
@@ -39,13 +40,15 @@ final class Parser {
    */
   private int unresolvedNameState;
 
-  Parser(String s, int start, int end, boolean newerUnresolvedNames) {
-    this.s = s;
+  /** Parses chars (all of them: one word of c++filt's input). */
+  Parser(char[] chars, boolean newerUnresolvedNames) {
+    this.s = chars;
     this.unresolvedNameState = newerUnresolvedNames ? 1 : 0;
-    this.pos = start;
-    this.end = end;
-    int length = end - start;
+    this.pos = 0;
+    this.end = chars.length;
+    int length = chars.length;
     this.maxNodes = 2 * length;
+    this.pool = new Node[Math.min(maxNodes, 64)];
     this.subs = new Node[length];
   }
 
@@ -64,20 +67,24 @@ final class Parser {
 
   // ---- characters -------------------------------------------------------------------------
 
+  private char charAt(int i) {
+    return s[i];
+  }
+
   private char peek() {
-    return pos < end ? s.charAt(pos) : '\0';
+    return pos < end ? charAt(pos) : '\0';
   }
 
   private char peekNext() {
-    return pos + 1 < end ? s.charAt(pos + 1) : '\0';
+    return pos + 1 < end ? charAt(pos + 1) : '\0';
   }
 
   private char next() {
-    return pos < end ? s.charAt(pos++) : '\0';
+    return pos < end ? charAt(pos++) : '\0';
   }
 
   private boolean eat(char c) {
-    if (pos < end && s.charAt(pos) == c) {
+    if (pos < end && charAt(pos) == c) {
       pos++;
       return true;
     }
@@ -102,13 +109,28 @@ final class Parser {
 
   // ---- nodes ------------------------------------------------------------------------------
 
-  /** A fresh node, or null once the name has used up its node allowance. */
+  /**
+   * A fresh node, or null once the name has used up its node allowance. Nodes come from a pool
+   * indexed like libiberty's component array: backtracking frees the nodes made since the
+   * checkpoint and the next ones reuse them, so a pointer that outlived the backtrack (the last
+   * name seen) sees whatever reuses its node, exactly as in c++filt.
+   */
   private Node alloc(int kind) {
     if (nodes >= maxNodes) {
       return null;
     }
+    if (nodes == pool.length) {
+      pool = java.util.Arrays.copyOf(pool, Math.min(maxNodes, pool.length * 2));
+    }
+    Node n = pool[nodes];
+    if (n == null) {
+      n = new Node(kind);
+      pool[nodes] = n;
+    } else {
+      n.reset(kind);
+    }
     nodes++;
-    return new Node(kind);
+    return n;
   }
 
   /**
@@ -179,7 +201,7 @@ final class Parser {
     return n;
   }
 
-  private Node makeName(String text, int start, int end) {
+  private Node makeName(char[] text, int start, int end) {
     if (end <= start) {
       return null;
     }
@@ -192,8 +214,8 @@ final class Parser {
     return n;
   }
 
-  private Node makeName(String text) {
-    return makeName(text, 0, text.length());
+  private Node makeName(char[] text) {
+    return makeName(text, 0, text.length);
   }
 
   private Node makeNumbered(int kind, int num) {
@@ -208,14 +230,26 @@ final class Parser {
     return makeNumbered(Node.BUILTIN_TYPE, index);
   }
 
-  private Node makeStd(String text) {
+  private Node makeStd(char[] text) {
     Node n = alloc(Node.SUB_STD);
     if (n != null) {
       n.text = text;
       n.start = 0;
-      n.end = text.length();
+      n.end = text.length;
     }
     return n;
+  }
+
+  private boolean startsWith(int at, String prefix) {
+    if (end - at < prefix.length()) {
+      return false;
+    }
+    for (int i = 0; i < prefix.length(); i++) {
+      if (s[at + i] != prefix.charAt(i)) {
+        return false;
+      }
+    }
+    return true;
   }
 
   private boolean addSubstitution(Node n) {
@@ -379,7 +413,7 @@ final class Parser {
           if (c == 'S') {
             if (peekNext() == 't') {
               advance(2);
-              dc = makeName("std");
+              dc = makeName(STD);
             }
             if (peek() == 'S') {
               module = substitution();
@@ -647,7 +681,13 @@ final class Parser {
     return n;
   }
 
-  private static final String ANONYMOUS = "(anonymous namespace)";
+  // Fixed names (shared by all calls, never written).
+  private static final char[] ANONYMOUS = "(anonymous namespace)".toCharArray();
+  private static final char[] STD = "std".toCharArray();
+  private static final char[] AUTO = "auto".toCharArray();
+  private static final char[] DECLTYPE_AUTO = "decltype(auto)".toCharArray();
+  private static final char[] STRING_LITERAL = "string literal".toCharArray();
+  private static final char[] X_SUFFIX = {'x'};
 
   private Node identifier(int len) {
     if (end - pos < len) {
@@ -656,9 +696,9 @@ final class Parser {
     int start = pos;
     advance(len);
     // GCC names the anonymous namespace _GLOBAL__N_<something>.
-    if (len >= 10 && s.startsWith("_GLOBAL_", start)) {
-      char c = s.charAt(start + 8);
-      if ((c == '.' || c == '_' || c == '$') && s.charAt(start + 9) == 'N') {
+    if (len >= 10 && startsWith(start, "_GLOBAL_")) {
+      char c = charAt(start + 8);
+      if ((c == '.' || c == '_' || c == '$') && charAt(start + 9) == 'N') {
         return makeName(ANONYMOUS);
       }
     }
@@ -710,9 +750,9 @@ final class Parser {
         return null;
       }
       Node piece;
-      char c = s.charAt(pos);
+      char c = charAt(pos);
       if (c == '$') {
-        char e = pos + 1 < end ? s.charAt(pos + 1) : '\0';
+        char e = pos + 1 < end ? charAt(pos + 1) : '\0';
         switch (e) {
           case 'S':
             c = '/';
@@ -731,7 +771,7 @@ final class Parser {
         len -= 2;
       } else {
         int i = 0;
-        while (i < len && pos + i < end && s.charAt(pos + i) != '$') {
+        while (i < len && pos + i < end && charAt(pos + i) != '$') {
           i++;
         }
         piece = makeName(s, pos, pos + i);
@@ -1045,10 +1085,10 @@ final class Parser {
             substitutable = true;
             break;
           case 'a':
-            ret = makeName("auto");
+            ret = makeName(AUTO);
             break;
           case 'c':
-            ret = makeName("decltype(auto)");
+            ret = makeName(DECLTYPE_AUTO);
             break;
           case 'f':
             ret = makeBuiltin(Builtins.DECIMAL32);
@@ -1088,8 +1128,7 @@ final class Parser {
             }
             ret = makeNumbered(Node.EXTENDED_BUILTIN_TYPE, bits);
             if (ret != null && suffix == 'x') {
-              ret.text = "x";
-              ret.end = 1;
+              ret.text = X_SUFFIX;
             }
             advance(1);
             break;
@@ -1769,7 +1808,7 @@ final class Parser {
       if (!discriminator()) {
         return null;
       }
-      name = makeName("string literal");
+      name = makeName(STRING_LITERAL);
     } else {
       int num = -1;
       if (peek() == 'd') {
@@ -1947,18 +1986,18 @@ final class Parser {
   private Node cloneSuffix(Node encoding) {
     int start = pos;
     int p = pos;
-    if (p + 1 < end && s.charAt(p) == '.') {
-      char c = s.charAt(p + 1);
+    if (p + 1 < end && charAt(p) == '.') {
+      char c = charAt(p + 1);
       if (isLower(c) || isDigit(c) || c == '_') {
         p += 2;
-        while (p < end && (isLower(s.charAt(p)) || isDigit(s.charAt(p)) || s.charAt(p) == '_')) {
+        while (p < end && (isLower(charAt(p)) || isDigit(charAt(p)) || charAt(p) == '_')) {
           p++;
         }
       }
     }
-    while (p + 1 < end && s.charAt(p) == '.' && isDigit(s.charAt(p + 1))) {
+    while (p + 1 < end && charAt(p) == '.' && isDigit(charAt(p + 1))) {
       p += 2;
-      while (p < end && isDigit(s.charAt(p))) {
+      while (p < end && isDigit(charAt(p))) {
         p++;
       }
     }
@@ -1968,8 +2007,8 @@ final class Parser {
 
   // ---- substitutions ----------------------------------------------------------------------
 
+  /** code, printed form (c++filt runs libiberty in verbose mode), name for constructors. */
   private static final String[][] STANDARD = {
-    // code, printed (c++filt runs libiberty in verbose mode), name for constructors
     {"t", "std", null},
     {"a", "std::allocator", "allocator"},
     {"b", "std::basic_string", "basic_string"},
@@ -1979,6 +2018,15 @@ final class Parser {
     {"o", "std::basic_ostream<char, std::char_traits<char> >", "basic_ostream"},
     {"d", "std::basic_iostream<char, std::char_traits<char> >", "basic_iostream"},
   };
+  private static final char[][] STANDARD_PRINTED = new char[STANDARD.length][];
+  private static final char[][] STANDARD_CTOR_NAME = new char[STANDARD.length][];
+
+  static {
+    for (int i = 0; i < STANDARD.length; i++) {
+      STANDARD_PRINTED[i] = STANDARD[i][1].toCharArray();
+      STANDARD_CTOR_NAME[i] = STANDARD[i][2] == null ? null : STANDARD[i][2].toCharArray();
+    }
+  }
 
   /** S_, S &lt;base 36&gt; _, or one of the standard abbreviations St Sa Sb Ss Si So Sd. */
   private Node substitution() {
@@ -2009,12 +2057,12 @@ final class Parser {
       }
       return subs[(int) id];
     }
-    for (String[] std : STANDARD) {
-      if (c == std[0].charAt(0)) {
-        if (std[2] != null) {
-          lastName = makeStd(std[2]);
+    for (int i = 0; i < STANDARD.length; i++) {
+      if (c == STANDARD[i][0].charAt(0)) {
+        if (STANDARD_CTOR_NAME[i] != null) {
+          lastName = makeStd(STANDARD_CTOR_NAME[i]);
         }
-        Node dc = makeStd(std[1]);
+        Node dc = makeStd(STANDARD_PRINTED[i]);
         if (peek() == 'B') {
           // With ABI tags the abbreviation becomes a candidate.
           dc = abiTags(dc);

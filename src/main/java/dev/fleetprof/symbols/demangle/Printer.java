@@ -114,6 +114,18 @@ final class Printer {
     last = s.charAt(end - 1);
   }
 
+  private void append(char[] s, int start, int end) {
+    if (end <= start) {
+      return;
+    }
+    if (out.length() + (end - start) > MAX_OUTPUT) {
+      failed = true;
+      return;
+    }
+    out.append(s, start, end - start);
+    last = s[end - 1];
+  }
+
   private void appendNum(int n) {
     append(Integer.toString(n));
   }
@@ -327,7 +339,7 @@ final class Printer {
         append(Builtins.NAMES[Builtins.FLOAT_N]);
         appendNum(dc.num);
         if (dc.text != null) {
-          append(dc.text);
+          append(dc.text, 0, dc.text.length);
         }
         return;
       case Node.VENDOR_TYPE:

@@ -56,6 +56,10 @@ final class RustDemangler {
   // ---- legacy -----------------------------------------------------------------------------
 
   private static String legacy(String s, int base, int end) {
+    // Cheap rejection first (most _ZN names are C++): a legacy name ends in E or E.suffix.
+    if (s.charAt(end - 1) != 'E' && s.lastIndexOf('.', end - 1) < base) {
+      return null;
+    }
     for (int i = base; i < end; i++) {
       char c = s.charAt(i);
       if (!(c == '_' || isAlnum(c) || c == '$' || c == '.' || c == ':' || c == '@')) {
