@@ -1,0 +1,153 @@
+package dev.fleetprof.symbols;
+
+import dev.fleetprof.symbols.demangle.ItaniumDemangler;
+import dev.fleetprof.symbols.dwarf.DwarfSections;
+import dev.fleetprof.symbols.dwarf.DwarfSymbolizer;
+import dev.fleetprof.symbols.dwarf.FunctionSymbols;
+import dev.fleetprof.symbols.elf.ElfFile;
+import dev.fleetprof.symbols.elf.ElfSection;
+import dev.fleetprof.symbols.elf.ElfSymbol;
+import dev.fleetprof.symbols.elf.SymbolTable;
+import java.io.Closeable;
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.OptionalLong;
+import java.util.concurrent.ConcurrentHashMap;
+
+/**
+ * What one binary knows about its code: from a file offset (what a profile's frame holds) or a
+ * link-time address (what gmon.out holds) to the inline chain, innermost first, as
+ * {@code addr2line -f -i -C} prints it.
+ *
+ * <p>Two files may take part, as with gdb and pprof: the runtime binary, whose program headers
+ * turn file offsets into addresses (a separate debug file made by {@code objcopy --only-keep-debug}
+ * has load segments of file size 0 and rewritten offsets, so it cannot), and a debug file that
+ * holds the DWARF and the full symbol table when the runtime binary was stripped. DWARF gives
+ * functions, files, lines and inlined frames; where no DWARF unit covers an address the ELF symbol
+ * table gives the function alone (file null, line 0); where neither knows it, the chain is empty.
+ *
+ * <p>The DWARF index and the symbol table are built on the first lookup, once; lookups are
+ * thread-safe afterwards.
+ */
+public final class BinarySymbols implements Closeable {
+  private final ElfFile runtime;
+  private final ElfFile debug;
+  private final Map<String, String> demangled = new ConcurrentHashMap<>();
+  private volatile Tables tables;
+
+  private record Tables(DwarfSymbolizer dwarf, SymbolTable symbols) {}
+
+  /**
+   * @param runtime the binary that ran (its program headers place file offsets)
+   * @param debug a separate debug file for it, or null when the runtime binary is all there is
+   */
+  public BinarySymbols(ElfFile runtime, ElfFile debug) {
+    this.runtime = runtime;
+    this.debug = debug;
+  }
+
+  /** Whether {@code elf} holds DWARF debugging information of its own. */
+  public static boolean hasDwarf(ElfFile elf) {
+    for (String name : new String[] {".debug_info", ".zdebug_info"}) {
+      Optional<ElfSection> s = elf.section(name);
+      if (s.isPresent() && !s.get().isNobits() && s.get().size() > 0) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  /** Whether {@code elf} has a full symbol table ({@code .symtab}), not only {@code .dynsym}. */
+  static boolean hasSymtab(ElfFile elf) {
+    return elf.sections().stream().anyMatch(s -> s.name().equals(".symtab"));
+  }
+
+  public ElfFile runtime() {
+    return runtime;
+  }
+
+  /** The separate debug file, or null. */
+  public ElfFile debug() {
+    return debug;
+  }
+
+  /**
+   * The chain at a file offset in the runtime binary, as gperftools and pprof frames give it: the
+   * offset becomes an address through the executable load segment that holds it. Empty when no
+   * load segment holds it or nothing knows the address.
+   */
+  public List<SourceLine> atFileOffset(long fileOffset) throws IOException {
+    OptionalLong vaddr = runtime.fileOffsetToVaddr(fileOffset);
+    return vaddr.isPresent() ? atAddress(vaddr.getAsLong()) : List.of();
+  }
+
+  /** The chain at a link-time (virtual) address, as symbol tables, DWARF and gmon.out use. */
+  public List<SourceLine> atAddress(long vaddr) throws IOException {
+    Tables t = tables();
+    if (t.dwarf() != null) {
+      List<SourceLine> raw = t.dwarf().lookup(vaddr);
+      if (!raw.isEmpty()) {
+        List<SourceLine> out = new ArrayList<>(raw.size());
+        for (SourceLine l : raw) {
+          out.add(new SourceLine(demangle(l.symbol()), l.symbol(), l.file(), l.line()));
+        }
+        return out;
+      }
+    }
+    Optional<ElfSymbol> s = t.symbols().lookup(vaddr);
+    if (s.isEmpty()) {
+      return List.of();
+    }
+    String name = s.get().name();
+    return List.of(new SourceLine(demangle(name), name, null, 0));
+  }
+
+  private String demangle(String raw) {
+    return demangled.computeIfAbsent(raw, ItaniumDemangler::demangle);
+  }
+
+  private Tables tables() throws IOException {
+    Tables t = tables;
+    if (t == null) {
+      synchronized (this) {
+        t = tables;
+        if (t == null) {
+          t = build();
+          tables = t;
+        }
+      }
+    }
+    return t;
+  }
+
+  private Tables build() throws IOException {
+    // The runtime binary's .symtab, else the debug file's (strip keeps it there), else .dynsym.
+    ElfFile symbolFile = !hasSymtab(runtime) && debug != null && hasSymtab(debug) ? debug : runtime;
+    SymbolTable symbols = SymbolTable.read(symbolFile);
+    ElfFile dwarfFile = debug != null && hasDwarf(debug) ? debug : hasDwarf(runtime) ? runtime : null;
+    DwarfSymbolizer dwarf = null;
+    if (dwarfFile != null) {
+      ElfFile f = dwarfFile;
+      // addr2line names a function DWARF leaves without a linkage name by its ELF symbol.
+      FunctionSymbols elfNames = vaddr -> symbols.lookup(vaddr)
+          .map(s -> new FunctionSymbols.Symbol(s.name(), s.value(), null)).orElse(null);
+      dwarf = DwarfSymbolizer.build(
+          DwarfSections.read(f::sectionData, f.order(), f.is64() ? 64 : 32), elfNames);
+    }
+    return new Tables(dwarf, symbols);
+  }
+
+  @Override
+  public void close() throws IOException {
+    try {
+      runtime.close();
+    } finally {
+      if (debug != null) {
+        debug.close();
+      }
+    }
+  }
+}
