@@ -7,6 +7,7 @@ import dev.fleetprof.output.ValueMeaning;
 import java.io.IOException;
 import java.math.BigDecimal;
 import java.time.LocalDate;
+import org.apache.spark.sql.Column;
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
 import org.apache.spark.sql.SparkSession;
@@ -90,7 +91,7 @@ public final class ExportProfile {
     ValueMeaning meaning = StandardOutputs.meaningOf(day);
     String title = "fleetprof: " + args.format() + " " + args.kind() + " " + args.date()
         + (args.host() != null ? " host " + args.host() : "");
-    Dataset<Row> aggregate = day.select("frames", "count");
+    Dataset<Row> aggregate = day.select("format", "frames", "count");
     if (args.base() != null) {
       Dataset<Row> base = table.where(col("date").equalTo(lit(args.base())));
       BigDecimal dayTotal = total(day);
@@ -101,11 +102,29 @@ public final class ExportProfile {
       // Base counts scaled to the day's total, negated: the sum per stack is the day's count minus
       // what the base would have given it on a fleet of the day's size.
       String scale = dayTotal.toPlainString() + "BD / " + baseTotal.toPlainString() + "BD";
-      aggregate = aggregate.union(base.selectExpr("frames",
+      aggregate = aggregate.union(base.selectExpr("format", "frames",
           "CAST(round(-count * " + scale + ") AS DECIMAL(38,0)) AS count"));
       title += " minus " + args.base() + " (scaled by " + scale.replace("BD", "") + ")";
     }
-    StandardOutputs.write(spark, aggregate, meaning, args.targets(), title);
+    StandardOutputs.write(spark, aggregate, symbols(spark, args), meaning, args.targets(), title);
+  }
+
+  /**
+   * The names the fleet job gave the locations of the dates written ({@code locations/}'s
+   * {@code lines}), or null for an output written before it symbolized.
+   */
+  private static Dataset<Row> symbols(SparkSession spark, Args args) {
+    Dataset<Row> locations = spark.read().parquet(args.from() + "/locations");
+    if (!java.util.Arrays.asList(locations.columns()).contains("lines")) {
+      return null;
+    }
+    Column dates = col("date").equalTo(lit(args.date()));
+    if (args.base() != null) {
+      dates = dates.or(col("date").equalTo(lit(args.base())));
+    }
+    return locations.where(dates.and(col("format").equalTo(args.format())))
+        .select("format", "module", "offset", "lines")
+        .dropDuplicates("format", "module", "offset");
   }
 
   private static BigDecimal total(Dataset<Row> stacks) {

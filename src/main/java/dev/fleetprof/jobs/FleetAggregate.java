@@ -63,10 +63,13 @@ public final class FleetAggregate {
       "replaces exactly that date's partitions):",
       "  stacks/       format, kind, period, period_unit, frames -> count, records, profiles, hosts",
       "  host_stacks/  the same per host",
-      "  locations/    format, kind, module, offset -> self_count (leaf), total_count (on stack)",
+      "  locations/    format, kind, module, offset -> self_count (leaf), total_count (on stack),",
+      "                lines (the inline chain: function, file, line, symbol; innermost first)",
+      "  functions/    format, kind, module, function -> self_count, total_count (as pprof -top)",
       "  modules/      host, format, kind, module -> self_count, total_count",
       "  files/        host, path, format -> records, count, stacks, problems, problem",
-      "Counts are DECIMAL(38,0). Frames are (module, offset in the module's file), leaf first.",
+      "Counts are DECIMAL(38,0). Frames are (module, offset in the module's file), leaf first; as in",
+      "pprof, caller frames of CPU samples hold the return address minus one (the call instruction).",
       "",
       "Options:",
       "  --input DIR        a directory, file or glob of profiles (repeatable; default sample-data)",
@@ -78,6 +81,15 @@ public final class FleetAggregate {
       "                     gzipped pprof profile.proto (go tool pprof FILE)",
       "  --folded FILE      ... as folded stacks (FlameGraph, speedscope)",
       "  --flamegraph FILE  ... as a flame graph page (HTML)",
+      "  --binaries DIR     where to find the profiled binaries for names (repeatable; any Hadoop",
+      "                     FileSystem), searched like pprof's PPROF_BINARY_PATH: DIR/<build-id>/...,",
+      "                     DIR/<module's full path>, DIR/<module's file name>; then the module's own",
+      "                     path on this machine. Separate debug files are found by build ID",
+      "                     (DIR/.build-id/xx/rest.debug) or .gnu_debuglink. Missing binaries leave",
+      "                     frames unnamed and are listed in the summary; they never fail the job",
+      "  --gmon-binary PATH the program every gmon.out of this run profiled (gmon.out names none;",
+      "                     without it, a program=NAME directory above the file names it)",
+      "  --no-module-paths  do not fall back to the modules' own paths on this machine",
       "  --format NAME      auto (default), gperftools, gprof or dcpi",
       "  --glob PATTERN     only read files whose names match (Spark's pathGlobFilter)",
       "  --mode MODE        PERMISSIVE (default: bad files are listed in files/ with their problem),",
@@ -89,7 +101,8 @@ public final class FleetAggregate {
 
   /** Parsed command line. */
   record Args(List<String> inputs, String output, LocalDate date, String pprof, String folded,
-      String flamegraph, String format, String glob, String mode) {
+      String flamegraph, String format, String glob, String mode, List<String> binaries,
+      String gmonBinary, boolean useModulePaths) {
     static Args parse(String[] argv) {
       List<String> inputs = new ArrayList<>();
       String output = "target/fleet-output";
@@ -100,6 +113,9 @@ public final class FleetAggregate {
       String format = "auto";
       String glob = null;
       String mode = "PERMISSIVE";
+      List<String> binaries = new ArrayList<>();
+      String gmonBinary = null;
+      boolean useModulePaths = true;
       for (int i = 0; i < argv.length; i++) {
         String a = argv[i];
         switch (a) {
@@ -112,13 +128,17 @@ public final class FleetAggregate {
           case "--format" -> format = value(argv, ++i, a);
           case "--glob" -> glob = value(argv, ++i, a);
           case "--mode" -> mode = value(argv, ++i, a);
+          case "--binaries" -> binaries.add(value(argv, ++i, a));
+          case "--gmon-binary" -> gmonBinary = value(argv, ++i, a);
+          case "--no-module-paths" -> useModulePaths = false;
           default -> throw new IllegalArgumentException("unknown argument '" + a + "'");
         }
       }
       if (inputs.isEmpty()) {
         inputs.add("sample-data");
       }
-      return new Args(inputs, output, date, pprof, folded, flamegraph, format, glob, mode);
+      return new Args(inputs, output, date, pprof, folded, flamegraph, format, glob, mode,
+          binaries, gmonBinary, useModulePaths);
     }
 
     /** A --date-like argument, or an IllegalArgumentException saying what a date looks like. */
@@ -181,9 +201,9 @@ public final class FleetAggregate {
       // Prunes the other days' directories at planning (the source evaluates partition filters).
       raw = raw.where(col("date").isNull().or(col("date").equalTo(lit(args.date()))));
     }
-    Dataset<Row> base = raw
+    Dataset<Row> base = pprofFrames(raw
         .withColumn("date", dateOf(columns, args.date()))
-        .withColumn("host", hostOf(columns));
+        .withColumn("host", hostOf(columns)), columns, args.gmonBinary());
     if (args.date() != null) {
       base = base.where(col("date").equalTo(lit(args.date())));
     }
@@ -211,11 +231,12 @@ public final class FleetAggregate {
         .groupBy("date", "format", "kind", "period", "period_unit", "frames")
         .agg(sum("count").cast("decimal(38,0)").as("count"), sum("records").as("records"),
             sum("profiles").as("profiles"), count(col("host")).as("hosts")));
+    Dataset<Row> symbols = null;
     try {
       // A location on the stack twice (recursion) counts once. array_distinct over structs
       // compares every pair of frames in interpreted code; distinct offsets (almost every stack)
       // already mean distinct frames, and array_distinct over bigints is a generated hash set.
-      Dataset<Row> locations = stacks
+      Dataset<Row> rawLocations = stacks
           .selectExpr("date", "format", "kind", "count", "try_element_at(frames, 1) AS leaf",
               "explode(IF(size(array_distinct(frames.offset)) = size(frames), frames,"
                   + " array_distinct(frames))) AS frame")
@@ -223,6 +244,11 @@ public final class FleetAggregate {
           .agg(sum(expr("CASE WHEN frame = leaf THEN count ELSE 0 END"))
                   .cast("decimal(38,0)").as("self_count"),
               sum("count").cast("decimal(38,0)").as("total_count"));
+      // Names: the run's distinct locations, symbolized once each, joined back.
+      symbols = persist(Symbolization.symbolize(spark, rawLocations,
+          new Symbolization.Options(args.binaries(), args.useModulePaths())));
+      Dataset<Row> locations = joinLines(rawLocations, symbols);
+      Dataset<Row> functions = functions(stacks, symbols);
       Dataset<Row> modules = hostStacks
           .selectExpr("date", "host", "format", "kind", "count",
               "try_element_at(frames, 1).module AS leaf_module",
@@ -249,28 +275,125 @@ public final class FleetAggregate {
       tables.put("host_stacks", hostStacks);
       tables.put("locations", locations);
       tables.put("modules", modules);
+      tables.put("functions", functions);
       for (Map.Entry<String, Dataset<Row>> t : tables.entrySet()) {
-        LOG.info("fleet-aggregate: writing {}/{}", args.output(), t.getKey());
-        t.getValue().write().mode(SaveMode.Overwrite)
-            .option("partitionOverwriteMode", "dynamic")
-            .partitionBy("date")
-            .parquet(args.output() + "/" + t.getKey());
-        markDone(spark, args.output() + "/" + t.getKey(), dates);
+        writeDated(spark, t.getValue(), args.output() + "/" + t.getKey(), dates);
       }
-      Summary summary = summarise(spark, args, tables.keySet(), dates, started);
+      Summary summary = summarise(spark, args, tables.keySet(), dates, started,
+          symbolizationReport(symbols));
       StandardOutputs.writeCpuSamples(spark, stacks.where(col("date").isin(dates.toArray())),
-          new StandardOutputs.Targets(args.pprof(), args.folded(), args.flamegraph()),
+          symbols, new StandardOutputs.Targets(args.pprof(), args.folded(), args.flamegraph()),
           "fleetprof: CPU samples of " + summary.dates() + ", " + summary.files() + " files");
       return summary;
     } finally {
+      if (symbols != null) {
+        symbols.unpersist();
+      }
       stacks.unpersist();
       hostStacks.unpersist();
       fileStacks.unpersist();
     }
   }
 
+  /**
+   * Frames as pprof shows them, so that every dataset and output names a frame the same way and a
+   * symbolizer looks up the right instruction: a caller frame of a CPU sample is a return address,
+   * so it becomes the return address minus one, inside the call instruction (pprof does the same
+   * in {@code legacy_profile.go}); the leaf stays as sampled. gmon.out frames have no module: they
+   * get the program's name ({@code --gmon-binary}, else a {@code program=NAME} directory), which
+   * the symbolizer looks up like any module; their addresses are link-time addresses already.
+   */
+  private static Dataset<Row> pprofFrames(Dataset<Row> rows, Set<String> columns,
+      String gmonBinary) {
+    Column program = gmonBinary != null ? lit(gmonBinary)
+        : columns.contains("program") ? expr("CAST(program AS STRING)")
+        : expr("nullif(regexp_extract(path, '/program=([^/]+)/', 1), '')");
+    return rows.withColumn("program_module", program)
+        .withColumn("frames", expr("CASE"
+            + " WHEN format = 'gperftools' AND kind = 'sample' THEN transform(frames, (f, i) ->"
+            + "   IF(i = 0, f, named_struct('module', f.module, 'offset', f.offset - 1)))"
+            + " WHEN format = 'gprof' THEN transform(frames, f ->"
+            + "   named_struct('module', coalesce(f.module, program_module), 'offset', f.offset))"
+            + " ELSE frames END"))
+        .drop("program_module");
+  }
+
+  /** {@code locations} with the inline chain of each location ({@code lines}, null if unknown). */
+  static Dataset<Row> joinLines(Dataset<Row> locations, Dataset<Row> symbols) {
+    Dataset<Row> s = symbols.select(col("format").as("s_format"), col("module").as("s_module"),
+        col("offset").as("s_offset"), col("lines"));
+    return locations.join(s, col("format").equalTo(col("s_format"))
+            .and(col("module").eqNullSafe(col("s_module")))
+            .and(col("offset").equalTo(col("s_offset"))), "left")
+        .drop("s_format", "s_module", "s_offset");
+  }
+
+  /**
+   * Per function, with {@code pprof -top}'s meaning: {@code self_count} is the weight of the stacks
+   * whose leaf's innermost (inlined) function it is, {@code total_count} of the stacks it is
+   * anywhere on, inlined frames included, once per stack however often it recurs. A location
+   * with no name counts for the function null of its module (pprof shows it as
+   * {@code [module]}).
+   */
+  static Dataset<Row> functions(Dataset<Row> stacks, Dataset<Row> symbols) {
+    Dataset<Row> s = symbols.select(col("format").as("s_format"), col("module").as("s_module"),
+        col("offset").as("s_offset"), col("lines"));
+    Dataset<Row> frames = stacks
+        .withColumn("stack_id", org.apache.spark.sql.functions.monotonically_increasing_id())
+        .selectExpr("stack_id", "date", "format", "kind", "count",
+            "posexplode(frames) AS (frame_pos, frame)");
+    return frames.join(s, col("format").equalTo(col("s_format"))
+            .and(col("frame.module").eqNullSafe(col("s_module")))
+            .and(col("frame.offset").equalTo(col("s_offset"))), "left")
+        .selectExpr("stack_id", "date", "format", "kind", "count", "frame_pos",
+            "frame.module AS module",
+            "posexplode(coalesce(lines.function, array(CAST(NULL AS STRING))))"
+                + " AS (line_pos, function)")
+        .groupBy("stack_id", "date", "format", "kind", "module", "function")
+        .agg(expr("max(frame_pos = 0 AND line_pos = 0)").as("is_self"),
+            expr("first(count)").as("count"))
+        .groupBy("date", "format", "kind", "module", "function")
+        .agg(sum(expr("CASE WHEN is_self THEN count ELSE 0 END")).cast("decimal(38,0)")
+                .as("self_count"),
+            sum("count").cast("decimal(38,0)").as("total_count"));
+  }
+
+  /**
+   * How much of the run has names: locations symbolized, and per module the locations left
+   * unnamed with the reason, for the summary (a missing binary never fails the job).
+   */
+  static String symbolizationReport(Dataset<Row> symbols) {
+    Row all = symbols.agg(count(lit(1)), count(col("lines"))).first();
+    long total = all.getLong(0);
+    long named = all.getLong(1);
+    StringBuilder sb = new StringBuilder(String.format("symbolized %d of %d locations", named,
+        total));
+    List<Row> missing = symbols.where("lines IS NULL")
+        .groupBy("module").agg(count(lit(1)).as("n"), expr("min(problem)").as("problem"))
+        .orderBy(col("n").desc()).limit(20).collectAsList();
+    for (Row m : missing) {
+      sb.append(String.format("%n  unnamed: %d locations in %s: %s", m.getLong(1),
+          m.isNullAt(0) ? "(no module)" : m.getString(0), m.getString(2)));
+    }
+    return sb.toString();
+  }
+
   private static Dataset<Row> persist(Dataset<Row> d) {
     return d.persist(StorageLevel.MEMORY_AND_DISK());
+  }
+
+  /**
+   * Writes a dataset partitioned by date with dynamic partition overwrite (the dates it has rows
+   * for are replaced, other dates stay), then its {@code _SUCCESS} markers.
+   */
+  static void writeDated(SparkSession spark, Dataset<Row> table, String path, List<Object> dates)
+      throws IOException {
+    LOG.info("writing {}", path);
+    table.write().mode(SaveMode.Overwrite)
+        .option("partitionOverwriteMode", "dynamic")
+        .partitionBy("date")
+        .parquet(path);
+    markDone(spark, path, dates);
   }
 
   /**
@@ -309,7 +432,7 @@ public final class FleetAggregate {
 
   /** Reads back what this run wrote, for the log and the caller. */
   private static Summary summarise(SparkSession spark, Args args, Set<String> written,
-      List<Object> dates, long started) throws IOException {
+      List<Object> dates, long started, String symbolization) throws IOException {
     Dataset<Row> files = spark.read().parquet(args.output() + "/files");
     // Only this run's dates: other dates in the output are other runs' work.
     Column thisRun = col("date").isin(dates.toArray());
@@ -340,6 +463,8 @@ public final class FleetAggregate {
         s.dates(), s.rowsWritten(), s.output(), s.millis() / 1000.0);
     LOG.info(line);
     System.out.println(line);
+    LOG.info("fleet-aggregate: {}", symbolization);
+    System.out.println("fleet-aggregate: " + symbolization);
     return s;
   }
 

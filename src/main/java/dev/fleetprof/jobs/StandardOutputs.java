@@ -7,6 +7,7 @@ import dev.fleetprof.output.StackWriter;
 import dev.fleetprof.output.ValueMeaning;
 import dev.fleetprof.output.WeightedStack;
 import dev.fleetprof.output.flamegraph.FlameGraphWriter;
+import dev.fleetprof.symbols.SourceLine;
 import dev.fleetprof.output.folded.FoldedWriter;
 import dev.fleetprof.output.pprof.PprofWriter;
 import java.io.IOException;
@@ -44,13 +45,13 @@ final class StandardOutputs {
    * The fleet job's CPU samples (gperftools {@code sample} rows of {@code stacks}: the run's dates,
    * all hosts) to the files the command line asked for.
    */
-  static void writeCpuSamples(SparkSession spark, Dataset<Row> stacks, Targets targets,
-      String title) throws IOException {
+  static void writeCpuSamples(SparkSession spark, Dataset<Row> stacks, Dataset<Row> symbols,
+      Targets targets, String title) throws IOException {
     if (!targets.any()) {
       return;
     }
     Dataset<Row> cpu = stacks.where("format = 'gperftools' AND kind = 'sample'");
-    write(spark, cpu, meaningOf(cpu), targets, title);
+    write(spark, cpu, symbols, meaningOf(cpu), targets, title);
   }
 
   /**
@@ -75,13 +76,15 @@ final class StandardOutputs {
   }
 
   /**
-   * Writes {@code stacks} (columns {@code frames} and a DECIMAL {@code count}; rows with equal
-   * frames are summed by the writers) to every target.
+   * Writes {@code stacks} (columns {@code format}, {@code frames} and a DECIMAL {@code count};
+   * rows with equal frames are summed first) to every target, each frame named by its inline chain
+   * from {@code symbols} (columns format, module, offset, lines; null: frames stay unnamed).
    */
-  static void write(SparkSession spark, Dataset<Row> stacks, ValueMeaning meaning, Targets targets,
-      String title) throws IOException {
-    Dataset<Row> rows = stacks.groupBy("frames")
+  static void write(SparkSession spark, Dataset<Row> stacks, Dataset<Row> symbols,
+      ValueMeaning meaning, Targets targets, String title) throws IOException {
+    Dataset<Row> rows = stacks.groupBy("format", "frames")
         .agg(org.apache.spark.sql.functions.sum("count").as("count"));
+    rows = symbols != null ? Symbolization.withLines(rows, symbols) : rows.select("frames", "count");
     List<StackWriter> writers = new ArrayList<>();
     try {
       if (targets.pprof() != null) {
@@ -102,7 +105,8 @@ final class StandardOutputs {
         List<Row> frames = r.getList(0);
         List<Frame> chain = new ArrayList<>(frames.size());
         for (Row f : frames) {
-          chain.add(new Frame(f.isNullAt(0) ? null : f.getString(0), f.getLong(1)));
+          chain.add(new Frame(f.isNullAt(0) ? null : f.getString(0), f.getLong(1),
+              f.size() > 2 && !f.isNullAt(2) ? sourceLines(f.getList(2)) : List.of()));
         }
         WeightedStack s = WeightedStack.of(chain, (BigDecimal) r.get(1));
         for (StackWriter w : writers) {
@@ -124,6 +128,16 @@ final class StandardOutputs {
         }
       }
     }
+  }
+
+  /** A {@code lines} value (structs function, file, line, symbol) as the writers take it. */
+  static List<SourceLine> sourceLines(List<Row> lines) {
+    List<SourceLine> out = new ArrayList<>(lines.size());
+    for (Row l : lines) {
+      out.add(new SourceLine(l.getString(0), l.isNullAt(3) ? l.getString(0) : l.getString(3),
+          l.isNullAt(1) ? null : l.getString(1), l.isNullAt(2) ? 0 : l.getLong(2)));
+    }
+    return out;
   }
 
   /** An output file on any Hadoop FileSystem (a local path, hdfs://, s3a://). */

@@ -41,9 +41,9 @@ class FleetAggregateCountsTest {
   private static byte[] profile() {
     ByteBuffer b = ByteBuffer.allocate(4096).order(ByteOrder.LITTLE_ENDIAN);
     b.putLong(0).putLong(3).putLong(0).putLong(10000).putLong(0);
-    b.putLong(-1L).putLong(3).putLong(A).putLong(B).putLong(A);
+    b.putLong(-1L).putLong(3).putLong(A).putLong(B).putLong(B);
     b.putLong(Long.MIN_VALUE).putLong(2).putLong(B).putLong(C);
-    b.putLong((1L << 44) + (1L << 22) + 7).putLong(3).putLong(A).putLong(B).putLong(A);
+    b.putLong((1L << 44) + (1L << 22) + 7).putLong(3).putLong(A).putLong(B).putLong(B);
     b.putLong(0).putLong(1).putLong(0);
     b.put(SyntheticCpuProfile.MAPS.getBytes(StandardCharsets.US_ASCII));
     byte[] out = new byte[b.position()];
@@ -86,7 +86,8 @@ class FleetAggregateCountsTest {
       assertEquals(dec(perFile), r.getAs("count"));
     }
 
-    // Recursion: A is twice on its stack and counts once; B is the leaf of the other stack.
+    // Recursion: B calls itself (its return address twice on the stack) and counts once; B is
+    // also the leaf of the other stack. Caller frames are return addresses minus one, as in pprof.
     Map<String, List<BigDecimal>> locations = new HashMap<>();
     for (Row r : spark.read().parquet(out + "/locations").collectAsList()) {
       locations.put(r.getAs("module") + "+" + Long.toHexString(r.getAs("offset")),
@@ -94,8 +95,9 @@ class FleetAggregateCountsTest {
     }
     assertEquals(Map.of(
         EXE + "+1100", List.of(dec(times(3, RECURSIVE)), dec(times(3, RECURSIVE))),
-        EXE + "+1200", List.of(dec(times(3, TOP_BIT)), dec(times(3, perFile))),
-        LIBC + "+28300", List.of(dec(BigInteger.ZERO), dec(times(3, TOP_BIT)))), locations);
+        EXE + "+11ff", List.of(dec(BigInteger.ZERO), dec(times(3, RECURSIVE))),
+        EXE + "+1200", List.of(dec(times(3, TOP_BIT)), dec(times(3, TOP_BIT))),
+        LIBC + "+282ff", List.of(dec(BigInteger.ZERO), dec(times(3, TOP_BIT)))), locations);
 
     Map<String, List<BigDecimal>> modules = new HashMap<>();
     for (Row r : spark.read().parquet(out + "/modules").where("host = 'h1'").collectAsList()) {

@@ -1,0 +1,204 @@
+package dev.fleetprof.jobs;
+
+import static org.apache.spark.sql.functions.col;
+
+import dev.fleetprof.spark.SerializableConfiguration;
+import dev.fleetprof.symbols.BinaryLocator;
+import dev.fleetprof.symbols.SourceLine;
+import java.io.IOException;
+import java.io.Serializable;
+import java.io.UncheckedIOException;
+import java.util.ArrayList;
+import java.util.Iterator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import org.apache.spark.api.java.function.MapPartitionsFunction;
+import org.apache.spark.broadcast.Broadcast;
+import org.apache.spark.sql.Column;
+import org.apache.spark.sql.Dataset;
+import org.apache.spark.sql.Encoders;
+import org.apache.spark.sql.Row;
+import org.apache.spark.sql.RowFactory;
+import org.apache.spark.sql.SparkSession;
+import org.apache.spark.sql.types.ArrayType;
+import org.apache.spark.sql.types.DataTypes;
+import org.apache.spark.sql.types.StructType;
+
+/**
+ * Symbolization as a join, the way Google-Wide Profiling did it: profiles are aggregated with raw
+ * (module, offset) frames, then the distinct locations of the run are symbolized against symbol
+ * tables built once per binary, and the names are joined back. The work is per distinct location,
+ * never per record.
+ *
+ * <p>On the executors, locations are grouped by module so that each task opens each binary once;
+ * the opened binaries (their DWARF index and symbol table) are also kept per JVM, a bounded number of
+ * them, for the next tasks. Executors need nothing installed: the binaries are read through Hadoop's
+ * FileSystem and decoded in plain Java ({@code dev.fleetprof.symbols}).
+ */
+final class Symbolization {
+  /** One entry of a location's inline chain, innermost first (pprof's {@code Location.Line}). */
+  static final StructType LINE_TYPE = new StructType()
+      .add("function", DataTypes.StringType, false)
+      .add("file", DataTypes.StringType, true)
+      .add("line", DataTypes.LongType, true)
+      .add("symbol", DataTypes.StringType, true);
+
+  static final ArrayType LINES_TYPE = new ArrayType(LINE_TYPE, false);
+
+  /** What {@link #symbolize} returns: a location, its chain (null: not symbolized) and why not. */
+  static final StructType SYMBOLIZED = new StructType()
+      .add("format", DataTypes.StringType, false)
+      .add("module", DataTypes.StringType, true)
+      .add("offset", DataTypes.LongType, false)
+      .add("lines", LINES_TYPE, true)
+      .add("problem", DataTypes.StringType, true);
+
+  /** Where binaries are searched, from the command line. */
+  record Options(List<String> binaries, boolean useModulePaths) implements Serializable {
+    Options {
+      binaries = List.copyOf(binaries);
+    }
+  }
+
+  private Symbolization() {}
+
+  /**
+   * Symbolizes distinct locations.
+   *
+   * @param locations columns {@code format}, {@code module}, {@code offset}; repeats are removed
+   * @return {@link #SYMBOLIZED} rows, one per distinct location
+   */
+  static Dataset<Row> symbolize(SparkSession spark, Dataset<Row> locations, Options options) {
+    Broadcast<SerializableConfiguration> conf = spark.sparkContext().broadcast(
+        new SerializableConfiguration(spark.sparkContext().hadoopConfiguration()),
+        scala.reflect.ClassTag$.MODULE$.apply(SerializableConfiguration.class));
+    return locations.select("format", "module", "offset").distinct()
+        .repartition(col("module"))
+        .sortWithinPartitions("module")
+        .mapPartitions(new Symbolizer(conf, options), Encoders.row(SYMBOLIZED));
+  }
+
+  /**
+   * A chain for every frame of {@code frames} (array of module/offset structs, as in
+   * {@code stacks}): the frames with a {@code lines} field added from {@code symbols} (columns
+   * format, module, offset, lines), for the writers of pprof, folded and flame-graph files.
+   *
+   * @param stacks columns {@code format}, {@code frames}, {@code count}
+   * @return columns {@code frames} (array of struct module, offset, lines) and {@code count}
+   */
+  static Dataset<Row> withLines(Dataset<Row> stacks, Dataset<Row> symbols) {
+    Dataset<Row> exploded = stacks
+        .withColumn("stack_id", org.apache.spark.sql.functions.monotonically_increasing_id())
+        .selectExpr("stack_id", "format", "count", "posexplode(frames) AS (pos, frame)");
+    Dataset<Row> s = symbols.select(col("format").as("s_format"), col("module").as("s_module"),
+        col("offset").as("s_offset"), col("lines"));
+    Column on = col("format").equalTo(col("s_format"))
+        .and(col("frame.module").eqNullSafe(col("s_module")))
+        .and(col("frame.offset").equalTo(col("s_offset")));
+    return exploded.join(s, on, "left")
+        .groupBy("stack_id", "count")
+        .agg(org.apache.spark.sql.functions.expr(
+            "array_sort(collect_list(struct(pos, frame.module AS module, frame.offset AS offset,"
+                + " lines)))").as("f"))
+        .selectExpr("transform(f, x -> struct(x.module AS module, x.offset AS offset,"
+            + " x.lines AS lines)) AS frames", "count");
+  }
+
+  /** The executor side: one partition of distinct locations, grouped by module. */
+  private static final class Symbolizer implements MapPartitionsFunction<Row, Row> {
+    private static final long serialVersionUID = 1L;
+
+    private final Broadcast<SerializableConfiguration> conf;
+    private final Options options;
+
+    Symbolizer(Broadcast<SerializableConfiguration> conf, Options options) {
+      this.conf = conf;
+      this.options = options;
+    }
+
+    @Override
+    public Iterator<Row> call(Iterator<Row> rows) {
+      BinaryLocator locator = new BinaryLocator(new HadoopBinaryFiles(conf.value().get()),
+          options.binaries(), options.useModulePaths());
+      return new Iterator<>() {
+        @Override
+        public boolean hasNext() {
+          return rows.hasNext();
+        }
+
+        @Override
+        public Row next() {
+          Row r = rows.next();
+          String format = r.getString(0);
+          String module = r.isNullAt(1) ? null : r.getString(1);
+          long offset = r.getLong(2);
+          try {
+            return symbolizeOne(locator, format, module, offset);
+          } catch (IOException e) {
+            throw new UncheckedIOException("symbolizing " + module + "+0x"
+                + Long.toHexString(offset) + ": " + e.getMessage(), e);
+          }
+        }
+      };
+    }
+
+    private Row symbolizeOne(BinaryLocator locator, String format, String module, long offset)
+        throws IOException {
+      if (module == null || format.equals("dcpi")) {
+        // DCPI images are Alpha/Tru64 binaries, and a frame with no module has only an address.
+        return RowFactory.create(format, module, offset, null,
+            module == null ? "no module" : "DCPI images are not symbolized");
+      }
+      BinaryLocator.Found found = BinaryCache.find(locator, options, module);
+      if (!found.ok()) {
+        return RowFactory.create(format, module, offset, null, found.problem());
+      }
+      // gmon.out holds link-time addresses; every other format's frames hold file offsets.
+      List<SourceLine> chain = format.equals("gprof")
+          ? found.symbols().atAddress(offset)
+          : found.symbols().atFileOffset(offset);
+      if (chain.isEmpty()) {
+        return RowFactory.create(format, module, offset, null,
+            "no symbol at this offset in " + found.binary());
+      }
+      List<Row> lines = new ArrayList<>(chain.size());
+      for (SourceLine l : chain) {
+        lines.add(RowFactory.create(l.function(), l.file(), l.line() > 0 ? l.line() : null,
+            l.symbol()));
+      }
+      return RowFactory.create(format, module, offset, lines.toArray(), null);
+    }
+  }
+
+  /**
+   * The binaries an executor JVM has opened, by search folders and module: each is opened and
+   * indexed once per JVM, not once per task. Bounded: the least recently used are dropped (not
+   * closed: another task may still be reading them; their memory maps go with the garbage).
+   */
+  static final class BinaryCache {
+    private static final int MAX = 32;
+    private static final Map<String, BinaryLocator.Found> OPENED =
+        new LinkedHashMap<>(16, 0.75f, true) {
+          @Override
+          protected boolean removeEldestEntry(Map.Entry<String, BinaryLocator.Found> eldest) {
+            return size() > MAX;
+          }
+        };
+
+    private BinaryCache() {}
+
+    static BinaryLocator.Found find(BinaryLocator locator, Options options, String module)
+        throws IOException {
+      String key = options.binaries() + "\u0000" + options.useModulePaths() + "\u0000" + module;
+      synchronized (OPENED) {
+        BinaryLocator.Found f = OPENED.get(key);
+        if (f == null) {
+          f = locator.find(module, null);
+          OPENED.put(key, f);
+        }
+        return f;
+      }
+    }
+  }
+}

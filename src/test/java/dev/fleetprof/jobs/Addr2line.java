@@ -1,0 +1,113 @@
+package dev.fleetprof.jobs;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+import dev.fleetprof.output.ExternalTool;
+import dev.fleetprof.symbols.SourceLine;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * What binutils says of addresses, the reference the symbolization tests compare against:
+ * {@code addr2line -a -f -i -C} for inline chains, {@code readelf -lW} for the load segments that
+ * turn a file offset into an address (computed here from readelf's numbers, independently of the
+ * project's ELF reader).
+ */
+final class Addr2line {
+  private static final Pattern LOAD = Pattern.compile(
+      "^\\s*LOAD\\s+0x(\\p{XDigit}+)\\s+0x(\\p{XDigit}+)\\s+0x\\p{XDigit}+\\s+0x(\\p{XDigit}+)"
+          + "\\s+0x\\p{XDigit}+\\s+(.*?)\\s+0x\\p{XDigit}+\\s*$");
+
+  private Addr2line() {}
+
+  /** A PT_LOAD segment as readelf prints it. */
+  record Load(long offset, long vaddr, long filesz, boolean executable) {}
+
+  static List<Load> loads(Path binary, Path home) throws Exception {
+    ExternalTool.Result r = ExternalTool.run(List.of("readelf", "-lW", binary.toString()), home,
+        Map.of(), 60);
+    assertEquals(0, r.exit(), r.stderr());
+    List<Load> out = new ArrayList<>();
+    for (String line : r.stdout().split("\n")) {
+      Matcher m = LOAD.matcher(line);
+      if (m.matches()) {
+        out.add(new Load(Long.parseUnsignedLong(m.group(1), 16),
+            Long.parseUnsignedLong(m.group(2), 16), Long.parseUnsignedLong(m.group(3), 16),
+            m.group(4).contains("E")));
+      }
+    }
+    return out;
+  }
+
+  /** The address of a file offset: the executable load segment holding it (pprof's rule). */
+  static Long vaddr(List<Load> loads, long fileOffset) {
+    for (boolean exec : new boolean[] {true, false}) {
+      for (Load l : loads) {
+        if (l.executable() == exec && l.filesz() > 0 && fileOffset >= l.offset()
+            && fileOffset < l.offset() + l.filesz()) {
+          return fileOffset - l.offset() + l.vaddr();
+        }
+      }
+    }
+    return null;
+  }
+
+  /**
+   * {@code addr2line -a -f -i -C -e file} for each address: the chain innermost first, file null
+   * and line 0 where addr2line prints {@code ??}, an empty chain where it knows no function.
+   * Discriminators are dropped: they are not part of a file:line.
+   *
+   * <p>Every address is asked twice in one process and the second answer is kept. For a function
+   * DWARF gives no linkage name (inlined template code, often), bfd prints the ELF symbol around
+   * the address the first time it meets the function in a process and its DWARF name every time
+   * after ({@code _bfd_dwarf2_find_nearest_line_with_alt} sets {@code is_linkage} after the first
+   * search), so a single pass depends on the order of the addresses. The second pass is what
+   * addr2line settles on, and what the project's symbolizer gives.
+   */
+  static Map<Long, List<SourceLine>> chains(Path file, List<Long> addresses, Path home)
+      throws Exception {
+    Map<Long, List<SourceLine>> out = new HashMap<>();
+    for (int from = 0; from < addresses.size(); from += 500) {
+      List<Long> chunk = addresses.subList(from, Math.min(addresses.size(), from + 500));
+      List<String> cmd = new ArrayList<>(List.of("addr2line", "-a", "-f", "-i", "-C", "-e",
+          file.toString()));
+      for (int pass = 0; pass < 2; pass++) {
+        for (long a : chunk) {
+          cmd.add("0x" + Long.toHexString(a));
+        }
+      }
+      ExternalTool.Result r = ExternalTool.run(cmd, home, Map.of(), 120);
+      assertEquals(0, r.exit(), r.stderr());
+      String[] lines = r.stdout().split("\n");
+      int i = 0;
+      for (int skipped = 0; skipped <= chunk.size(); i++) {
+        if (lines[i].startsWith("0x")) {
+          skipped++;
+        }
+      }
+      i--;
+      for (long a : chunk) {
+        assertEquals(a, Long.parseUnsignedLong(lines[i++].substring(2), 16), "addr2line order");
+        List<SourceLine> chain = new ArrayList<>();
+        while (i < lines.length && !lines[i].startsWith("0x")) {
+          String function = lines[i++];
+          String where = lines[i++].replaceAll(" \\(discriminator \\d+\\)$", "");
+          int colon = where.lastIndexOf(':');
+          String f = where.substring(0, colon);
+          String l = where.substring(colon + 1);
+          if (!function.equals("??")) {
+            chain.add(new SourceLine(function, null, f.equals("??") ? null : f,
+                l.equals("?") ? 0 : Long.parseLong(l)));
+          }
+        }
+        out.put(a, chain);
+      }
+    }
+    return out;
+  }
+}
