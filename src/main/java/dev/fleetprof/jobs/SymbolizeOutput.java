@@ -1,0 +1,121 @@
+package dev.fleetprof.jobs;
+
+import static org.apache.spark.sql.functions.col;
+import static org.apache.spark.sql.functions.lit;
+
+import java.io.IOException;
+import java.time.LocalDate;
+import java.util.ArrayList;
+import java.util.List;
+import org.apache.spark.sql.Column;
+import org.apache.spark.sql.Dataset;
+import org.apache.spark.sql.Row;
+import org.apache.spark.sql.SaveMode;
+import org.apache.spark.sql.SparkSession;
+import org.apache.spark.storage.StorageLevel;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Late binaries: (re)symbolizes the dates of an existing fleet-job output, for binaries that arrive
+ * after the profiles (a release's debug files uploaded a day later, say). Reads the dates'
+ * {@code locations/} and {@code stacks/}, symbolizes their distinct locations again and rewrites
+ * {@code locations/} (its {@code lines}) and {@code functions/} for exactly those dates, with the
+ * fleet job's dynamic partition overwrite: idempotent per date, other dates untouched.
+ */
+public final class SymbolizeOutput {
+  private static final Logger LOG = LoggerFactory.getLogger(SymbolizeOutput.class);
+
+  static final String USAGE = String.join("\n",
+      "Usage: jobs/symbolize --output DIR --binaries DIR [--binaries DIR ...] [--date YYYY-MM-DD ...]",
+      "                      [--no-module-paths]",
+      "",
+      "Names the frames of a fleet-aggregate output again, with binaries found since: rewrites the",
+      "lines of locations/ and the functions/ dataset for the dates given (default: every date).",
+      "Binaries are searched as fleet-aggregate's --binaries does (see jobs/fleet-aggregate --help).");
+
+  record Args(String output, List<String> binaries, List<LocalDate> dates,
+      boolean useModulePaths) {
+    static Args parse(String[] argv) {
+      String output = null;
+      List<String> binaries = new ArrayList<>();
+      List<LocalDate> dates = new ArrayList<>();
+      boolean useModulePaths = true;
+      for (int i = 0; i < argv.length; i++) {
+        String a = argv[i];
+        switch (a) {
+          case "--output" -> output = value(argv, ++i, a);
+          case "--binaries" -> binaries.add(value(argv, ++i, a));
+          case "--date" -> dates.add(FleetAggregate.Args.date(value(argv, ++i, a)));
+          case "--no-module-paths" -> useModulePaths = false;
+          default -> throw new IllegalArgumentException("unknown argument '" + a + "'");
+        }
+      }
+      if (output == null) {
+        throw new IllegalArgumentException("--output is required");
+      }
+      return new Args(output, binaries, dates, useModulePaths);
+    }
+
+    private static String value(String[] argv, int i, String flag) {
+      if (i >= argv.length) {
+        throw new IllegalArgumentException(flag + " needs a value");
+      }
+      return argv[i];
+    }
+  }
+
+  private SymbolizeOutput() {}
+
+  public static void main(String[] argv) throws IOException {
+    Sessions.main("symbolize", USAGE, argv, true, Args::parse, SymbolizeOutput::run);
+  }
+
+  static void run(SparkSession spark, Args args) throws IOException {
+    long started = System.nanoTime();
+    Dataset<Row> locations = spark.read().parquet(args.output() + "/locations");
+    Dataset<Row> stacks = spark.read().parquet(args.output() + "/stacks");
+    if (!args.dates().isEmpty()) {
+      Column in = lit(false);
+      for (LocalDate d : args.dates()) {
+        in = in.or(col("date").equalTo(lit(d)));
+      }
+      locations = locations.where(in);
+      stacks = stacks.where(in);
+    }
+    List<Object> dates = new ArrayList<>();
+    for (Row r : locations.select("date").distinct().collectAsList()) {
+      dates.add(r.get(0));
+    }
+    if (dates.isEmpty()) {
+      throw new IllegalArgumentException("no dates to symbolize in " + args.output()
+          + "/locations" + (args.dates().isEmpty() ? "" : " for " + args.dates()));
+    }
+    Dataset<Row> unnamed = locations.drop("lines");
+    Dataset<Row> symbols = Symbolization.symbolize(spark, unnamed,
+        new Symbolization.Options(args.binaries(), args.useModulePaths()))
+        .persist(StorageLevel.MEMORY_AND_DISK());
+    // The new tables are computed in full before a partition is replaced: they are read from
+    // the partitions they replace.
+    Dataset<Row> newLocations = FleetAggregate.joinLines(unnamed, symbols)
+        .persist(StorageLevel.MEMORY_AND_DISK());
+    Dataset<Row> newFunctions = FleetAggregate.functions(stacks, symbols)
+        .persist(StorageLevel.MEMORY_AND_DISK());
+    try {
+      long l = newLocations.count();
+      long f = newFunctions.count();
+      String report = FleetAggregate.symbolizationReport(symbols);
+      FleetAggregate.writeDated(spark, newLocations, args.output() + "/locations", dates);
+      FleetAggregate.writeDated(spark, newFunctions, args.output() + "/functions", dates);
+      String line = String.format("symbolize: dates %s: %d locations, %d functions rewritten under"
+          + " %s in %.1f s; %s", dates.stream().map(String::valueOf).sorted().toList(), l, f,
+          args.output(), (System.nanoTime() - started) / 1e9, report);
+      LOG.info(line);
+      System.out.println(line);
+    } finally {
+      newFunctions.unpersist();
+      newLocations.unpersist();
+      symbols.unpersist();
+    }
+  }
+}
