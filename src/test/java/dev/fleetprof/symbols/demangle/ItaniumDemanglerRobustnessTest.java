@@ -247,6 +247,8 @@ class ItaniumDemanglerRobustnessTest {
     givesUpQuickly(fanOut.substring(0, fanOut.length() - 1) + "T79_".repeat(20),
         "template parameters standing for a fan-out");
     givesUpQuickly(rustBackrefFanOut(60), "Rust back references, 2^60 long printed");
+    // c++filt 2.40 crashes on this one (sZ in a lambda's signature): unchanged here.
+    givesUpQuickly("_ZN1aUlDTsZT_EE_E", "sizeof... in a lambda's signature");
   }
 
   @Test
