@@ -955,7 +955,7 @@ final class Parser {
   }
 
   /** &lt;type&gt;. */
-  Node type() {
+  private Node type() {
     if (!enter()) {
       return null;
     }
@@ -1536,7 +1536,7 @@ final class Parser {
     return code.charAt(1) == 'c' && (c0 == 's' || c0 == 'd' || c0 == 'c' || c0 == 'r');
   }
 
-  Node expression() {
+  private Node expression() {
     boolean wasExpression = isExpression;
     isExpression = true;
     Node ret = expression1();

@@ -888,7 +888,7 @@ final class RustDemangler {
     boundLifetimeDepth = savedDepth;
   }
 
-  /** A path whose generic arguments stay open for associated type bindings (dyn Trait&lt;A=B&gt;). */
+  /** A path whose generic arguments stay open for associated types (dyn Trait&lt;A=B&gt;). */
   private boolean pathMaybeOpenGenerics() {
     boolean open = false;
     if (errored) {

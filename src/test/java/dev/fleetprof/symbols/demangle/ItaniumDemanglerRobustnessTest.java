@@ -61,7 +61,8 @@ class ItaniumDemanglerRobustnessTest {
         + "11miniz_oxide",
   };
 
-  private static final String ALPHABET = "_ZNSEIJLXTDPRKVOCFMAUBWabcdefghijlmnostvwxyz0123456789_.$";
+  private static final String ALPHABET =
+      "_ZNSEIJLXTDPRKVOCFMAUBWabcdefghijlmnostvwxyz0123456789_.$";
   private static final String[] TOKENS = {"S_", "S0_", "T_", "T0_", "IiE", "Dp", "sp", "fp_",
       "Li1E", "DTfp_E", "Ul", "Ut_", "Z", "E", "N", "St", "Sa", "B5cxx11", "C1", "D0", "cv",
       "onpl", "srT_", "B_", "Nv", "C3foo", "KhaE", "TyT_"};
