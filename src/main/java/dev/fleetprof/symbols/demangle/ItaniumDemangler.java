@@ -49,7 +49,7 @@ package dev.fleetprof.symbols.demangle;
  *
  * <ul>
  *   <li>Names whose printed form would exceed {@value Printer#MAX_OUTPUT} characters, or whose
- *       printing visits more than a million nodes, are returned unchanged. Only hostile names
+ *       printing visits more than four million nodes, are returned unchanged. Only hostile names
  *       (substitutions or Rust back references that refer to each other so that the output grows
  *       exponentially) get there; c++filt tries to print them and runs out of time or memory.
  *   <li>Some malformed names crash c++filt 2.40 (a segmentation fault: {@code sZ} in a lambda's

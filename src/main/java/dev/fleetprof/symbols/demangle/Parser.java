@@ -12,8 +12,11 @@ package dev.fleetprof.symbols.demangle;
  * that a hostile name can neither overflow the stack nor take long.
  */
 final class Parser {
-  /** Beyond this many nested productions the name is rejected (the input is at most 1024 chars). */
-  private static final int MAX_DEPTH = 2048;
+  /**
+   * Beyond this many nested productions the name is rejected. A name of at most 1024 characters
+   * (c++filt's limit) cannot get near it; it is a safety net, not a limit c++filt has.
+   */
+  private static final int MAX_DEPTH = 8192;
   /** Function types nest at most this deep (libiberty's DEMANGLE_RECURSION_LIMIT). */
   private static final int MAX_FUNCTION_NESTING = 2048;
   /** Work units (productions entered) one name may cost; backtracking can otherwise explode. */
@@ -260,9 +263,17 @@ final class Parser {
     return true;
   }
 
-  /** Entering a production: false when the name is too deep or has cost too much already. */
+  /**
+   * Entering a production (the caller decrements depth when it leaves): false, and nothing
+   * entered, when the name is too deep or has cost too much already.
+   */
   private boolean enter() {
-    return ++depth <= MAX_DEPTH && ++work <= MAX_WORK;
+    if (depth >= MAX_DEPTH || work >= MAX_WORK) {
+      return false;
+    }
+    depth++;
+    work++;
+    return true;
   }
 
   // ---- <mangled-name> and <encoding> ------------------------------------------------------
@@ -944,7 +955,7 @@ final class Parser {
   }
 
   /** &lt;type&gt;. */
-  Node type() {
+  private Node type() {
     if (!enter()) {
       return null;
     }
@@ -1525,7 +1536,7 @@ final class Parser {
     return code.charAt(1) == 'c' && (c0 == 's' || c0 == 'd' || c0 == 'c' || c0 == 'r');
   }
 
-  Node expression() {
+  private Node expression() {
     boolean wasExpression = isExpression;
     isExpression = true;
     Node ret = expression1();

@@ -17,9 +17,9 @@ final class Printer {
   /** libiberty's MAX_RECURSION_COUNT: deeper nesting fails the name. */
   private static final int MAX_RECURSION = 1024;
   /** Longer results are given up (a 1024-character name prints far less unless it is hostile). */
-  static final int MAX_OUTPUT = 1 << 18;
+  static final int MAX_OUTPUT = 1 << 20;
   /** Nodes visited (printed or searched for packs) before giving up. */
-  private static final int MAX_STEPS = 1 << 20;
+  static final int MAX_STEPS = 1 << 22;
 
   /** The templates whose arguments template parameters currently refer to, innermost first. */
   private static final class Tpl {

@@ -10,7 +10,7 @@ final class RustDemangler {
   /** libiberty's RUST_MAX_RECURSION_COUNT. */
   private static final int MAX_RECURSION = 1024;
   /** Back references can make a short name print exponentially long: give up past this. */
-  private static final int MAX_STEPS = 1 << 20;
+  private static final int MAX_STEPS = Printer.MAX_STEPS;
 
   private final String sym;
   /** The symbol proper is sym[base, base + length). */
@@ -888,7 +888,7 @@ final class RustDemangler {
     boundLifetimeDepth = savedDepth;
   }
 
-  /** A path whose generic arguments stay open for associated type bindings (dyn Trait&lt;A=B&gt;). */
+  /** A path whose generic arguments stay open for associated types (dyn Trait&lt;A=B&gt;). */
   private boolean pathMaybeOpenGenerics() {
     boolean open = false;
     if (errored) {

@@ -61,7 +61,8 @@ class ItaniumDemanglerRobustnessTest {
         + "11miniz_oxide",
   };
 
-  private static final String ALPHABET = "_ZNSEIJLXTDPRKVOCFMAUBWabcdefghijlmnostvwxyz0123456789_.$";
+  private static final String ALPHABET =
+      "_ZNSEIJLXTDPRKVOCFMAUBWabcdefghijlmnostvwxyz0123456789_.$";
   private static final String[] TOKENS = {"S_", "S0_", "T_", "T0_", "IiE", "Dp", "sp", "fp_",
       "Li1E", "DTfp_E", "Ul", "Ut_", "Z", "E", "N", "St", "Sa", "B5cxx11", "C1", "D0", "cv",
       "onpl", "srT_", "B_", "Nv", "C3foo", "KhaE", "TyT_"};
@@ -247,6 +248,8 @@ class ItaniumDemanglerRobustnessTest {
     givesUpQuickly(fanOut.substring(0, fanOut.length() - 1) + "T79_".repeat(20),
         "template parameters standing for a fan-out");
     givesUpQuickly(rustBackrefFanOut(60), "Rust back references, 2^60 long printed");
+    // c++filt 2.40 crashes on this one (sZ in a lambda's signature): unchanged here.
+    givesUpQuickly("_ZN1aUlDTsZT_EE_E", "sizeof... in a lambda's signature");
   }
 
   @Test
