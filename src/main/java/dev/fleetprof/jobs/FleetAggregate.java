@@ -363,12 +363,11 @@ public final class FleetAggregate {
    * unnamed with the reason, for the summary (a missing binary never fails the job).
    */
   static String symbolizationReport(Dataset<Row> symbols) {
-    Row all = symbols.agg(count(lit(1)), count(col("lines"))).first();
-    long total = all.getLong(0);
-    long named = all.getLong(1);
-    StringBuilder sb = new StringBuilder(String.format("symbolized %d of %d locations", named,
-        total));
-    List<Row> missing = symbols.where("lines IS NULL")
+    Dataset<Row> candidates = symbols.where(col("format").notEqual("dcpi"));
+    Row all = candidates.agg(count(lit(1)), count(col("lines"))).first();
+    StringBuilder sb = new StringBuilder(String.format("symbolized %d of %d locations"
+        + " (DCPI images are not symbolized)", all.getLong(1), all.getLong(0)));
+    List<Row> missing = candidates.where("lines IS NULL")
         .groupBy("module").agg(count(lit(1)).as("n"), expr("min(problem)").as("problem"))
         .orderBy(col("n").desc()).limit(20).collectAsList();
     for (Row m : missing) {

@@ -54,6 +54,9 @@ final class Symbolization {
       .add("lines", LINES_TYPE, true)
       .add("problem", DataTypes.StringType, true);
 
+  /** The problem of every DCPI location: DCPI images are Alpha/Tru64 binaries. */
+  static final String NOT_SYMBOLIZED_DCPI = "DCPI images are not symbolized";
+
   /** Where binaries are searched, from the command line. */
   record Options(List<String> binaries, boolean useModulePaths) implements Serializable {
     Options {
@@ -145,10 +148,14 @@ final class Symbolization {
 
     private Row symbolizeOne(BinaryLocator locator, String format, String module, long offset)
         throws IOException {
-      if (module == null || format.equals("dcpi")) {
-        // DCPI images are Alpha/Tru64 binaries, and a frame with no module has only an address.
-        return RowFactory.create(format, module, offset, null,
-            module == null ? "no module" : "DCPI images are not symbolized");
+      if (format.equals("dcpi")) {
+        // DCPI images are Alpha/Tru64 binaries: nothing here reads them.
+        return RowFactory.create(format, module, offset, null, NOT_SYMBOLIZED_DCPI);
+      }
+      if (module == null) {
+        return RowFactory.create(format, module, offset, null, format.equals("gprof")
+            ? "gmon.out names no program: give --gmon-binary or a program=NAME directory"
+            : "the address is in no mapping");
       }
       BinaryLocator.Found found = BinaryCache.find(locator, options, module);
       if (!found.ok()) {
