@@ -14,6 +14,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import org.apache.spark.sql.Row;
 import org.apache.spark.sql.SparkSession;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -50,7 +51,8 @@ class StandardOutputsJobTest {
         "--output", out, "--date", "2026-11-20", "--pprof", out + "/cpu.pb.gz", "--folded",
         out + "/cpu.folded", "--flamegraph", out + "/cpu.html"}));
     FleetAggregate.run(spark, FleetAggregate.Args.parse(new String[] {"--input", in.toString(),
-        "--output", out, "--date", "2026-11-21"}));
+        "--output", out, "--date", "2026-11-21", "--binaries",
+        SampleData.GPERFTOOLS.resolve("_reference/bin").toAbsolutePath().toString()}));
   }
 
   private static long parquetTotal(String table, String where) {
@@ -99,6 +101,31 @@ class StandardOutputsJobTest {
     assertEquals(parquet, folded);
     String html = Files.readString(Path.of(out, "cpu.html"));
     assertTrue(html.contains("fleetprof: CPU samples of [2026-11-20]"), "titled");
+  }
+
+  /**
+   * An export of a symbolized date names functions by itself: {@code go tool pprof} with
+   * {@code -symbolize=none} (no binaries looked at) lists the functions of {@code functions/} with
+   * their flat counts.
+   */
+  @Test
+  void exportsCarryTheFunctionNames() throws Exception {
+    Path day = tmp.resolve("named.pb.gz");
+    ExportProfile.run(spark, ExportProfile.Args.parse(new String[] {"--from", out, "--date",
+        "2026-11-21", "--pprof", day.toString()}));
+    Path go = ExternalTool.require("go", "golang-go");
+    ExternalTool.Result r = ExternalTool.run(List.of(go.toString(), "tool", "pprof", "-top",
+        "-symbolize=none", "-sample_index=samples", "-nodecount=1000", day.toString()),
+        tmp.resolve("home"), Map.of("PPROF_TMPDIR", tmp.resolve("pprof").toString()), 120);
+    assertEquals(0, r.exit(), r.stderr());
+    List<Row> named = spark.read().parquet(out + "/functions")
+        .where("date = '2026-11-21' AND function IN ('spin', 'descend', 'main')")
+        .selectExpr("function", "CAST(self_count AS BIGINT)").collectAsList();
+    assertEquals(3, named.size(), "functions/ names them: " + named);
+    for (Row f : named) {
+      assertTrue(Pattern.compile("(?m)^\\s*" + f.getLong(1) + "\\s.*\\s" + f.getString(0) + "$")
+          .matcher(r.stdout()).find(), f + " in\n" + r.stdout());
+    }
   }
 
   @Test
