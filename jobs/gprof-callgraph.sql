@@ -3,13 +3,16 @@
 -- the function holding the arc's return address; calls from code outside the program are not
 -- recorded by glibc (gprof shows those functions as <spontaneous>).
 -- Run: jobs/sql -d program=NAME [-d output=...] [-d date=YYYY-MM-DD] [-d function=%] jobs/gprof-callgraph.sql
-CREATE OR REPLACE TEMPORARY VIEW day_locations AS
+CREATE OR REPLACE TEMPORARY VIEW program_locations AS
 SELECT * FROM parquet.`${output:-target/fleet-output}/locations`
 WHERE format = 'gprof'
-  AND date = coalesce(try_cast('${date:-latest}' AS DATE),
-                      (SELECT max(date) FROM parquet.`${output:-target/fleet-output}/locations`
-                       WHERE format = 'gprof'))
   AND regexp_extract(module, '[^/]*$', 0) = regexp_extract('${program}', '[^/]*$', 0);
+
+-- The default day is the latest with this program's gmon.out data, not the latest of any program.
+CREATE OR REPLACE TEMPORARY VIEW day_locations AS
+SELECT * FROM program_locations
+WHERE date = coalesce(try_cast('${date:-latest}' AS DATE),
+                      (SELECT max(date) FROM program_locations));
 
 -- The function of an address: the ELF symbol, the outermost entry of its inline chain.
 CREATE OR REPLACE TEMPORARY VIEW names AS

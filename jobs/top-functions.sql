@@ -5,12 +5,14 @@
 -- -d kind=histogram for gprof's time, -d kind=arc for calls).
 -- Run: jobs/sql [-d output=...] [-d date=YYYY-MM-DD] [-d limit=20] jobs/top-functions.sql
 CREATE OR REPLACE TEMPORARY VIEW functions AS
-SELECT * FROM parquet.`${output:-target/fleet-output}/functions`;
+SELECT * FROM parquet.`${output:-target/fleet-output}/functions`
+WHERE format = '${format:-gperftools}' AND kind = '${kind:-sample}';
 
+-- The default day is the latest with this format and kind: a later day of only gmon.out files
+-- leaves the CPU samples' latest day the one to show.
 CREATE OR REPLACE TEMPORARY VIEW day AS
 SELECT * FROM functions
-WHERE date = coalesce(try_cast('${date:-latest}' AS DATE), (SELECT max(date) FROM functions))
-  AND format = '${format:-gperftools}' AND kind = '${kind:-sample}';
+WHERE date = coalesce(try_cast('${date:-latest}' AS DATE), (SELECT max(date) FROM functions));
 
 SELECT date,
        coalesce(function, concat('[', coalesce(regexp_extract(module, '[^/]*$', 0), '?'), ']'))
