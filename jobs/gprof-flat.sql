@@ -10,7 +10,10 @@ SELECT * FROM parquet.`${output:-target/fleet-output}/locations`;
 
 CREATE OR REPLACE TEMPORARY VIEW day AS
 SELECT * FROM locations
-WHERE date = coalesce(try_cast('${date:-latest}' AS DATE), (SELECT max(date) FROM locations))
+WHERE date = coalesce(try_cast('${date:-latest}' AS DATE),
+                      (SELECT max(date) FROM locations WHERE format = 'gprof'
+                         AND regexp_extract(module, '[^/]*$', 0)
+                             = regexp_extract('${program}', '[^/]*$', 0)))
   AND format = 'gprof'
   AND regexp_extract(module, '[^/]*$', 0) = regexp_extract('${program}', '[^/]*$', 0);
 

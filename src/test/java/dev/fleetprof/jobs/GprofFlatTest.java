@@ -101,6 +101,29 @@ class GprofFlatTest {
     }
   }
 
+  /** Without -d date, a program's flat profile is of its own latest day, not the output's. */
+  @org.junit.jupiter.api.Test
+  void defaultsToTheProgramsLatestDay() throws Exception {
+    Path in = tmp.resolve("days");
+    Files.createDirectories(in.resolve("date=2026-10-01/program=workload"));
+    Files.createDirectories(in.resolve("date=2026-10-05/program=shapes"));
+    Files.copy(SampleData.ROOT.resolve("gprof/c-pie-64/gmon.out"),
+        in.resolve("date=2026-10-01/program=workload/gmon.out"));
+    Files.copy(SampleData.ROOT.resolve("gprof/cxx-nopie-64/gmon.out"),
+        in.resolve("date=2026-10-05/program=shapes/gmon.out"));
+    String days = tmp.resolve("days-out").toString();
+    FleetAggregate.run(spark, FleetAggregate.Args.parse(new String[] {"--input", in.toString(),
+        "--output", days, "--binaries", bin().toString()}));
+    String saved = out;
+    out = days;
+    try {
+      List<Row> rows = runSql("gprof-flat.sql", "program", "workload").collectAsList();
+      assertTrue(rows.stream().anyMatch(r -> "merge".equals(r.getAs("function"))), rows.toString());
+    } finally {
+      out = saved;
+    }
+  }
+
   private static Dataset<Row> runSql(String file, String... defines) throws Exception {
     Map<String, String> vars = new HashMap<>();
     vars.put("output", out);
