@@ -28,7 +28,8 @@ import java.util.zip.CRC32;
  *
  * and last the module's own path, where it exists on this machine (and {@code useModulePath} is
  * on). A candidate that is not an ELF file is passed over; one whose build ID differs from the one
- * the profile recorded is refused (never used: its addresses would name the wrong code).
+ * the profile recorded, or that has none, is refused (never used: its addresses would name the
+ * wrong code).
  *
  * <p>gperftools' maps text records no build IDs, so a module found by path may be another build
  * than the one that ran: a build-ID folder layout is the safe one where the user has it.
@@ -100,8 +101,10 @@ public final class BinaryLocator {
         continue;
       }
       Optional<String> id = elf.buildId();
-      if (buildId != null && id.isPresent() && !id.get().equalsIgnoreCase(buildId)) {
-        refused.add(candidate + " (build-id mismatch: " + id.get() + ", the profile has "
+      // A file without a build ID cannot be the build the profile names either: the note is part
+      // of the loaded image, and strip keeps it. pprof refuses it too.
+      if (buildId != null && (id.isEmpty() || !id.get().equalsIgnoreCase(buildId))) {
+        refused.add(candidate + " (build-id mismatch: " + id.orElse("none") + ", the profile has "
             + buildId + ")");
         elf.close();
         continue;
