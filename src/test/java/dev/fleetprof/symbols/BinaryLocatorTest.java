@@ -348,6 +348,47 @@ class BinaryLocatorTest {
         "a binary without build ID cannot be the build the profile names: " + problem);
   }
 
+  /**
+   * A file that is ELF up to its headers but whose notes lie (the first PT_NOTE's descriptor size
+   * runs far past its segment) is passed over like any unreadable candidate: one bad file in a
+   * binaries folder must not end the search, nor the job around it.
+   */
+  @Test
+  void aCandidateWithMalformedNotesIsPassedOver() throws Exception {
+    Path c = folder("bad-notes");
+    Path d1 = c.resolve("d1");
+    Path d2 = c.resolve("d2");
+    Build a = builds.get(0);
+    Matcher note = Pattern.compile("(?m)^\\s*NOTE\\s+0x(\\p{XDigit}+)")
+        .matcher(tool(List.of("readelf", "-lW", a.file().toString())));
+    assertTrue(note.find(), "readelf shows a PT_NOTE in " + a.file());
+    int noteAt = Integer.parseInt(note.group(1), 16);
+    byte[] bytes = Files.readAllBytes(a.file());
+    // Elf64_Nhdr: namesz, descsz, type (little-endian): descsz := 0x7ffffff0.
+    bytes[noteAt + 4] = (byte) 0xf0;
+    bytes[noteAt + 5] = (byte) 0xff;
+    bytes[noteAt + 6] = (byte) 0xff;
+    bytes[noteAt + 7] = (byte) 0x7f;
+    Path bad = d1.resolve("server");
+    Files.createDirectories(d1);
+    Files.write(bad, bytes);
+    Placed good = place(a, d2.resolve("server"));
+    BinaryLocator locator = new BinaryLocator(new NioBinaryFiles(),
+        List.of(d1.toString(), d2.toString()), false);
+    for (String buildId : Arrays.asList(null, a.id())) {
+      BinaryLocator.Found found = locator.find("/opt/fleet/bin/server", buildId);
+      assertTrue(found.ok(), found.problem());
+      try (BinarySymbols s = found.symbols()) {
+        assertEquals(good.candidate(), found.binary());
+        assertEquals(good.file(), s.runtime().path());
+      }
+    }
+    Files.delete(good.file());
+    BinaryLocator.Found none = locator.find("/opt/fleet/bin/server", null);
+    assertFalse(none.ok(), none.binary());
+    assertTrue(none.problem().contains(bad + " ("), "names the bad file: " + none.problem());
+  }
+
   // ---- separate debug files ----
 
   /** addr2line's chains for every instruction of a program, by file offset in its runtime file. */
@@ -513,6 +554,45 @@ class BinaryLocatorTest {
     try (BinarySymbols s = beside.symbols()) {
       assertEquals(linked.candidate(), beside.debugFile());
       assertEquals(linked.file(), s.debug().path());
+    }
+  }
+
+  /**
+   * A stripped binary whose .gnu_debuglink is malformed (no NUL-terminated name) is still found,
+   * with its debug file by build ID; without one there, with no debug file.
+   */
+  @Test
+  void aMalformedDebugLinkLeavesTheBuildIdWay() throws Exception {
+    Path c = folder("bad-debuglink");
+    Path d1 = c.resolve("d1");
+    Matcher link = Pattern.compile("\\.gnu_debuglink\\s+\\S+\\s+\\p{XDigit}+\\s+(\\p{XDigit}+)"
+        + "\\s+(\\p{XDigit}+)").matcher(tool(List.of("readelf", "-SW", stripped.file().toString())));
+    assertTrue(link.find(), "readelf shows .gnu_debuglink in " + stripped.file());
+    int at = Integer.parseInt(link.group(1), 16);
+    int size = Integer.parseInt(link.group(2), 16);
+    byte[] bytes = Files.readAllBytes(stripped.file());
+    Arrays.fill(bytes, at, at + size, (byte) 'A');
+    Path binary = d1.resolve("server");
+    Files.createDirectories(d1);
+    Files.write(binary, bytes);
+    String id = stripped.id();
+    Placed byId = place(strippedDebug, null, d1.resolve(".build-id/" + id.substring(0, 2) + "/"
+        + id.substring(2) + ".debug"));
+    place(strippedDebug, null, d1.resolve("server.debug"));
+    BinaryLocator locator = new BinaryLocator(new NioBinaryFiles(), List.of(d1.toString()), false);
+
+    BinaryLocator.Found found = locator.find("/opt/fleet/bin/server", id);
+    assertTrue(found.ok(), found.problem());
+    try (BinarySymbols s = found.symbols()) {
+      assertEquals(byId.candidate(), found.debugFile());
+      assertEquals(byId.file(), s.debug().path());
+    }
+    Files.delete(byId.file());
+    BinaryLocator.Found unlinked = locator.find("/opt/fleet/bin/server", id);
+    assertTrue(unlinked.ok(), unlinked.problem());
+    try (BinarySymbols s = unlinked.symbols()) {
+      assertEquals(binary.toString(), unlinked.binary());
+      assertNull(s.debug(), "a debug file through a link that names none");
     }
   }
 
