@@ -165,7 +165,7 @@ class BinaryLocatorTest {
     tool(List.of("objcopy", "--only-keep-debug", full.toString(), debug.toString()));
     tool(List.of("strip", "--strip-all", "-o", bin.toString(), full.toString()));
     // objcopy records the link's base name and the CRC of the file at that path.
-    tool(List.of("sh", "-c", "cd '" + dir + "' && objcopy --add-gnu-debuglink=server.debug server"));
+    tool(List.of("objcopy", "--add-gnu-debuglink=" + debug, bin.toString()));
     return debug;
   }
 
@@ -326,7 +326,7 @@ class BinaryLocatorTest {
       assertEquals(right.candidate(), found.binary());
       assertEquals(a.id(), buildId(s.runtime().path()).orElseThrow());
     }
-    // The profile's build ID may come in capitals (pprof compares as given, readelf prints lowercase).
+    // A build ID given in capitals is the same build ID.
     BinaryLocator.Found upper = locator.find(module, a.id().toUpperCase());
     assertTrue(upper.ok(), upper.problem());
     upper.symbols().close();
@@ -565,8 +565,9 @@ class BinaryLocatorTest {
   void aMalformedDebugLinkLeavesTheBuildIdWay() throws Exception {
     Path c = folder("bad-debuglink");
     Path d1 = c.resolve("d1");
-    Matcher link = Pattern.compile("\\.gnu_debuglink\\s+\\S+\\s+\\p{XDigit}+\\s+(\\p{XDigit}+)"
-        + "\\s+(\\p{XDigit}+)").matcher(tool(List.of("readelf", "-SW", stripped.file().toString())));
+    Matcher link = Pattern.compile("\\.gnu_debuglink\\s+\\S+\\s+\\p{XDigit}+\\s+"
+        + "(\\p{XDigit}+)\\s+(\\p{XDigit}+)")
+        .matcher(tool(List.of("readelf", "-SW", stripped.file().toString())));
     assertTrue(link.find(), "readelf shows .gnu_debuglink in " + stripped.file());
     int at = Integer.parseInt(link.group(1), 16);
     int size = Integer.parseInt(link.group(2), 16);
