@@ -43,7 +43,12 @@ final class HadoopBinaryFiles implements BinaryFiles {
     List<String> out = new ArrayList<>();
     try {
       Path p = new Path(dir);
-      for (FileStatus s : p.getFileSystem(conf).listStatus(p)) {
+      FileSystem fs = p.getFileSystem(conf);
+      // listStatus of a file lists the file itself: a file DIR/<build-id> would be a candidate.
+      if (!fs.getFileStatus(p).isDirectory()) {
+        return out;
+      }
+      for (FileStatus s : fs.listStatus(p)) {
         if (s.isFile()) {
           out.add(s.getPath().toString());
         }

@@ -2,6 +2,7 @@ package dev.fleetprof.symbols;
 
 import dev.fleetprof.symbols.elf.DebugLink;
 import dev.fleetprof.symbols.elf.ElfFile;
+import dev.fleetprof.symbols.elf.ElfFormatException;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.file.Files;
@@ -28,7 +29,8 @@ import java.util.zip.CRC32;
  *
  * and last the module's own path, where it exists on this machine (and {@code useModulePath} is
  * on). A candidate that is not an ELF file is passed over; one whose build ID differs from the one
- * the profile recorded is refused (never used: its addresses would name the wrong code).
+ * the profile recorded, or that has none, is refused (never used: its addresses would name the
+ * wrong code).
  *
  * <p>gperftools' maps text records no build IDs, so a module found by path may be another build
  * than the one that ran: a build-ID folder layout is the safe one where the user has it.
@@ -92,27 +94,40 @@ public final class BinaryLocator {
       if (!files.isFile(candidate)) {
         continue;
       }
-      ElfFile elf;
+      ElfFile elf = null;
+      Optional<String> id;
       try {
         elf = ElfFile.open(files.local(candidate));
+        // Read here with the headers: a file whose notes lie is as unusable as one that is not
+        // ELF, and one bad file in a folder must not end the search (nor the job around it).
+        id = elf.buildId();
       } catch (IOException e) {
+        if (elf != null) {
+          elf.close();
+        }
         refused.add(candidate + " (" + e.getMessage() + ")");
         continue;
       }
-      Optional<String> id = elf.buildId();
-      if (buildId != null && id.isPresent() && !id.get().equalsIgnoreCase(buildId)) {
-        refused.add(candidate + " (build-id mismatch: " + id.get() + ", the profile has "
+      // A file without a build ID cannot be the build the profile names either: the note is part
+      // of the loaded image, and strip keeps it. pprof refuses it too.
+      if (buildId != null && (id.isEmpty() || !id.get().equalsIgnoreCase(buildId))) {
+        refused.add(candidate + " (build-id mismatch: " + id.orElse("none") + ", the profile has "
             + buildId + ")");
         elf.close();
         continue;
       }
-      String debugPath = null;
-      ElfFile debug = null;
-      if (!BinarySymbols.hasDwarf(elf)) {
-        debugPath = findDebugFile(candidate, elf);
-        debug = debugPath == null ? null : ElfFile.open(files.local(debugPath));
+      try {
+        String debugPath = null;
+        ElfFile debug = null;
+        if (!BinarySymbols.hasDwarf(elf)) {
+          debugPath = findDebugFile(candidate, elf, id);
+          debug = debugPath == null ? null : ElfFile.open(files.local(debugPath));
+        }
+        return new Found(new BinarySymbols(elf, debug), candidate, debugPath, null);
+      } catch (IOException | RuntimeException e) {
+        elf.close();
+        throw e;
       }
-      return new Found(new BinarySymbols(elf, debug), candidate, debugPath, null);
     }
     String searched = dirs.isEmpty() ? "no --binaries folders" : "searched " + dirs;
     return new Found(null, null, null, "no binary for " + module + " (" + searched
@@ -141,8 +156,8 @@ public final class BinaryLocator {
     return new ArrayList<>(out);
   }
 
-  private String findDebugFile(String binary, ElfFile elf) throws IOException {
-    Optional<String> id = elf.buildId();
+  private String findDebugFile(String binary, ElfFile elf, Optional<String> id)
+      throws IOException {
     List<String> roots = new ArrayList<>(dirs);
     if (useModulePath) {
       roots.add(SYSTEM_DEBUG);
@@ -157,7 +172,12 @@ public final class BinaryLocator {
         }
       }
     }
-    Optional<DebugLink> link = elf.debugLink();
+    Optional<DebugLink> link;
+    try {
+      link = elf.debugLink();
+    } catch (ElfFormatException e) {
+      link = Optional.empty(); // a malformed link names no file: the binary's own symbols remain
+    }
     if (link.isPresent()) {
       String name = link.get().fileName();
       int slash = binary.lastIndexOf('/');

@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.fail;
 
 import dev.fleetprof.output.ExternalTool;
 import dev.fleetprof.symbols.SourceLine;
+import dev.fleetprof.testing.Addr2line;
 import dev.fleetprof.testing.TestSpark;
 import java.math.BigDecimal;
 import java.nio.file.Files;

@@ -1,4 +1,4 @@
-package dev.fleetprof.jobs;
+package dev.fleetprof.testing;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
@@ -18,7 +18,7 @@ import java.util.regex.Pattern;
  * turn a file offset into an address (computed here from readelf's numbers, independently of the
  * project's ELF reader).
  */
-final class Addr2line {
+public final class Addr2line {
   private static final Pattern LOAD = Pattern.compile(
       "^\\s*LOAD\\s+0x(\\p{XDigit}+)\\s+0x(\\p{XDigit}+)\\s+0x\\p{XDigit}+\\s+0x(\\p{XDigit}+)"
           + "\\s+0x\\p{XDigit}+\\s+(.*?)\\s+0x\\p{XDigit}+\\s*$");
@@ -26,9 +26,9 @@ final class Addr2line {
   private Addr2line() {}
 
   /** A PT_LOAD segment as readelf prints it. */
-  record Load(long offset, long vaddr, long filesz, boolean executable) {}
+  public record Load(long offset, long vaddr, long filesz, boolean executable) {}
 
-  static List<Load> loads(Path binary, Path home) throws Exception {
+  public static List<Load> loads(Path binary, Path home) throws Exception {
     ExternalTool.Result r = ExternalTool.run(List.of("readelf", "-lW", binary.toString()), home,
         Map.of(), 60);
     assertEquals(0, r.exit(), r.stderr());
@@ -45,12 +45,25 @@ final class Addr2line {
   }
 
   /** The address of a file offset: the executable load segment holding it (pprof's rule). */
-  static Long vaddr(List<Load> loads, long fileOffset) {
+  public static Long vaddr(List<Load> loads, long fileOffset) {
     for (boolean exec : new boolean[] {true, false}) {
       for (Load l : loads) {
         if (l.executable() == exec && l.filesz() > 0 && fileOffset >= l.offset()
             && fileOffset < l.offset() + l.filesz()) {
           return fileOffset - l.offset() + l.vaddr();
+        }
+      }
+    }
+    return null;
+  }
+
+  /** The file offset of an address: the executable load segment holding it, else another. */
+  public static Long fileOffset(List<Load> loads, long vaddr) {
+    for (boolean exec : new boolean[] {true, false}) {
+      for (Load l : loads) {
+        if (l.executable() == exec && l.filesz() > 0 && vaddr >= l.vaddr()
+            && vaddr < l.vaddr() + l.filesz()) {
+          return vaddr - l.vaddr() + l.offset();
         }
       }
     }
@@ -69,7 +82,7 @@ final class Addr2line {
    * search), so a single pass depends on the order of the addresses. The second pass is what
    * addr2line settles on, and what the project's symbolizer gives.
    */
-  static Map<Long, List<SourceLine>> chains(Path file, List<Long> addresses, Path home)
+  public static Map<Long, List<SourceLine>> chains(Path file, List<Long> addresses, Path home)
       throws Exception {
     Map<Long, List<SourceLine>> out = new HashMap<>();
     for (int from = 0; from < addresses.size(); from += 500) {
