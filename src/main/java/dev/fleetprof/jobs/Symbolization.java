@@ -162,9 +162,17 @@ final class Symbolization {
         return RowFactory.create(format, module, offset, null, found.problem());
       }
       // gmon.out holds link-time addresses; every other format's frames hold file offsets.
-      List<SourceLine> chain = format.equals("gprof")
-          ? found.symbols().atAddress(offset)
-          : found.symbols().atFileOffset(offset);
+      List<SourceLine> chain;
+      try {
+        chain = format.equals("gprof")
+            ? found.symbols().atAddress(offset)
+            : found.symbols().atFileOffset(offset);
+      } catch (IOException e) {
+        // A binary with malformed symbols leaves its frames unnamed, like a missing one: the
+        // job goes on, and the summary says why.
+        return RowFactory.create(format, module, offset, null,
+            "cannot read the symbols of " + found.binary() + ": " + e.getMessage());
+      }
       if (chain.isEmpty()) {
         return RowFactory.create(format, module, offset, null,
             "no symbol at this offset in " + found.binary());

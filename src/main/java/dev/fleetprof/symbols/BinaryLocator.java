@@ -72,11 +72,14 @@ public final class BinaryLocator {
     this.useModulePath = useModulePath;
   }
 
+  /** How the kernel's maps name a file that was deleted (or replaced) after it was mapped. */
+  private static final String DELETED = " (deleted)";
+
   /** Whether a module name can name a file at all ({@code [vdso]}, anonymous, memfd cannot). */
   public static boolean symbolizable(String module) {
     return module != null && !module.isEmpty() && !module.startsWith("[")
         && !module.startsWith("/memfd:") && !module.startsWith("//anon")
-        && !module.endsWith(" (deleted)");
+        && !module.equals(DELETED.strip());
   }
 
   /**
@@ -90,7 +93,11 @@ public final class BinaryLocator {
       return new Found(null, null, null, "'" + module + "' names no file");
     }
     List<String> refused = new ArrayList<>();
-    for (String candidate : candidates(module, buildId)) {
+    // A binary replaced by a deploy while it ran shows as "/usr/bin/server (deleted)": its build
+    // may be in --binaries under its name, but the file now at its path is another build.
+    boolean deleted = module.endsWith(DELETED);
+    String path = deleted ? module.substring(0, module.length() - DELETED.length()) : module;
+    for (String candidate : candidates(path, buildId, useModulePath && !deleted)) {
       if (!files.isFile(candidate)) {
         continue;
       }
@@ -135,7 +142,8 @@ public final class BinaryLocator {
   }
 
   /** The runtime binary's candidate paths, in search order, without repeats. */
-  List<String> candidates(String module, String buildId) throws IOException {
+  List<String> candidates(String module, String buildId, boolean withModulePath)
+      throws IOException {
     Set<String> out = new LinkedHashSet<>();
     String base = baseName(module);
     for (String dir : dirs) {
@@ -150,7 +158,7 @@ public final class BinaryLocator {
       }
       out.add(files.join(dir, base));
     }
-    if (useModulePath && module.startsWith("/")) {
+    if (withModulePath && module.startsWith("/")) {
       out.add(LOCAL + module);
     }
     return new ArrayList<>(out);

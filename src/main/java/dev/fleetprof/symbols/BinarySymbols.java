@@ -37,6 +37,7 @@ public final class BinarySymbols implements Closeable {
   private final ElfFile debug;
   private final Map<String, String> demangled = new ConcurrentHashMap<>();
   private volatile Tables tables;
+  private IOException broken;
 
   private record Tables(DwarfSymbolizer dwarf, SymbolTable symbols) {}
 
@@ -113,9 +114,19 @@ public final class BinarySymbols implements Closeable {
     Tables t = tables;
     if (t == null) {
       synchronized (this) {
+        if (broken != null) {
+          throw new IOException(broken.getMessage(), broken);
+        }
         t = tables;
         if (t == null) {
-          t = build();
+          try {
+            t = build();
+          } catch (IOException | RuntimeException e) {
+            // Malformed symbols stay malformed: fail every later lookup at once, not by reading
+            // the whole binary again.
+            broken = e instanceof IOException io ? io : new IOException(e.toString(), e);
+            throw broken;
+          }
           tables = t;
         }
       }

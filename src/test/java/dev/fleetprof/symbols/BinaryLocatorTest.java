@@ -289,6 +289,24 @@ class BinaryLocatorTest {
         List.of(d1.toString(), d2.toString()), true), module, a.id(), order);
   }
 
+  /**
+   * A binary replaced while it ran ({@code "/opt/fleet/bin/server (deleted)"} in the maps) is
+   * looked for under its name in the folders, never at its path: the file there now is the build
+   * that replaced it.
+   */
+  @Test
+  void aDeletedModuleIsSearchedByItsNameButNotAtItsPath() throws Exception {
+    Path c = folder("deleted");
+    Path d = c.resolve("d");
+    String module = c.resolve("host/opt/fleet/bin/server").toString();
+    place(builds.get(5), Path.of(module));
+    List<Placed> order = List.of(
+        place(builds.get(1), under(d, module)),
+        place(builds.get(2), d.resolve("server")));
+    expectWinnersInOrder(new BinaryLocator(new NioBinaryFiles(), List.of(d.toString()), true),
+        module + " (deleted)", null, order);
+  }
+
   @Test
   void aModuleWithoutSlashesIsLookedUpByNameOnly() throws Exception {
     Path d = folder("bare-name").resolve("d");
