@@ -253,11 +253,22 @@ final class Toolchain {
 
   // ---- addr2line ----
 
+  /** What {@code addr2line -f} prints for an address: a function ("??" for none) and a file. */
+  record Addr2lineName(String function, String file) {}
+
   /**
    * {@code addr2line -f -e BIN} for each address, fed in the order given through standard input;
    * returns the function name per address ("??" when none).
    */
   static Map<Long, String> addr2lineFunctions(Path dir, Path bin, List<Long> addresses)
+      throws Exception {
+    Map<Long, String> names = new HashMap<>();
+    addr2lineNames(dir, bin, addresses).forEach((a, n) -> names.put(a, n.function()));
+    return names;
+  }
+
+  /** The same, with the file addr2line prints (null for "??"). */
+  static Map<Long, Addr2lineName> addr2lineNames(Path dir, Path bin, List<Long> addresses)
       throws Exception {
     Path in = Files.createTempFile(dir, "addrs", ".txt");
     StringBuilder sb = new StringBuilder();
@@ -267,10 +278,13 @@ final class Toolchain {
     Files.writeString(in, sb.toString());
     String out = sh(dir, "addr2line -f -e " + q(bin) + " < " + q(in));
     String[] lines = out.split("\n", -1);
-    Map<Long, String> names = new HashMap<>();
+    Map<Long, Addr2lineName> names = new HashMap<>();
     assertEquals(2 * addresses.size() + 1, lines.length, "two lines per address from addr2line");
     for (int i = 0; i < addresses.size(); i++) {
-      names.put(addresses.get(i), lines[2 * i]);
+      String location = lines[2 * i + 1];
+      String file = location.substring(0, location.lastIndexOf(':'));
+      names.put(addresses.get(i), new Addr2lineName(lines[2 * i], file.equals("??") ? null
+          : file));
     }
     return names;
   }
