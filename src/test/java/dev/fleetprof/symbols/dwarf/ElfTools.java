@@ -5,6 +5,8 @@ import static org.junit.jupiter.api.Assertions.fail;
 
 import dev.fleetprof.output.ExternalTool;
 import dev.fleetprof.symbols.SourceLine;
+import dev.fleetprof.symbols.elf.ElfFile;
+import dev.fleetprof.symbols.elf.SymbolTable;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.ByteBuffer;
@@ -110,64 +112,11 @@ final class ElfTools {
     return DwarfSections.of(map, byteOrder(home, bin));
   }
 
-  /** One symbol-table entry as readelf -sW prints it. */
-  record Sym(String name, long value, long size, String type, String bind, String vis,
-      int section) {}
-
-  private static final Pattern SYMBOL = Pattern.compile(
-      "^\\s*\\d+:\\s+([0-9a-f]+)\\s+(\\d+|0x[0-9a-f]+)\\s+(\\S+)\\s+(\\S+)\\s+(\\S+)\\s+(\\S+)"
-      + "(?:\\s+(.*))?$");
-
-  /** {@link FunctionSymbols#fromElf} over .symtab (or .dynsym without one), read by readelf. */
-  static FunctionSymbols functionSymbols(Path home, Path bin) throws Exception {
-    List<Section> sections = sections(home, bin);
-    String out = run(home, List.of("readelf", "-sW", bin.toString())).stdout();
-    Map<String, List<Sym>> tables = new HashMap<>();
-    List<Sym> current = null;
-    for (String line : out.split("\n")) {
-      if (line.startsWith("Symbol table '")) {
-        String t = line.substring("Symbol table '".length(), line.indexOf('\'', 14));
-        current = new ArrayList<>();
-        tables.put(t, current);
-        continue;
-      }
-      Matcher m = SYMBOL.matcher(line);
-      if (current != null && m.find()) {
-        String ndx = m.group(6);
-        int sec = ndx.matches("\\d+") ? Integer.parseInt(ndx) : -1;
-        String sizeText = m.group(2);
-        long size = sizeText.startsWith("0x") ? Long.parseUnsignedLong(sizeText.substring(2), 16)
-            : Long.parseLong(sizeText);
-        String name = m.group(7) == null ? "" : m.group(7).trim();
-        current.add(new Sym(name, Long.parseUnsignedLong(m.group(1), 16), size, m.group(3),
-            m.group(4), m.group(5), sec));
-      }
+  /** addr2line's ELF symbol choice, as the project's ELF reader makes it. */
+  static FunctionSymbols functionSymbols(Path home, Path bin) throws IOException {
+    try (ElfFile elf = ElfFile.open(bin)) {
+      return SymbolTable.read(elf).functionSymbols();
     }
-    List<Sym> table = tables.containsKey(".symtab") ? tables.get(".symtab")
-        : tables.getOrDefault(".dynsym", List.of());
-    List<FunctionSymbols.RawSymbol> elf = new ArrayList<>();
-    for (Sym s : table) {
-      elf.add(new FunctionSymbols.RawSymbol(stripVersion(s.name()), s.value(), s.size(),
-          TYPES.indexOf(s.type()), BINDS.indexOf(s.bind()), VISIBILITIES.indexOf(s.vis()),
-          s.section()));
-    }
-    List<FunctionSymbols.SectionHeader> secs = new ArrayList<>();
-    for (Section s : sections) {
-      secs.add(new FunctionSymbols.SectionHeader(s.index(), s.addr(), s.size(), s.alloc()));
-    }
-    return FunctionSymbols.fromElf(elf, secs);
-  }
-
-  private static final List<String> TYPES = List.of("NOTYPE", "OBJECT", "FUNC", "SECTION",
-      "FILE", "COMMON", "TLS");
-  private static final List<String> BINDS = List.of("LOCAL", "GLOBAL", "WEAK");
-  private static final List<String> VISIBILITIES = List.of("DEFAULT", "INTERNAL", "HIDDEN",
-      "PROTECTED");
-
-  private static String stripVersion(String name) {
-    // readelf -W shows dynamic symbols as name@VERSION; bfd's names for .symtab have none.
-    int at = name.indexOf('@');
-    return at > 0 && !name.startsWith("@") ? name.substring(0, at) : name;
   }
 
   private static final Pattern INSN = Pattern.compile("^\\s+([0-9a-f]+):\\t");
