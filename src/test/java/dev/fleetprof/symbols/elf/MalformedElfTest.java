@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 
+import dev.fleetprof.symbols.testing.Toolchain;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;

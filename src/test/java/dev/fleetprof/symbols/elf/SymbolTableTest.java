@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.fleetprof.output.ExternalTool;
+import dev.fleetprof.symbols.testing.Toolchain;
 import java.lang.management.ManagementFactory;
 import java.nio.ByteOrder;
 import java.nio.file.Files;
