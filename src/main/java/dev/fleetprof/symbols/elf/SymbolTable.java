@@ -171,7 +171,8 @@ public final class SymbolTable {
    * comment for the rules), or empty where it prints {@code ??}.
    */
   public Optional<ElfSymbol> lookup(long vaddr) {
-    int last = lastRankAtOrBelow(vaddr);
+    // The last section that starts at or below the address.
+    int last = lastAtOrBelow(rankAddr, 0, rankAddr.length, vaddr);
     if (last < 0) {
       return Optional.empty();
     }
@@ -240,14 +241,17 @@ public final class SymbolTable {
         && Long.compareUnsigned(vaddr, rankAddr[r]) >= 0;
   }
 
-  /** The last rank whose section starts at or below vaddr, or -1. */
-  private int lastRankAtOrBelow(long vaddr) {
-    int lo = 0;
-    int hi = rankAddr.length - 1;
+  /**
+   * The last index in {@code [from, to)} of {@code sorted} (ascending, unsigned) whose value is at
+   * or below {@code key} (unsigned), or -1 when there is none.
+   */
+  private static int lastAtOrBelow(long[] sorted, int from, int to, long key) {
+    int lo = from;
+    int hi = to - 1;
     int found = -1;
     while (lo <= hi) {
       int mid = (lo + hi) >>> 1;
-      if (Long.compareUnsigned(rankAddr[mid], vaddr) <= 0) {
+      if (Long.compareUnsigned(sorted[mid], key) <= 0) {
         found = mid;
         lo = mid + 1;
       } else {
@@ -275,18 +279,7 @@ public final class SymbolTable {
    */
   private Optional<ElfSymbol> lookupIn(int r, long vaddr, boolean last) {
     long offset = vaddr - rankAddr[r]; // bfd's offset in the section
-    int lo = rankFrom[r];
-    int hi = rankFrom[r + 1] - 1;
-    int found = -1;
-    while (lo <= hi) {
-      int mid = (lo + hi) >>> 1;
-      if (Long.compareUnsigned(offsets[mid], offset) <= 0) {
-        found = mid;
-        lo = mid + 1;
-      } else {
-        hi = mid - 1;
-      }
-    }
+    int found = lastAtOrBelow(offsets, rankFrom[r], rankFrom[r + 1], offset);
     if (found < 0) {
       return last ? Optional.empty() : null;
     }
