@@ -1282,10 +1282,41 @@ final class Parser {
     }
   }
 
+  /**
+   * A right-linked list of cells of one kind ({@link Node#ARGLIST}, {@link
+   * Node#TEMPLATE_ARGLIST}), each holding an item in its left link, built front to back.
+   */
+  private final class CellList {
+    private final int kind;
+    Node first;
+    private Node last;
+
+    CellList(int kind) {
+      this.kind = kind;
+    }
+
+    /** Appends a cell holding {@code item}; false when the item or its cell is missing. */
+    boolean add(Node item) {
+      if (item == null) {
+        return false;
+      }
+      Node cell = make(kind, item, null);
+      if (cell == null) {
+        return false;
+      }
+      if (first == null) {
+        first = cell;
+      } else {
+        last.right = cell;
+      }
+      last = cell;
+      return true;
+    }
+  }
+
   /** &lt;type&gt;+ up to E, '.' or the end; a lone void becomes an empty list. */
   private Node parameterList() {
-    Node first = null;
-    Node last = null;
+    CellList parameters = new CellList(Node.ARGLIST);
     while (true) {
       char c = peek();
       if (c == '\0' || c == 'E' || c == '.') {
@@ -1294,21 +1325,11 @@ final class Parser {
       if ((c == 'R' || c == 'O') && peekNext() == 'E') {
         break; // a ref-qualifier of the function, not a reference parameter
       }
-      Node t = type();
-      if (t == null) {
+      if (!parameters.add(type())) {
         return null;
       }
-      Node cell = make(Node.ARGLIST, t, null);
-      if (cell == null) {
-        return null;
-      }
-      if (first == null) {
-        first = cell;
-      } else {
-        last.right = cell;
-      }
-      last = cell;
     }
+    Node first = parameters.first;
     if (first == null) {
       return null;
     }
@@ -1446,30 +1467,18 @@ final class Parser {
         advance(1); // an empty argument pack
         return make(Node.TEMPLATE_ARGLIST, null, null);
       }
-      Node first = null;
-      Node last = null;
+      CellList args = new CellList(Node.TEMPLATE_ARGLIST);
       while (true) {
-        Node a = templateArg();
-        if (a == null) {
+        if (!args.add(templateArg())) {
           return null;
         }
-        Node cell = make(Node.TEMPLATE_ARGLIST, a, null);
-        if (cell == null) {
-          return null;
-        }
-        if (first == null) {
-          first = cell;
-        } else {
-          last.right = cell;
-        }
-        last = cell;
         if (peek() == 'E') {
           advance(1);
           break;
         }
       }
       lastName = holdLastName;
-      return first;
+      return args.first;
     } finally {
       depth--;
     }
@@ -1502,26 +1511,14 @@ final class Parser {
       advance(1);
       return make(Node.ARGLIST, null, null);
     }
-    Node first = null;
-    Node last = null;
+    CellList args = new CellList(Node.ARGLIST);
     while (true) {
-      Node arg = expression();
-      if (arg == null) {
+      if (!args.add(expression())) {
         return null;
       }
-      Node cell = make(Node.ARGLIST, arg, null);
-      if (cell == null) {
-        return null;
-      }
-      if (first == null) {
-        first = cell;
-      } else {
-        last.right = cell;
-      }
-      last = cell;
       if (peek() == terminator) {
         advance(1);
-        return first;
+        return args.first;
       }
     }
   }

@@ -1,5 +1,6 @@
 package dev.fleetprof.symbols.elf;
 
+import dev.fleetprof.symbols.dwarf.FunctionSymbols;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
@@ -41,6 +42,8 @@ import java.util.Optional;
  *       {@code malloc}), the largest size wins (a size of 0 counts as 1), and among equal sizes the
  *       first in symbol table order.
  *   <li>A winning symbol with an empty name gives no name, as addr2line prints {@code ??}.
+ *   <li>Its file ({@link ElfSymbol#file()}) is bfd's {@code STT_FILE} attribution, what addr2line
+ *       prints as the file of an address no DWARF knows.
  * </ul>
  * One bfd quirk is not reproduced: bfd caches the last function found and answers any later address
  * inside its {@code [value, value + size)} from the cache, even when a symbol defined inside that
@@ -48,8 +51,9 @@ import java.util.Optional;
  * equal addr2line's when it is given addresses in descending order, where the cache cannot err.
  *
  * <h2>Memory</h2>
- * Parallel primitive arrays (8 + 8 + 4 bytes per symbol) and one byte array holding each distinct
- * name once: about 20 bytes plus the name per function, and no object per symbol.
+ * Parallel primitive arrays (8 + 8 + 4 + 4 bytes per symbol) and one byte array holding each
+ * distinct name (and file name) once: about 24 bytes plus the name per function, and no object per
+ * symbol.
  */
 public final class SymbolTable {
   private static final int STT_NOTYPE = 0;
@@ -79,12 +83,14 @@ public final class SymbolTable {
   private final long[] offsets;
   private final long[] sizes;
   private final int[] nameStarts;
+  /** Per symbol, where its STT_FILE attribution's name starts in {@link #names}, or -1. */
+  private final int[] fileStarts;
   /** NUL-terminated names. */
   private final byte[] names;
 
   private SymbolTable(String source, boolean relocatable, long[] rankAddr, long[] rankSize,
       int[] rankIndex, int[] rankFrom, long[] offsets, long[] sizes, int[] nameStarts,
-      byte[] names) {
+      int[] fileStarts, byte[] names) {
     this.source = source;
     this.relocatable = relocatable;
     this.rankAddr = rankAddr;
@@ -94,6 +100,7 @@ public final class SymbolTable {
     this.offsets = offsets;
     this.sizes = sizes;
     this.nameStarts = nameStarts;
+    this.fileStarts = fileStarts;
     this.names = names;
     this.rankMaxEnd = new long[rankAddr.length];
     long max = 0;
@@ -153,7 +160,7 @@ public final class SymbolTable {
     }
     if (chosen == null) {
       return new SymbolTable("none", relocatable, rankAddr, rankSize, rankIndex,
-          new int[ranks + 1], new long[0], new long[0], new int[0], new byte[0]);
+          new int[ranks + 1], new long[0], new long[0], new int[0], new int[0], new byte[0]);
     }
     return new Reader(elf, chosen, relocatable, rankOfSection, rankAddr).read(rankAddr, rankSize,
         rankIndex);
@@ -164,7 +171,8 @@ public final class SymbolTable {
    * comment for the rules), or empty where it prints {@code ??}.
    */
   public Optional<ElfSymbol> lookup(long vaddr) {
-    int last = lastRankAtOrBelow(vaddr);
+    // The last section that starts at or below the address.
+    int last = lastAtOrBelow(rankAddr, 0, rankAddr.length, vaddr);
     if (last < 0) {
       return Optional.empty();
     }
@@ -199,6 +207,17 @@ public final class SymbolTable {
     return Optional.empty();
   }
 
+  /**
+   * This table as the DWARF layer's {@link FunctionSymbols}: the symbol {@link #lookup} names, with
+   * its file, is the one addr2line falls back to next to DWARF. The result is as thread-safe as
+   * this table.
+   */
+  public FunctionSymbols functionSymbols() {
+    return vaddr -> lookup(vaddr)
+        .map(s -> new FunctionSymbols.Symbol(s.name(), s.value(), s.file()))
+        .orElse(null);
+  }
+
   /** The number of symbols kept (after aliases at one address are reduced to the one that wins). */
   public int size() {
     return offsets.length;
@@ -211,8 +230,8 @@ public final class SymbolTable {
 
   /** Approximate heap bytes held by this table's arrays. */
   public long retainedBytes() {
-    return 8L * offsets.length + 8L * sizes.length + 4L * nameStarts.length + names.length
-        + 32L * rankAddr.length;
+    return 8L * offsets.length + 8L * sizes.length + 4L * nameStarts.length
+        + 4L * fileStarts.length + names.length + 32L * rankAddr.length;
   }
 
   // ---- lookup internals ----
@@ -222,14 +241,17 @@ public final class SymbolTable {
         && Long.compareUnsigned(vaddr, rankAddr[r]) >= 0;
   }
 
-  /** The last rank whose section starts at or below vaddr, or -1. */
-  private int lastRankAtOrBelow(long vaddr) {
-    int lo = 0;
-    int hi = rankAddr.length - 1;
+  /**
+   * The last index in {@code [from, to)} of {@code sorted} (ascending, unsigned) whose value is at
+   * or below {@code key} (unsigned), or -1 when there is none.
+   */
+  private static int lastAtOrBelow(long[] sorted, int from, int to, long key) {
+    int lo = from;
+    int hi = to - 1;
     int found = -1;
     while (lo <= hi) {
       int mid = (lo + hi) >>> 1;
-      if (Long.compareUnsigned(rankAddr[mid], vaddr) <= 0) {
+      if (Long.compareUnsigned(sorted[mid], key) <= 0) {
         found = mid;
         lo = mid + 1;
       } else {
@@ -257,32 +279,25 @@ public final class SymbolTable {
    */
   private Optional<ElfSymbol> lookupIn(int r, long vaddr, boolean last) {
     long offset = vaddr - rankAddr[r]; // bfd's offset in the section
-    int lo = rankFrom[r];
-    int hi = rankFrom[r + 1] - 1;
-    int found = -1;
-    while (lo <= hi) {
-      int mid = (lo + hi) >>> 1;
-      if (Long.compareUnsigned(offsets[mid], offset) <= 0) {
-        found = mid;
-        lo = mid + 1;
-      } else {
-        hi = mid - 1;
-      }
-    }
+    int found = lastAtOrBelow(offsets, rankFrom[r], rankFrom[r + 1], offset);
     if (found < 0) {
       return last ? Optional.empty() : null;
     }
-    int start = nameStarts[found];
+    String name = storedName(nameStarts[found]);
+    if (name.isEmpty()) {
+      return Optional.empty();
+    }
+    long value = relocatable ? offsets[found] : offsets[found] + rankAddr[r];
+    String file = fileStarts[found] < 0 ? null : storedName(fileStarts[found]);
+    return Optional.of(new ElfSymbol(name, value, sizes[found], file));
+  }
+
+  private String storedName(int start) {
     int end = start;
     while (names[end] != 0) {
       end++;
     }
-    if (end == start) {
-      return Optional.empty();
-    }
-    long value = relocatable ? offsets[found] : offsets[found] + rankAddr[r];
-    return Optional.of(new ElfSymbol(new String(names, start, end - start,
-        StandardCharsets.UTF_8), value, sizes[found]));
+    return new String(names, start, end - start, StandardCharsets.UTF_8);
   }
 
   private static ElfSection first(List<ElfSection> sections, int type) {
@@ -349,23 +364,33 @@ public final class SymbolTable {
       long[] offs = new long[kept];
       long[] size = new long[kept];
       int[] nameOff = new int[kept];
+      int[] fileOff = new int[kept];
+      // bfd's file attribution (elf_find_function): the last FILE symbol before a symbol, except
+      // that a global symbol gets none once a FILE symbol has followed some other symbol.
+      int lastFile = 0; // the last FILE symbol's index, 0 for none
+      boolean symbolSeen = false;
+      boolean fileAfterSymbol = false;
       int k = 0;
       for (int i = 1; i < count; i++) {
+        if (type(i) == STT_FILE) {
+          lastFile = i;
+          fileAfterSymbol |= symbolSeen;
+          continue;
+        }
+        symbolSeen = true;
         int r = rankOf(i);
         if (r < 0) {
           continue;
         }
         int at = i * entsize;
         long value = elf.is64() ? symbols.getLong(at + 8) : ElfFile.u32(symbols, at + 4);
-        long nameAt = ElfFile.u32(symbols, at);
-        if (nameAt >= strtab.limit()) {
-          throw elf.error(table.offset() + at, table.name() + " symbol " + i + "'s name offset "
-              + nameAt + " is outside its " + strtab.limit() + "-byte string table");
-        }
         rank[k] = r;
         offs[k] = relocatable ? value : value - rankAddr[r];
         size[k] = elf.is64() ? symbols.getLong(at + 16) : ElfFile.u32(symbols, at + 8);
-        nameOff[k] = (int) nameAt;
+        nameOff[k] = nameOffset(i, strtab);
+        boolean local = bind(i) == STB_LOCAL;
+        fileOff[k] = lastFile > 0 && (local || !fileAfterSymbol) ? nameOffset(lastFile, strtab)
+            : -1;
         k++;
       }
 
@@ -401,20 +426,45 @@ public final class SymbolTable {
       long[] outOffsets = new long[n];
       long[] outSizes = new long[n];
       int[] outNames = new int[n];
+      int[] outFiles = new int[n];
       for (int i = 0; i < n; i++) {
         int p = perm[i];
         rankFrom[rank[p] + 1]++;
         outOffsets[i] = offs[p];
         outSizes[i] = size[p];
         outNames[i] = nameOff[p];
+        outFiles[i] = fileOff[p];
       }
       for (int r = 0; r < ranks; r++) {
         rankFrom[r + 1] += rankFrom[r];
       }
-      byte[] nameStore = storeNames(strtab, strSection, outNames);
+      byte[] nameStore = storeNames(strtab, strSection, outNames, outFiles);
       return new SymbolTable(table.type() == ElfSection.SHT_SYMTAB ? ".symtab" : ".dynsym",
           relocatable, ranksAddr, rankSize, rankIndex,
-          rankFrom, outOffsets, outSizes, outNames, nameStore);
+          rankFrom, outOffsets, outSizes, outNames, outFiles, nameStore);
+    }
+
+    /** Symbol i's name offset, checked to lie inside the string table. */
+    private int nameOffset(int i, ByteBuffer strtab) throws ElfFormatException {
+      int at = i * entsize;
+      long nameAt = ElfFile.u32(symbols, at);
+      if (nameAt >= strtab.limit()) {
+        throw elf.error(table.offset() + at, table.name() + " symbol " + i + "'s name offset "
+            + nameAt + " is outside its " + strtab.limit() + "-byte string table");
+      }
+      return (int) nameAt;
+    }
+
+    private int type(int i) {
+      return info(i) & 0xf;
+    }
+
+    private int bind(int i) {
+      return info(i) >>> 4;
+    }
+
+    private int info(int i) {
+      return Byte.toUnsignedInt(symbols.get(i * entsize + (elf.is64() ? 4 : 12)));
     }
 
     private static long effective(long size) {
@@ -424,11 +474,10 @@ public final class SymbolTable {
     /** The rank of symbol i's section if it is a candidate (see the class comment), else -1. */
     private int rankOf(int i) throws ElfFormatException {
       int at = i * entsize;
-      int info = Byte.toUnsignedInt(symbols.get(at + (elf.is64() ? 4 : 12)));
       int other = Byte.toUnsignedInt(symbols.get(at + (elf.is64() ? 5 : 13)));
       int shndx = Short.toUnsignedInt(symbols.getShort(at + (elf.is64() ? 6 : 14)));
-      int type = info & 0xf;
-      int bind = info >>> 4;
+      int type = type(i);
+      int bind = bind(i);
       switch (type) {
         case STT_OBJECT, STT_SECTION, STT_FILE, STT_COMMON, STT_TLS, STT_RELC, STT_SRELC:
           return -1;
@@ -466,14 +515,19 @@ public final class SymbolTable {
     }
 
     /**
-     * Copies each distinct name once, NUL-terminated, and rewrites {@code nameOffsets} to point
-     * into the copy. Names that share bytes in the string table (the linker merges suffixes) could
-     * need more room than the table; then the table itself is copied, so the store never exceeds
-     * the string table's size.
+     * Copies each distinct name once, NUL-terminated, and rewrites {@code nameOffsets} and the
+     * non-negative {@code fileOffsets} to point into the copy. Names that share bytes in the string
+     * table (the linker merges suffixes) could need more room than the table; then the table itself
+     * is copied, so the store never exceeds the string table's size.
      */
-    private byte[] storeNames(ByteBuffer strtab, ElfSection strSection, int[] nameOffsets)
-        throws ElfFormatException {
-      int[] distinct = StringTables.sortedDistinct(nameOffsets);
+    private byte[] storeNames(ByteBuffer strtab, ElfSection strSection, int[] nameOffsets,
+        int[] fileOffsets) throws ElfFormatException {
+      int[] offsets = Arrays.copyOf(nameOffsets, nameOffsets.length + fileOffsets.length);
+      System.arraycopy(fileOffsets, 0, offsets, nameOffsets.length, fileOffsets.length);
+      int[] distinct = StringTables.sortedDistinct(offsets);
+      if (distinct.length > 0 && distinct[0] < 0) {
+        distinct = Arrays.copyOfRange(distinct, 1, distinct.length); // -1: no file
+      }
       int[] ends = StringTables.terminators(strtab, distinct);
       long total = 0;
       for (int i = 0; i < distinct.length; i++) {
@@ -499,6 +553,11 @@ public final class SymbolTable {
       }
       for (int i = 0; i < nameOffsets.length; i++) {
         nameOffsets[i] = newStart[Arrays.binarySearch(distinct, nameOffsets[i])];
+      }
+      for (int i = 0; i < fileOffsets.length; i++) {
+        if (fileOffsets[i] >= 0) {
+          fileOffsets[i] = newStart[Arrays.binarySearch(distinct, fileOffsets[i])];
+        }
       }
       return store;
     }

@@ -10,7 +10,8 @@
  * <p>Typical use for one frame of a profile (a file offset in a mapping): open the runtime binary,
  * convert with {@code fileOffsetToVaddr}, then look the address up in the DWARF of the binary or of
  * its debug file (found by {@code buildId()} or {@code debugLink()}), falling back to {@code
- * SymbolTable.lookup}. Program headers must come from the runtime binary: in {@code objcopy
+ * SymbolTable.lookup} ({@code SymbolTable.functionSymbols()} hands the same choice to the DWARF
+ * symbolizer). Program headers must come from the runtime binary: in {@code objcopy
  * --only-keep-debug} files the load segments hold no file bytes.
  */
 package dev.fleetprof.symbols.elf;

@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.fleetprof.output.ExternalTool;
+import dev.fleetprof.symbols.testing.Toolchain;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
@@ -38,12 +39,10 @@ class ItaniumDemanglerCorpusTest {
     Path nm = ExternalTool.require("nm", "binutils");
     Path gxx = ExternalTool.require("g++", "g++");
     ExternalTool.require("c++filt", "binutils");
-    Path home = tmp.resolve("home");
-
-    Path libstdcxx = Path.of(CppFilt.run(List.of(gxx.toString(), "-print-file-name=libstdc++.so.6"),
-        home).trim()).toRealPath();
-    library = symbols(CppFilt.run(List.of(nm.toString(), "-D", "--defined-only",
-        libstdcxx.toString()), home));
+    Path libstdcxx = Path.of(Toolchain.run(tmp, List.of(gxx.toString(),
+        "-print-file-name=libstdc++.so.6")).trim()).toRealPath();
+    library = symbols(Toolchain.run(tmp, List.of(nm.toString(), "-D", "--defined-only",
+        libstdcxx.toString())));
     assertTrue(library.size() > 3000, libstdcxx + " has only " + library.size() + " symbols");
 
     Set<String> fromPrograms = new LinkedHashSet<>();
@@ -51,9 +50,9 @@ class ItaniumDemanglerCorpusTest {
       Path source = tmp.resolve(name + ".cpp");
       Files.write(source, resource(name + ".cpp"));
       Path binary = tmp.resolve(name);
-      CppFilt.run(List.of(gxx.toString(), "-O2", "-std=c++20", "-o", binary.toString(),
-          source.toString()), home);
-      fromPrograms.addAll(symbols(CppFilt.run(List.of(nm.toString(), binary.toString()), home)));
+      Toolchain.run(tmp, List.of(gxx.toString(), "-O2", "-std=c++20", "-o", binary.toString(),
+          source.toString()));
+      fromPrograms.addAll(symbols(Toolchain.run(tmp, List.of(nm.toString(), binary.toString()))));
     }
     programs = new ArrayList<>(fromPrograms);
 
@@ -68,7 +67,7 @@ class ItaniumDemanglerCorpusTest {
     List<String> all = new ArrayList<>(library);
     all.addAll(programs);
     all.addAll(handPicked);
-    expected = CppFilt.demangle(all, tmp.resolve("cppfilt"));
+    expected = Toolchain.cppFilt(tmp.resolve("cppfilt"), all);
   }
 
   private static byte[] resource(String name) throws IOException {

@@ -5,7 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.fleetprof.output.ExternalTool;
 import dev.fleetprof.symbols.SourceLine;
-import java.nio.file.Files;
+import dev.fleetprof.symbols.testing.Toolchain;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -37,25 +37,24 @@ class DwarfFormsTest {
     ExternalTool.require("addr2line", "binutils");
     ExternalTool.require("llvm-symbolizer", "llvm");
     ExternalTool.require("llvm-dwarfdump", "llvm");
-    Path home = dir.resolve("home");
-    ElfTools.copySources("dwarf/asm", dir, "forms5.s", "forms4.s");
+    Toolchain.copyResources("dwarf/asm", dir, "forms5.s", "forms4.s");
     String d = dir.toString() + "/";
-    ElfTools.run(home, List.of("as", "--gdwarf-5", d + "forms5.s", "-o", d + "a.o"));
-    ElfTools.run(home, List.of("as", "--gdwarf-5", "--defsym", "EXOTIC=1", d + "forms5.s", "-o",
+    Toolchain.run(dir, List.of("as", "--gdwarf-5", d + "forms5.s", "-o", d + "a.o"));
+    Toolchain.run(dir, List.of("as", "--gdwarf-5", "--defsym", "EXOTIC=1", d + "forms5.s", "-o",
         d + "ax.o"));
-    ElfTools.run(home, List.of("as", "--gdwarf-3", d + "forms4.s", "-o", d + "b.o"));
+    Toolchain.run(dir, List.of("as", "--gdwarf-3", d + "forms4.s", "-o", d + "b.o"));
     Path bin = dir.resolve("syn");
     Path exotic = dir.resolve("synx");
-    ElfTools.run(home, List.of("ld", d + "a.o", d + "b.o", "-o", bin.toString()));
-    ElfTools.run(home, List.of("ld", d + "ax.o", d + "b.o", "-o", exotic.toString()));
+    Toolchain.run(dir, List.of("ld", d + "a.o", d + "b.o", "-o", bin.toString()));
+    Toolchain.run(dir, List.of("ld", d + "ax.o", d + "b.o", "-o", exotic.toString()));
 
-    FunctionSymbols symbols = ElfTools.functionSymbols(home, bin);
-    DwarfSymbolizer sym = DwarfSymbolizer.build(ElfTools.dwarf(home, bin), symbols);
-    DwarfSymbolizer symx = DwarfSymbolizer.build(ElfTools.dwarf(home, exotic),
-        ElfTools.functionSymbols(home, exotic));
-    List<Long> addrs = ElfTools.addresses(home, bin, 0);
-    List<ElfTools.Section> text = ElfTools.sections(home, bin);
-    for (ElfTools.Section s : text) {
+    FunctionSymbols symbols = DwarfSymbolizerAddr2lineTest.functionSymbols(bin);
+    DwarfSymbolizer sym = DwarfSymbolizer.build(Toolchain.dwarfSections(dir, bin), symbols);
+    DwarfSymbolizer symx = DwarfSymbolizer.build(Toolchain.dwarfSections(dir, exotic),
+        DwarfSymbolizerAddr2lineTest.functionSymbols(exotic));
+    List<Long> addrs = Toolchain.instructionAddresses(dir, bin, 0);
+    List<Toolchain.Section> text = Toolchain.sections(dir, bin);
+    for (Toolchain.Section s : text) {
       if (s.name().equals(".text")) {
         addrs = new ArrayList<>();
         for (long a = s.addr(); a < s.addr() + s.size(); a++) {
@@ -65,17 +64,12 @@ class DwarfFormsTest {
     }
 
     // llvm-symbolizer, GNU style, one process.
-    Path list = dir.resolve("addrs");
-    StringBuilder sb = new StringBuilder();
-    for (long a : addrs) {
-      sb.append("0x").append(Long.toHexString(a)).append('\n');
-    }
-    Files.writeString(list, sb);
-    String llvmOut = ElfTools.run(home, List.of("sh", "-c", "llvm-symbolizer --output-style=GNU"
-        + " -a -f -i --obj='" + bin + "' < '" + list + "'")).stdout();
-    List<List<SourceLine>> llvm = ElfTools.parse(llvmOut);
+    Path list = Toolchain.addressFile(dir, addrs);
+    String llvmOut = Toolchain.sh(dir, "llvm-symbolizer --output-style=GNU -a -f -i --obj="
+        + Toolchain.q(bin) + " < " + Toolchain.q(list));
+    List<List<SourceLine>> llvm = Toolchain.parseChains(llvmOut);
     assertEquals(addrs.size(), llvm.size());
-    List<ElfTools.Answer> binutils = ElfTools.addr2line(home, bin, addrs);
+    List<Toolchain.Answer> binutils = Toolchain.addr2lineChains(dir, bin, addrs);
 
     int llvmAgree = 0;
     int namesAgree = 0;
@@ -102,7 +96,7 @@ class DwarfFormsTest {
             + DwarfSymbolizerAddr2lineTest.show(llvm.get(i)) + "; ours (ELF outer name): "
             + DwarfSymbolizerAddr2lineTest.show(forLlvm));
       }
-      String dwarfName = subprogramName(home, bin, a);
+      String dwarfName = subprogramName(dir, bin, a);
       String ours = got.isEmpty() ? null : got.get(got.size() - 1).function();
       if (dwarfName != null && dwarfName.equals(ours)) {
         namesAgree++;
@@ -149,9 +143,9 @@ class DwarfFormsTest {
    * The name llvm-dwarfdump gives the subprogram holding the address: --lookup names the
    * innermost DIE, --show-parents the subprogram around it.
    */
-  private static String subprogramName(Path home, Path bin, long a) throws Exception {
-    String out = ElfTools.run(home, List.of("llvm-dwarfdump", "--lookup=0x" + Long.toHexString(a),
-        bin.toString())).stdout();
+  private static String subprogramName(Path dir, Path bin, long a) throws Exception {
+    String out = Toolchain.run(dir, List.of("llvm-dwarfdump", "--lookup=0x" + Long.toHexString(a),
+        bin.toString()));
     String innermost = null;
     Matcher d = DIE.matcher(out);
     while (d.find()) {
@@ -162,8 +156,8 @@ class DwarfFormsTest {
     if (innermost == null) {
       return null;
     }
-    out = ElfTools.run(home, List.of("llvm-dwarfdump", "--debug-info=" + innermost,
-        "--show-parents", bin.toString())).stdout();
+    out = Toolchain.run(dir, List.of("llvm-dwarfdump", "--debug-info=" + innermost,
+        "--show-parents", bin.toString()));
     String block = null;
     for (String b : out.split("\n\n")) {
       if (b.contains("DW_TAG_subprogram")) {

@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.fleetprof.output.ExternalTool;
 import dev.fleetprof.symbols.SourceLine;
 import dev.fleetprof.symbols.dwarf.DwarfMalformedTest.Bytes;
+import dev.fleetprof.symbols.testing.Toolchain;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -155,15 +156,14 @@ class DwarfLineProgramTest {
     ExternalTool.require("addr2line", "binutils");
     ExternalTool.require("objcopy", "binutils");
     ExternalTool.require("as", "binutils");
-    Path home = dir.resolve("home");
     // A program with 512 bytes of code at a known place, and no debug information.
     Path s = dir.resolve("code.s");
     Files.writeString(s, ".text\n.globl _start\n.type _start,@function\n_start:\n"
         + ".fill 256,1,0x90\n.size _start,256\n.globl second\n.type second,@function\nsecond:\n"
         + ".fill 256,1,0x90\n.size second,256\n");
-    ElfTools.run(home, List.of("as", s.toString(), "-o", dir.resolve("code.o").toString()));
+    Toolchain.run(dir, List.of("as", s.toString(), "-o", dir.resolve("code.o").toString()));
     Path plain = dir.resolve("plain");
-    ElfTools.run(home, List.of("ld", "-Ttext=0x401000", dir.resolve("code.o").toString(), "-o",
+    Toolchain.run(dir, List.of("ld", "-Ttext=0x401000", dir.resolve("code.o").toString(), "-o",
         plain.toString()));
     long base = 0x401000;
 
@@ -240,27 +240,24 @@ class DwarfLineProgramTest {
     Files.write(lineFile, line);
     Files.write(infoFile, info.bytes());
     Files.write(abbrevFile, abbrev.bytes());
-    ElfTools.run(home, List.of("objcopy", "--add-section", ".debug_info=" + infoFile,
+    Toolchain.run(dir, List.of("objcopy", "--add-section", ".debug_info=" + infoFile,
         "--add-section", ".debug_abbrev=" + abbrevFile, "--add-section", ".debug_line="
         + lineFile, plain.toString(), bin.toString()));
 
-    FunctionSymbols symbols = ElfTools.functionSymbols(home, bin);
-    DwarfSymbolizer sym = DwarfSymbolizer.build(ElfTools.dwarf(home, bin), symbols);
+    FunctionSymbols symbols = DwarfSymbolizerAddr2lineTest.functionSymbols(bin);
+    DwarfSymbolizer sym = DwarfSymbolizer.build(Toolchain.dwarfSections(dir, bin), symbols);
     List<Long> addrs = new ArrayList<>();
     for (long x = base; x < base + 0x200; x++) {
       addrs.add(x);
     }
-    List<ElfTools.Answer> want = ElfTools.addr2line(home, bin, addrs);
+    List<Toolchain.Answer> want = Toolchain.addr2lineChains(dir, bin, addrs);
     int agree = 0;
     int withLine = 0;
     java.util.TreeSet<String> seen = new java.util.TreeSet<>();
     List<String> problems = new ArrayList<>();
     for (int i = 0; i < addrs.size(); i++) {
-      List<SourceLine> got = sym.lookup(addrs.get(i));
-      if (got.isEmpty()) {
-        FunctionSymbols.Symbol sy = symbols.nearest(addrs.get(i));
-        got = List.of(new SourceLine(sy.name(), sy.name(), sy.file(), 0));
-      }
+      List<SourceLine> got = DwarfSymbolizerAddr2lineTest.addr2lineChain(sym, symbols,
+          addrs.get(i));
       withLine += got.get(0).line() != 0 ? 1 : 0;
       seen.add(got.get(0).file() + ":" + got.get(0).line());
       if (got.equals(want.get(i).lines())) {

@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.fleetprof.output.ExternalTool;
+import dev.fleetprof.symbols.testing.Toolchain;
 import java.io.ByteArrayOutputStream;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
@@ -35,12 +36,11 @@ class DwarfMalformedTest {
   private Map<String, byte[]> realSections(List<Long> addrsOut) throws Exception {
     ExternalTool.require("g++", "g++");
     ExternalTool.require("objcopy", "binutils");
-    Path home = dir.resolve("home");
-    ElfTools.copySources("dwarf/cpp", dir.resolve("cpp"), "main.cpp", "include/shapes.hpp");
+    Toolchain.copyResources("dwarf/cpp", dir.resolve("cpp"), "main.cpp", "include/shapes.hpp");
     Path bin = dir.resolve("prog");
-    ElfTools.run(home, List.of("g++", "-O2", "-g", "-I" + dir.resolve("cpp/include"),
+    Toolchain.run(dir, List.of("g++", "-O2", "-g", "-I" + dir.resolve("cpp/include"),
         dir.resolve("cpp/main.cpp").toString(), "-o", bin.toString()));
-    DwarfSections s = ElfTools.dwarf(home, bin);
+    DwarfSections s = Toolchain.dwarfSections(dir, bin);
     Map<String, byte[]> out = new HashMap<>();
     for (String n : DwarfSections.NAMES) {
       ByteBuffer b = s.section(n);
@@ -50,7 +50,7 @@ class DwarfMalformedTest {
         out.put(n, bytes);
       }
     }
-    List<Long> all = ElfTools.addresses(home, bin, 0);
+    List<Long> all = Toolchain.instructionAddresses(dir, bin, 0);
     for (int i = 0; i < all.size(); i += Math.max(1, all.size() / 300)) {
       addrsOut.add(all.get(i));
     }

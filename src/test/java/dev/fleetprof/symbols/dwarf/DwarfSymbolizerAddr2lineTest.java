@@ -5,6 +5,10 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.fleetprof.output.ExternalTool;
 import dev.fleetprof.symbols.SourceLine;
+import dev.fleetprof.symbols.elf.ElfFile;
+import dev.fleetprof.symbols.elf.SymbolTable;
+import dev.fleetprof.symbols.testing.Toolchain;
+import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -29,16 +33,29 @@ class DwarfSymbolizerAddr2lineTest {
 
   @BeforeAll
   static void tools() {
-    ExternalTool.require("addr2line", "binutils");
-    ExternalTool.require("objcopy", "binutils");
-    ExternalTool.require("readelf", "binutils");
-    ExternalTool.require("objdump", "binutils");
-    ExternalTool.require("gcc", "gcc");
+    Toolchain.requireBinutils();
     ExternalTool.require("g++", "g++");
   }
 
-  private Path home() {
-    return dir.resolve("home");
+  /** addr2line's ELF symbol choice, as production wires it in: the project's ELF reader's. */
+  static FunctionSymbols functionSymbols(Path bin) throws IOException {
+    try (ElfFile elf = ElfFile.open(bin)) {
+      return SymbolTable.read(elf).functionSymbols();
+    }
+  }
+
+  /**
+   * The chain addr2line prints for {@code a}: the symbolizer's, or where no unit covers the
+   * address, the ELF symbol's name and file without a line ("??" where there is no symbol).
+   */
+  static List<SourceLine> addr2lineChain(DwarfSymbolizer sym, FunctionSymbols symbols, long a) {
+    List<SourceLine> chain = sym.lookup(a);
+    if (!chain.isEmpty()) {
+      return chain;
+    }
+    FunctionSymbols.Symbol s = symbols.nearest(a);
+    String f = s == null ? "??" : s.name();
+    return List.of(new SourceLine(f, f, s == null ? null : s.file(), 0));
   }
 
   /** Compiles the C program from relative paths (comp_dir joining) with extra options. */
@@ -54,7 +71,7 @@ class DwarfSymbolizerAddr2lineTest {
       String name, String... options) throws Exception {
     Path src = dir.resolve(lang);
     if (!Files.exists(src)) {
-      ElfTools.copySources("dwarf/" + lang, src, sources);
+      Toolchain.copyResources("dwarf/" + lang, src, sources);
     }
     Path out = dir.resolve(name);
     List<String> cmd = new ArrayList<>(List.of(compiler));
@@ -66,7 +83,7 @@ class DwarfSymbolizerAddr2lineTest {
     List<String> inDir = List.of("sh", "-c", "cd \"$0\" && exec \"$@\"", dir.toString());
     List<String> full = new ArrayList<>(inDir);
     full.addAll(cmd);
-    ElfTools.run(home(), full);
+    Toolchain.run(dir, full);
     return out;
   }
 
@@ -82,17 +99,16 @@ class DwarfSymbolizerAddr2lineTest {
    * with 32-bit DWARF, checked against addr2line itself) must give the same chains instead.
    */
   private void agree(String name, Path bin, Path reference) throws Exception {
-    Path home = home();
-    DwarfSections sections = ElfTools.dwarf(home, bin);
-    FunctionSymbols symbols = ElfTools.functionSymbols(home, bin);
+    DwarfSections sections = Toolchain.dwarfSections(dir, bin);
+    FunctionSymbols symbols = functionSymbols(bin);
     DwarfSymbolizer sym = DwarfSymbolizer.build(sections, symbols);
-    List<Long> addrs = ElfTools.addresses(home, bin, 2000);
+    List<Long> addrs = Toolchain.instructionAddresses(dir, bin, 2000);
     StringBuilder stderr = new StringBuilder();
-    List<ElfTools.Answer> answers = ElfTools.addr2line(home, bin, addrs, stderr);
+    List<Toolchain.Answer> answers = Toolchain.addr2lineChains(dir, bin, addrs, stderr);
     if (reference != null && stderr.toString().contains("DWARF error")) {
       String firstError = stderr.toString().lines().findFirst().orElse("");
-      DwarfSymbolizer ref = DwarfSymbolizer.build(ElfTools.dwarf(home, reference),
-          ElfTools.functionSymbols(home, reference));
+      DwarfSymbolizer ref = DwarfSymbolizer.build(Toolchain.dwarfSections(dir, reference),
+          functionSymbols(reference));
       agree(name + " (reference build with 32-bit DWARF)", reference);
       int same = 0;
       int inlined = 0;
@@ -126,13 +142,8 @@ class DwarfSymbolizerAddr2lineTest {
       if (answers.get(i).firstDiffered()) {
         selfInconsistent++;
       }
-      List<SourceLine> got = sym.lookup(a);
-      if (got.isEmpty()) {
-        // No unit covers it: addr2line falls back to the ELF symbol table.
-        FunctionSymbols.Symbol s = symbols.nearest(a);
-        String f = s == null ? "??" : s.name();
-        got = List.of(new SourceLine(f, f, s == null ? null : s.file(), 0));
-      }
+      // Where no unit covers it, addr2line falls back to the ELF symbol table.
+      List<SourceLine> got = addr2lineChain(sym, symbols, a);
       if (got.size() > 1) {
         inlined++;
       }
@@ -277,12 +288,11 @@ class DwarfSymbolizerAddr2lineTest {
     Path reference = c("c-split-ref", "-O2", "-g");
     agree("c -O2 (reference for -gsplit-dwarf)", reference);
     Path bin = c("c-split-dwarf", "-O2", "-g", "-gsplit-dwarf");
-    Path home = home();
-    DwarfSymbolizer split = DwarfSymbolizer.build(ElfTools.dwarf(home, bin),
-        ElfTools.functionSymbols(home, bin));
-    DwarfSymbolizer ref = DwarfSymbolizer.build(ElfTools.dwarf(home, reference));
-    FunctionSymbols symbols = ElfTools.functionSymbols(home, bin);
-    List<Long> addrs = ElfTools.addresses(home, bin, 2000);
+    DwarfSymbolizer split = DwarfSymbolizer.build(Toolchain.dwarfSections(dir, bin),
+        functionSymbols(bin));
+    DwarfSymbolizer ref = DwarfSymbolizer.build(Toolchain.dwarfSections(dir, reference));
+    FunctionSymbols symbols = functionSymbols(bin);
+    List<Long> addrs = Toolchain.instructionAddresses(dir, bin, 2000);
     int same = 0;
     List<String> problems = new ArrayList<>();
     for (long a : addrs) {
@@ -320,13 +330,12 @@ class DwarfSymbolizerAddr2lineTest {
     Path reference = cpp("cpp-types-ref", "-O2", "-g");
     agree("c++ -O2 (reference for -fdebug-types-section)", reference);
     Path bin = cpp("cpp-types5", "-O2", "-g", "-fdebug-types-section");
-    Path home = home();
-    FunctionSymbols symbols = ElfTools.functionSymbols(home, bin);
-    DwarfSymbolizer typed = DwarfSymbolizer.build(ElfTools.dwarf(home, bin), symbols);
-    DwarfSymbolizer ref = DwarfSymbolizer.build(ElfTools.dwarf(home, reference),
-        ElfTools.functionSymbols(home, reference));
-    List<Long> addrs = ElfTools.addresses(home, bin, 2000);
-    List<ElfTools.Answer> answers = ElfTools.addr2line(home, bin, addrs);
+    FunctionSymbols symbols = functionSymbols(bin);
+    DwarfSymbolizer typed = DwarfSymbolizer.build(Toolchain.dwarfSections(dir, bin), symbols);
+    DwarfSymbolizer ref = DwarfSymbolizer.build(Toolchain.dwarfSections(dir, reference),
+        functionSymbols(reference));
+    List<Long> addrs = Toolchain.instructionAddresses(dir, bin, 2000);
+    List<Toolchain.Answer> answers = Toolchain.addr2lineChains(dir, bin, addrs);
     int same = 0;
     int addr2lineAgrees = 0;
     int explained = 0;
@@ -375,10 +384,9 @@ class DwarfSymbolizerAddr2lineTest {
   @Test
   void concurrentLookupsFromColdGiveTheSequentialAnswers() throws Exception {
     Path bin = cpp("cpp-threads", "-O2", "-g");
-    Path home = home();
-    DwarfSections sections = ElfTools.dwarf(home, bin);
-    FunctionSymbols symbols = ElfTools.functionSymbols(home, bin);
-    List<Long> addrs = ElfTools.addresses(home, bin, 0);
+    DwarfSections sections = Toolchain.dwarfSections(dir, bin);
+    FunctionSymbols symbols = functionSymbols(bin);
+    List<Long> addrs = Toolchain.instructionAddresses(dir, bin, 0);
     DwarfSymbolizer sequential = DwarfSymbolizer.build(sections, symbols);
     List<List<SourceLine>> want = new ArrayList<>();
     for (long a : addrs) {
@@ -413,10 +421,7 @@ class DwarfSymbolizerAddr2lineTest {
 
   @Test
   void clang() throws Exception {
-    boolean present = false;
-    for (String d : System.getenv().getOrDefault("PATH", "").split(":")) {
-      present |= Files.isExecutable(Path.of(d.isEmpty() ? "." : d, "clang"));
-    }
+    boolean present = Toolchain.onPath("clang");
     if (!present) {
       System.out.println("clang: not installed (clang --version fails), clang binaries skipped");
     }

@@ -4,9 +4,11 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import dev.fleetprof.output.ExternalTool;
 import dev.fleetprof.symbols.SourceLine;
+import dev.fleetprof.symbols.testing.Toolchain;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Random;
 import java.util.concurrent.ExecutorService;
@@ -26,7 +28,7 @@ class DwarfSymbolizerBenchmarkTest {
   @TempDir
   Path dir;
 
-  private Path generatedBinary(Path home, int types) throws Exception {
+  private Path generatedBinary(int types) throws Exception {
     StringBuilder src = new StringBuilder("#include <algorithm>\n#include <map>\n"
         + "#include <string>\n#include <vector>\n#include <numeric>\n#include <cstdio>\n\n");
     for (int i = 0; i < types; i++) {
@@ -57,7 +59,7 @@ class DwarfSymbolizerBenchmarkTest {
     Path file = dir.resolve("big.cpp");
     Files.writeString(file, src);
     Path bin = dir.resolve("big");
-    ElfTools.run(home, List.of("g++", "-O2", "-g", file.toString(), "-o", bin.toString()));
+    Toolchain.run(dir, List.of("g++", "-O2", "-g", file.toString(), "-o", bin.toString()));
     return bin;
   }
 
@@ -65,11 +67,10 @@ class DwarfSymbolizerBenchmarkTest {
   void buildAndLookupSpeed() throws Exception {
     ExternalTool.require("addr2line", "binutils");
     ExternalTool.require("g++", "g++");
-    Path home = dir.resolve("home");
     String given = System.getProperty("fleetprof.dwarf.benchBinary");
-    Path bin = given != null ? Path.of(given) : generatedBinary(home, 30);
-    DwarfSections sections = ElfTools.dwarf(home, bin);
-    FunctionSymbols symbols = ElfTools.functionSymbols(home, bin);
+    Path bin = given != null ? Path.of(given) : generatedBinary(30);
+    DwarfSections sections = Toolchain.dwarfSections(dir, bin);
+    FunctionSymbols symbols = DwarfSymbolizerAddr2lineTest.functionSymbols(bin);
     long infoSize = sections.section(".debug_info").remaining();
 
     Runtime rt = Runtime.getRuntime();
@@ -82,7 +83,7 @@ class DwarfSymbolizerBenchmarkTest {
     DwarfSymbolizer.build(sections, symbols);
     long rebuildNanos = System.nanoTime() - t0;
 
-    List<Long> starts = ElfTools.addresses(home, bin, 0);
+    List<Long> starts = Toolchain.instructionAddresses(dir, bin, 0);
     Random rnd = new Random(7);
     int n = 100_000;
     long[] addrs = new long[n];
@@ -124,16 +125,12 @@ class DwarfSymbolizerBenchmarkTest {
     long parallelNanos = System.nanoTime() - t2;
     pool.shutdown();
 
-    Path list = dir.resolve("addrs.txt");
-    StringBuilder text = new StringBuilder();
-    for (long a : addrs) {
-      text.append("0x").append(Long.toHexString(a)).append('\n');
-    }
-    Files.writeString(list, text);
-    double a2l = timeTool(home, "addr2line -a -f -i -e '" + bin + "' < '" + list + "'");
-    boolean llvm = isOnPath("llvm-symbolizer");
-    double llvmSeconds = llvm ? timeTool(home, "llvm-symbolizer --inlining --obj='" + bin
-        + "' < '" + list + "'") : Double.NaN;
+    Path list = Toolchain.addressFile(dir, Arrays.stream(addrs).boxed().toList());
+    double a2l = timeTool("addr2line -a -f -i -e " + Toolchain.q(bin) + " < "
+        + Toolchain.q(list));
+    boolean llvm = Toolchain.onPath("llvm-symbolizer");
+    double llvmSeconds = llvm ? timeTool("llvm-symbolizer --inlining --obj=" + Toolchain.q(bin)
+        + " < " + Toolchain.q(list)) : Double.NaN;
 
     System.out.printf("binary %s: .debug_info %d bytes, %d units, %d functions indexed%n", bin,
         infoSize, sym.unitCount(), sym.functionCount());
@@ -153,33 +150,20 @@ class DwarfSymbolizerBenchmarkTest {
     for (int i = 0; i < 3000; i++) {
       sample.add(starts.get((int) ((long) i * starts.size() / 3000)));
     }
-    List<ElfTools.Answer> want = ElfTools.addr2line(home, bin, sample);
+    List<Toolchain.Answer> want = Toolchain.addr2lineChains(dir, bin, sample);
     int agree = 0;
     for (int i = 0; i < sample.size(); i++) {
-      List<SourceLine> got = sym.lookup(sample.get(i));
-      if (got.isEmpty()) {
-        FunctionSymbols.Symbol s = symbols.nearest(sample.get(i));
-        String f = s == null ? "??" : s.name();
-        got = List.of(new SourceLine(f, f, s == null ? null : s.file(), 0));
-      }
+      List<SourceLine> got = DwarfSymbolizerAddr2lineTest.addr2lineChain(sym, symbols,
+          sample.get(i));
       agree += got.equals(want.get(i).lines()) ? 1 : 0;
     }
     System.out.printf("sample: %d of %d addresses agree with addr2line%n", agree, sample.size());
     assertEquals(sample.size(), agree);
   }
 
-  private static boolean isOnPath(String tool) {
-    for (String d : System.getenv().getOrDefault("PATH", "").split(":")) {
-      if (Files.isExecutable(Path.of(d.isEmpty() ? "." : d, tool))) {
-        return true;
-      }
-    }
-    return false;
-  }
-
-  private static double timeTool(Path home, String shell) throws Exception {
+  private double timeTool(String shell) throws Exception {
     long t = System.nanoTime();
-    ElfTools.run(home, List.of("sh", "-c", shell + " > /dev/null"));
+    Toolchain.sh(dir, shell + " > /dev/null");
     return (System.nanoTime() - t) / 1e9;
   }
 }

@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.fleetprof.symbols.testing.Toolchain;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;

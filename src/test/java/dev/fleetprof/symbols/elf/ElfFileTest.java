@@ -8,6 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.fleetprof.output.ExternalTool;
+import dev.fleetprof.symbols.testing.Toolchain;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.file.Files;
@@ -111,31 +112,20 @@ class ElfFileTest {
 
   static int compareDebugSections(Path dir, Path bin, String label, List<String> objcopyInput)
       throws Exception {
-    Path plain = dir.resolve(bin.getFileName() + ".decompressed");
-    List<String> cmd = new ArrayList<>(List.of("objcopy"));
-    cmd.addAll(objcopyInput);
-    cmd.addAll(List.of("--decompress-debug-sections", bin.toString(), plain.toString()));
-    Toolchain.run(dir, cmd);
+    Map<String, byte[]> dumps = Toolchain.decompressedSections(dir, bin, objcopyInput,
+        name -> name.startsWith(".debug_"));
     int compared = 0;
     try (ElfFile elf = ElfFile.open(bin)) {
-      for (Toolchain.Section s : Toolchain.sections(dir, plain)) {
-        if (!s.name().startsWith(".debug_")) {
-          continue;
-        }
-        Path dump = dir.resolve(bin.getFileName() + s.name() + ".bin");
-        List<String> d = new ArrayList<>(List.of("objcopy"));
-        d.addAll(objcopyInput);
-        d.addAll(List.of("--dump-section", s.name() + "=" + dump, plain.toString(),
-            dir.resolve("scratch.o").toString()));
-        Toolchain.run(dir, d);
-        ByteBuffer data = elf.sectionData(s.name());
-        assertNotNull(data, label + ": sectionData(" + s.name() + ")");
-        assertTrue(data.isReadOnly(), label + " " + s.name() + " read-only");
+      for (Map.Entry<String, byte[]> dump : dumps.entrySet()) {
+        String name = dump.getKey();
+        ByteBuffer data = elf.sectionData(name);
+        assertNotNull(data, label + ": sectionData(" + name + ")");
+        assertTrue(data.isReadOnly(), label + " " + name + " read-only");
         assertEquals(0, data.position());
-        assertEquals(elf.order(), data.order(), label + " " + s.name() + " byte order");
+        assertEquals(elf.order(), data.order(), label + " " + name + " byte order");
         byte[] got = new byte[data.remaining()];
         data.get(got);
-        assertArrayEquals(Files.readAllBytes(dump), got, label + ": bytes of " + s.name());
+        assertArrayEquals(dump.getValue(), got, label + ": bytes of " + name);
         compared++;
       }
     }

@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 
+import dev.fleetprof.symbols.testing.Toolchain;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
@@ -172,6 +173,22 @@ class MalformedElfTest {
         }
       }
       fail("no function symbol");
+    }));
+    assertRejected("file symbol name offset outside .strtab", mutate("filename", b -> {
+      // The FILE symbol a local function after it is attributed to (crtstuff.c's, say).
+      Toolchain.Section s = sections.get(symtab);
+      int file = -1;
+      for (int i = 1; i < s.size() / 24; i++) {
+        int at = (int) (s.offset() + 24L * i);
+        int info = b.get(at + 4);
+        if ((info & 0xf) == 4) {
+          file = at;
+        } else if ((info & 0xf) == 2 && (info & 0xf0) == 0 && file >= 0) {
+          b.putInt(file, 0x7ffffff0);
+          return;
+        }
+      }
+      fail("no local function symbol after a file symbol");
     }));
     Toolchain.Section note = section(".note.gnu.build-id");
     assertRejected("build-ID note claiming a huge descriptor",

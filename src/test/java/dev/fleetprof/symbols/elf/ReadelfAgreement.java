@@ -3,6 +3,7 @@ package dev.fleetprof.symbols.elf;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 
+import dev.fleetprof.symbols.testing.Toolchain;
 import java.nio.ByteOrder;
 import java.nio.file.Path;
 import java.util.List;

@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.fleetprof.output.ExternalTool;
+import dev.fleetprof.symbols.testing.Toolchain;
 import java.lang.management.ManagementFactory;
 import java.nio.ByteOrder;
 import java.nio.file.Files;
@@ -81,6 +82,10 @@ class SymbolTableTest {
         + data + " symbols outside code sections not compared");
     assertEquals(a.total, a.agree, variant + ": " + a.firstDisagreements);
     assertTrue(a.named > a.total / 2, "most code bytes have a function");
+    System.out.println("  files (STT_FILE attribution): " + a.filesAgree + " of " + a.total
+        + " agree; " + a.withFile + " with a file");
+    assertEquals(a.total, a.filesAgree, variant + ": " + a.firstDisagreements);
+    assertTrue(a.withFile > 0, "some code bytes have a file");
   }
 
   @Test
@@ -102,7 +107,8 @@ class SymbolTableTest {
       assertEquals("asm_notype", t.lookup(label).orElseThrow().name());
       // A symbol without size covers the bytes after it.
       long nosize = nm.get("asm_nosize").value();
-      assertEquals(new ElfSymbol("asm_nosize", nosize, 0), t.lookup(nosize + 1).orElseThrow());
+      assertEquals(new ElfSymbol("asm_nosize", nosize, 0, null),
+          t.lookup(nosize + 1).orElseThrow());
       // Inside asm_outer, from asm_inner on, the closer symbol wins.
       long inner = nm.get("asm_inner").value();
       assertEquals("asm_inner", t.lookup(inner + 1).orElseThrow().name());
@@ -176,6 +182,7 @@ class SymbolTableTest {
     assertEquals(".dynsym", a.source);
     assertTrue(a.total > 5000, a.total + " addresses");
     assertEquals(a.total, a.agree, a.firstDisagreements.toString());
+    assertEquals(a.total, a.filesAgree, a.firstDisagreements.toString());
   }
 
   private static void patch(Path file, long at, byte[] bytes) throws Exception {
@@ -188,6 +195,8 @@ class SymbolTableTest {
     int total;
     int agree;
     int named;
+    int filesAgree;
+    int withFile;
     String source;
     final List<String> firstDisagreements = new ArrayList<>();
   }
@@ -199,14 +208,24 @@ class SymbolTableTest {
   static Agreement compare(Path dir, Path bin, List<Long> addresses) throws Exception {
     List<Long> descending = new ArrayList<>(addresses);
     descending.sort(Comparator.reverseOrder());
-    Map<Long, String> want = Toolchain.addr2lineFunctions(dir, bin, descending);
+    Map<Long, Toolchain.Addr2lineName> want = Toolchain.addr2lineNames(dir, bin, descending);
     Agreement a = new Agreement();
     try (ElfFile elf = ElfFile.open(bin)) {
       SymbolTable t = SymbolTable.read(elf);
       a.source = t.source();
       for (long addr : descending) {
-        String expected = want.get(addr);
-        String got = t.lookup(addr).map(ElfSymbol::name).orElse("??");
+        String expected = want.get(addr).function();
+        Optional<ElfSymbol> found = t.lookup(addr);
+        String got = found.map(ElfSymbol::name).orElse("??");
+        String expectedFile = want.get(addr).file();
+        String gotFile = found.map(ElfSymbol::file).orElse(null);
+        if (java.util.Objects.equals(expectedFile, gotFile)) {
+          a.filesAgree++;
+          a.withFile += gotFile == null ? 0 : 1;
+        } else if (a.firstDisagreements.size() < 20) {
+          a.firstDisagreements.add("0x" + Long.toHexString(addr) + ": addr2line file "
+              + expectedFile + ", SymbolTable " + gotFile);
+        }
         a.total++;
         if (expected.equals(got)) {
           a.agree++;
@@ -269,6 +288,7 @@ class SymbolTableTest {
     System.out.println("SymbolTable vs addr2line -f, 1M-symbol file: " + a.agree + " of "
         + a.total + " addresses agree");
     assertEquals(a.total, a.agree, a.firstDisagreements.toString());
+    assertEquals(a.total, a.filesAgree, a.firstDisagreements.toString());
   }
 
   /** Writes the synthetic file in a method of its own, so that nothing of it stays reachable. */

@@ -1,5 +1,6 @@
 package dev.fleetprof.symbols.elf;
 
+import dev.fleetprof.symbols.testing.Toolchain;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
