@@ -3,7 +3,6 @@ package dev.fleetprof.symbols;
 import dev.fleetprof.symbols.demangle.ItaniumDemangler;
 import dev.fleetprof.symbols.dwarf.DwarfSections;
 import dev.fleetprof.symbols.dwarf.DwarfSymbolizer;
-import dev.fleetprof.symbols.dwarf.FunctionSymbols;
 import dev.fleetprof.symbols.elf.ElfFile;
 import dev.fleetprof.symbols.elf.ElfSection;
 import dev.fleetprof.symbols.elf.ElfSymbol;
@@ -143,10 +142,9 @@ public final class BinarySymbols implements Closeable {
     if (dwarfFile != null) {
       ElfFile f = dwarfFile;
       // addr2line names a function DWARF leaves without a linkage name by its ELF symbol.
-      FunctionSymbols elfNames = vaddr -> symbols.lookup(vaddr)
-          .map(s -> new FunctionSymbols.Symbol(s.name(), s.value(), null)).orElse(null);
       dwarf = DwarfSymbolizer.build(
-          DwarfSections.read(f::sectionData, f.order(), f.is64() ? 64 : 32), elfNames);
+          DwarfSections.read(f::sectionData, f.order(), f.is64() ? 64 : 32),
+          symbols.functionSymbols());
     }
     return new Tables(dwarf, symbols);
   }
