@@ -130,8 +130,9 @@ public final class ScanBenchmark {
     Row jobNamed = null;
     Row pprof = null;
     if (opt.runs("job")) {
-      job = fleetJob(fleet, null);
-      jobNamed = fleetJob(fleet, binaries);
+      Row[] jobs = fleetJobs(fleet, binaries);
+      job = jobs[0];
+      jobNamed = jobs[1];
       pprof = goPprof(fleet);
     }
 
@@ -404,15 +405,36 @@ public final class ScanBenchmark {
   private final Map<Row, Double> jobAlone = new java.util.HashMap<>();
 
   /**
-   * The fleet job in a child JVM, as {@code jobs/fleet-aggregate} runs it, without names or with
+   * The fleet job in a child JVM, as {@code jobs/fleet-aggregate} runs it, without names and with
    * {@code --binaries} (the bench programs' folder: the profiles name them by install paths that
-   * do not exist here, so only that folder finds them). Best of {@code --runs}. Checked: the
-   * summary's files, records and total count; the number of locations symbolized (none without
-   * binaries, every distinct location in the bench binaries with them); and with binaries, the
-   * names written to {@code locations/} for a sample of locations against addr2line's.
+   * do not exist here, so only that folder finds them); returns {without, with}. Each is the best
+   * of {@code --runs}, the two alternating (which runs first swaps every round) so that neither
+   * gets the warmer machine. Checked: the summary's files, records and total count; the number of
+   * locations symbolized (none without binaries, every distinct location in the bench binaries
+   * with them); and with binaries, the names written to {@code locations/} for a sample.
    */
-  private Row fleetJob(Input fleet, Binaries binaries) throws Exception {
-    Path out = inputs.dir().resolve("fleet-output");
+  private Row[] fleetJobs(Input fleet, Binaries binaries) throws Exception {
+    Outcome[] best = new Outcome[2];
+    for (int run = 0; run < opt.runs(); run++) {
+      for (int k : run % 2 == 0 ? new int[] {0, 1} : new int[] {1, 0}) {
+        if (best[k] != null && !best[k].ok()) {
+          continue;
+        }
+        Outcome o = runJob(fleet, k == 0 ? null : binaries);
+        if (best[k] == null || !o.ok() || o.seconds() < best[k].seconds()) {
+          best[k] = o;
+        }
+      }
+    }
+    return new Row[] {jobRow(fleet, null, best[0]), jobRow(fleet, binaries, best[1])};
+  }
+
+  private Path jobOutput(Binaries binaries) {
+    return inputs.dir().resolve(binaries == null ? "fleet-output" : "fleet-output-binaries");
+  }
+
+  private Outcome runJob(Input fleet, Binaries binaries) throws Exception {
+    Path out = jobOutput(binaries);
     List<String> args = new ArrayList<>(List.of("--input", fleet.path().toString(), "--output",
         out.toString()));
     if (binaries != null) {
@@ -421,24 +443,16 @@ public final class ScanBenchmark {
     List<String> cmd = Processes.java("4g", Processes.jobClasspath(),
         "dev.fleetprof.jobs.FleetAggregate", args,
         "-Dfleetprof.conf.dir=conf", "-Dlog4j.configurationFile=conf/log4j2.properties");
+    Inputs.delete(out);
+    System.out.println(binaries == null ? "fleet job ..." : "fleet job with --binaries ...");
+    return Processes.run(cmd, inputs.dir().resolve(
+        binaries == null ? "fleet-job.log" : "fleet-job-binaries.log"), 3600,
+        Map.of("SPARK_LOCAL_IP", "127.0.0.1"));
+  }
+
+  private Row jobRow(Input fleet, Binaries binaries, Outcome o) throws Exception {
     String what = binaries == null ? "fleet job end to end (`FleetAggregate`, child JVM)"
         : "fleet job end to end with `--binaries` (names for every frame)";
-    Outcome best = null;
-    for (int run = 0; run < opt.runs(); run++) {
-      Inputs.delete(out);
-      System.out.println(binaries == null ? "fleet job ..." : "fleet job with --binaries ...");
-      Outcome o = Processes.run(cmd, inputs.dir().resolve(
-          binaries == null ? "fleet-job.log" : "fleet-job-binaries.log"), 3600,
-          Map.of("SPARK_LOCAL_IP", "127.0.0.1"));
-      if (!o.ok()) {
-        best = o;
-        break;
-      }
-      if (best == null || o.seconds() < best.seconds()) {
-        best = o;
-      }
-    }
-    Outcome o = best;
     Matcher m = SUMMARY.matcher(o.output());
     Matcher named = SYMBOLIZED.matcher(o.output());
     if (!o.ok() || !m.find() || !named.find()) {
@@ -456,7 +470,7 @@ public final class ScanBenchmark {
           + " distinct locations in the bench binaries", binaries == null ? "without --binaries"
           : "with --binaries", symbolized, fleet.binaryLocations()));
     }
-    String names = binaries == null ? "" : "; " + checkNames(out, binaries);
+    String names = binaries == null ? "" : "; " + checkNames(jobOutput(binaries), binaries);
     Row row = report.add(new Row(what, fleet.label(), o.seconds(), fleet.bytes(),
         fleet.records(), fmt("JVM start included; job %s s; %s stack rows; %s of %s locations"
             + " named%s", m.group(5), m.group(4), named.group(1), named.group(2), names),
