@@ -34,9 +34,13 @@ final class SymbolizerBench {
   private final int total;
 
   SymbolizerBench(Binaries binaries, int count, Path work, long seed) throws IOException {
+    this(sample(binaries, count, seed), work);
+  }
+
+  private SymbolizerBench(Map<Path, long[]> addresses, Path work) throws IOException {
     this.work = work;
     Files.createDirectories(work);
-    this.addresses = sample(binaries, count, seed);
+    this.addresses = addresses;
     int n = 0;
     for (Map.Entry<Path, long[]> e : addresses.entrySet()) {
       n += e.getValue().length;
@@ -184,6 +188,63 @@ final class SymbolizerBench {
     } finally {
       close(opened);
     }
+  }
+
+  // ------------------------------------------------------------------ in a fresh JVM
+
+  private static final java.util.regex.Pattern COLD = java.util.regex.Pattern.compile(
+      "symbolizer-cold seconds=([0-9.]+) cpu=([0-9.]+) addresses=(\\d+)");
+
+  /**
+   * Java, tables included, in a fresh JVM (as an executor's first task in a binary): a child JVM
+   * opens the binaries and looks up every address once, JIT cold; its own timing, so JVM start and
+   * class loading before the first open are excluded. Returns that timing and the child's wall
+   * time, start included.
+   */
+  Timing[] javaColdJvm() throws IOException, InterruptedException {
+    List<String> args = new ArrayList<>();
+    for (Path p : addresses.keySet()) {
+      args.add(p.toString());
+      args.add(addressFile(p).toString());
+    }
+    Outcome o = Processes.run(Processes.java("2g", System.getProperty("java.class.path"),
+        SymbolizerBench.class.getName(), args), work.resolve("cold-jvm.log"), 1800, Map.of());
+    java.util.regex.Matcher m = COLD.matcher(o.output());
+    if (!o.ok() || !m.find()) {
+      throw new IOException("the fresh-JVM symbolizer run failed (exit " + o.exit() + "): "
+          + o.tail());
+    }
+    if (Long.parseLong(m.group(3)) != total) {
+      throw new IOException("the fresh-JVM symbolizer run looked up " + m.group(3) + " of "
+          + total + " addresses");
+    }
+    return new Timing[] {new Timing(Double.parseDouble(m.group(1)),
+        Double.parseDouble(m.group(2))), new Timing(o.seconds(), o.cpuSeconds())};
+  }
+
+  /** The fresh JVM's side: pairs of binary and address file; prints the timing. */
+  public static void main(String[] args) throws Exception {
+    Map<Path, long[]> addresses = new LinkedHashMap<>();
+    for (int i = 0; i + 1 < args.length; i += 2) {
+      List<String> lines = Files.readAllLines(Path.of(args[i + 1]));
+      long[] a = new long[lines.size()];
+      for (int j = 0; j < a.length; j++) {
+        a[j] = Long.parseUnsignedLong(lines.get(j).substring(2), 16);
+      }
+      addresses.put(Path.of(args[i]), a);
+    }
+    SymbolizerBench b = new SymbolizerBench(addresses,
+        Files.createTempDirectory("symbolizer-cold"));
+    long cpu0 = THREADS.getCurrentThreadCpuTime();
+    long t0 = System.nanoTime();
+    Map<Path, BinarySymbols> opened = b.open();
+    Map<Path, List<List<String>>> got = b.lookUp(opened);
+    double seconds = (System.nanoTime() - t0) / 1e9;
+    double cpu = (THREADS.getCurrentThreadCpuTime() - cpu0) / 1e9;
+    close(opened);
+    long n = got.values().stream().mapToLong(List::size).sum();
+    System.out.printf(java.util.Locale.ROOT, "symbolizer-cold seconds=%.4f cpu=%.4f addresses=%d%n",
+        seconds, cpu, n);
   }
 
   // ------------------------------------------------------------------ the reference tools
