@@ -7,10 +7,11 @@ import java.util.List;
 /** The command line of {@code bench/run}. */
 record BenchOptions(Path dir, long largeBytes, int smallFiles, long gmonBytes, long dcpiBytes,
     List<Long> memoryBytes, String memoryHeap, int runs, boolean pprof, long pprofTimeout,
-    boolean quick, Path jfr, java.util.Set<String> sections) {
+    boolean quick, Path jfr, java.util.Set<String> sections, double binaryScale, int addresses) {
 
   /** The parts of a run, in the order they run; {@code --only} picks some. */
-  static final List<String> SECTIONS = List.of("large", "fleet", "formats", "job", "memory");
+  static final List<String> SECTIONS =
+      List.of("large", "fleet", "formats", "symbols", "job", "memory");
 
   boolean runs(String section) {
     return sections.contains(section);
@@ -27,22 +28,27 @@ record BenchOptions(Path dir, long largeBytes, int smallFiles, long gmonBytes, l
       "  --small-files N      number of small profiles for the fleet rows (default 10000)",
       "  --gmon-mib M         size of the large gmon.out (default 512)",
       "  --dcpi-mib M         size of the large DCPI profile (default 512; at most ~3000)",
+      "  --addresses N        distinct addresses the symbolizer rows look up (default 100000)",
+      "  --binary-scale X     size of the generated bench programs, 1 = about 3,300 functions",
+      "                       (default 1; --quick 0.3)",
       "  --memory-gib A,B     profile sizes read in a child JVM with --memory-heap (default 1,4)",
       "  --memory-heap H      heap of the memory runs (default 1g)",
       "  --no-memory          skip the memory runs",
       "  --memory-only        only the memory runs (same as --only memory)",
       "  --only S,S           only these parts: large (the large profile, 1 and 2 cores), fleet",
       "                       (planning and reads of the small profiles, binaryFile + UDF), formats",
-      "                       (gmon, DCPI), job (fleet job and go tool pprof), memory; the",
-      "                       reference loops always run",
+      "                       (gmon, DCPI), symbols (BinarySymbols vs llvm-symbolizer and",
+      "                       addr2line), job (fleet job without and with --binaries, go tool",
+      "                       pprof), memory; the reference loops always run",
       "  --no-pprof           skip go tool pprof even where go is installed",
       "  --pprof-timeout S    give up on go tool pprof after S seconds (default 1800)",
       "  --runs N             time each Spark row N times and keep the best (default 1)",
       "  --dir D              where inputs go (default target/bench)",
       "  --jfr DIR            profile each timed row with Java Flight Recorder: DIR/NN-row.jfr and",
       "                       a summary of its hottest methods, DIR/NN-row.txt",
-      "  --quick              everything small (64 MiB profile, 300 small files, ...): checks the",
-      "                       harness in a couple of minutes; later options override it",
+      "  --quick              everything small (64 MiB profile, 300 small files, smaller programs,",
+      "                       20,000 addresses, ...): checks the harness in a few minutes; later",
+      "                       options override it",
       "  --help               this text");
 
   static BenchOptions parse(String[] argv) {
@@ -59,6 +65,8 @@ record BenchOptions(Path dir, long largeBytes, int smallFiles, long gmonBytes, l
     boolean quick = false;
     Path jfr = null;
     java.util.Set<String> sections = new java.util.LinkedHashSet<>(SECTIONS);
+    double binaryScale = 1;
+    int addresses = 100_000;
     for (int i = 0; i < argv.length; i++) {
       String a = argv[i];
       switch (a) {
@@ -69,7 +77,11 @@ record BenchOptions(Path dir, long largeBytes, int smallFiles, long gmonBytes, l
           gmonMib = 16;
           dcpiMib = 16;
           memory = List.of(32L << 20, 128L << 20);
+          binaryScale = 0.3;
+          addresses = 20_000;
         }
+        case "--addresses" -> addresses = Integer.parseInt(value(argv, ++i, a));
+        case "--binary-scale" -> binaryScale = Double.parseDouble(value(argv, ++i, a));
         case "--large-gib" -> largeGib = Double.parseDouble(value(argv, ++i, a));
         case "--small-files" -> smallFiles = Integer.parseInt(value(argv, ++i, a));
         case "--gmon-mib" -> gmonMib = Long.parseLong(value(argv, ++i, a));
@@ -103,7 +115,8 @@ record BenchOptions(Path dir, long largeBytes, int smallFiles, long gmonBytes, l
       }
     }
     return new BenchOptions(dir, (long) (largeGib * (1L << 30)), smallFiles, gmonMib << 20,
-        dcpiMib << 20, memory, heap, runs, pprof, pprofTimeout, quick, jfr, java.util.Set.copyOf(sections));
+        dcpiMib << 20, memory, heap, runs, pprof, pprofTimeout, quick, jfr,
+        java.util.Set.copyOf(sections), binaryScale, addresses);
   }
 
   private static String value(String[] argv, int i, String flag) {

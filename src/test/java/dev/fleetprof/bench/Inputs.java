@@ -1,12 +1,16 @@
 package dev.fleetprof.bench;
 
 import dev.fleetprof.bench.StackPoolProfiles.Written;
+import dev.fleetprof.symbols.elf.ElfFile;
 import java.io.IOException;
 import java.io.Reader;
 import java.io.Writer;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Comparator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
 import java.util.Properties;
 import java.util.stream.Stream;
 
@@ -19,8 +23,19 @@ final class Inputs {
   /** Bump when a generator changes, so stale inputs are regenerated. */
   private static final int VERSION = 1;
 
-  /** A generated input: a file or a directory of files, with what the generator wrote. */
-  record Input(String label, Path path, long bytes, long records, long countSum, int files) {}
+  /**
+   * A generated input: a file or a directory of files, with what the generator wrote ({@code
+   * binaryLocations}: see {@link Written}).
+   */
+  record Input(String label, Path path, long bytes, long records, long countSum, int files,
+      long binaryLocations) {}
+
+  /** The built bench programs: their folder (what {@code --binaries} names) and their code. */
+  record Binaries(Path dir, Map<String, BinaryCode> code, String buildIds, int functions) {
+    List<Path> files() {
+      return code.values().stream().map(c -> c.path).toList();
+    }
+  }
 
   interface Generator {
     Written write(Path target) throws IOException;
@@ -43,11 +58,65 @@ final class Inputs {
         new StackPoolProfiles(100_000, 7).write(target, bytes, StackPoolProfiles.bases(11), 13));
   }
 
-  Input fleet(int files) throws IOException {
-    return get("fleet-" + files, String.format("%,d small profiles", files), files, "files=" + files, target -> {
-      Files.createDirectories(target);
-      return new StackPoolProfiles(20_000, 17).writeFleet(target, files, 19);
-    });
+  /**
+   * The {@link BenchPrograms}, built with gcc/g++ at {@code scale} (1: a few thousand functions),
+   * read back with binutils. Rebuilt when the scale or the compilers change.
+   */
+  Binaries binaries(double scale) throws IOException {
+    String compilers = firstLine(List.of("gcc", "--version")) + "; "
+        + firstLine(List.of("g++", "--version"));
+    String name = "binaries-" + (scale == 1 ? "full" : "x" + scale);
+    BenchPrograms programs = new BenchPrograms(PROGRAMS_SEED, scale);
+    Input in = get(name, "bench binaries", BenchPrograms.SPECS.size(),
+        "scale=" + scale + " seed=" + PROGRAMS_SEED + " " + compilers, target -> {
+          Files.createDirectories(target);
+          long bytes = 0;
+          try {
+            for (Path b : programs.build(target)) {
+              bytes += Files.size(b);
+            }
+          } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IOException(e);
+          }
+          return new Written(bytes, programs.functions(), 0);
+        });
+    Map<String, BinaryCode> code = new LinkedHashMap<>();
+    StringBuilder ids = new StringBuilder();
+    try {
+      for (BenchPrograms.Spec spec : BenchPrograms.SPECS) {
+        Path b = in.path().resolve(spec.file());
+        code.put(spec.file(), BinaryCode.read(b));
+        try (ElfFile elf = ElfFile.open(b)) {
+          ids.append(elf.buildId().orElse(Long.toString(Files.size(b)))).append(',');
+        }
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IOException(e);
+    }
+    return new Binaries(in.path(), code, Integer.toHexString(ids.toString().hashCode()),
+        (int) in.records());
+  }
+
+  /** The fleet of small profiles of the bench programs; regenerated when the binaries change. */
+  Input fleet(int files, Binaries binaries) throws IOException {
+    return get("fleet-" + files, String.format("%,d small profiles", files), files,
+        "files=" + files + " binaries=" + binaries.buildIds(), target -> {
+          Files.createDirectories(target);
+          return new BinaryFleet(binaries.code(), 17).writeFleet(target, files, 19);
+        });
+  }
+
+  private static final long PROGRAMS_SEED = 41;
+
+  private static String firstLine(List<String> cmd) throws IOException {
+    try {
+      return BinaryCode.run(cmd).get(0).strip();
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IOException(e);
+    }
   }
 
   Input gmon(long bytes) throws IOException {
@@ -83,12 +152,14 @@ final class Inputs {
       p.setProperty("bytes", Long.toString(w.bytes()));
       p.setProperty("records", Long.toString(w.records()));
       p.setProperty("countSum", Long.toString(w.countSum()));
+      p.setProperty("binaryLocations", Long.toString(w.binaryLocations()));
       try (Writer out = Files.newBufferedWriter(note)) {
         p.store(out, null);
       }
     }
     return new Input(label, target, Long.parseLong(p.getProperty("bytes")),
-        Long.parseLong(p.getProperty("records")), Long.parseLong(p.getProperty("countSum")), files);
+        Long.parseLong(p.getProperty("records")), Long.parseLong(p.getProperty("countSum")), files,
+        Long.parseLong(p.getProperty("binaryLocations", "0")));
   }
 
   static void delete(Path target) throws IOException {

@@ -65,8 +65,17 @@ final class Processes {
 
   static Outcome run(List<String> cmd, Path log, long timeoutSeconds, Map<String, String> env)
       throws IOException, InterruptedException {
+    return run(cmd, null, log, timeoutSeconds, env);
+  }
+
+  /** As above, the child reading {@code input} (null: nothing) as its standard input. */
+  static Outcome run(List<String> cmd, Path input, Path log, long timeoutSeconds,
+      Map<String, String> env) throws IOException, InterruptedException {
     ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true)
         .redirectOutput(log.toFile());
+    if (input != null) {
+      pb.redirectInput(input.toFile());
+    }
     pb.environment().putAll(env);
     long cpu0 = childrenCpuTicks();
     long t0 = System.nanoTime();

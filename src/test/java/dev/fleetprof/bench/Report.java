@@ -25,6 +25,17 @@ final class Report {
     }
   }
 
+  /**
+   * A symbolizer's lookups: {@code addresses} distinct addresses in {@code seconds} (NaN: did not
+   * run, the note says why), and how far its answers agree with the reference tools'.
+   */
+  record Lookups(String what, String input, double seconds, long addresses, String note,
+      double cores) {
+    double perSecond() {
+      return addresses / seconds;
+    }
+  }
+
   /** A memory run: one file read with a heap limit in a child JVM. */
   record Memory(String input, long bytes, String heap, boolean completed, double seconds,
       long peakUsed, long maxAfterGc, long gcs, String note) {}
@@ -32,6 +43,8 @@ final class Report {
   private final List<Row> rows = new ArrayList<>();
   private final List<String[]> targets = new ArrayList<>();
   private final List<Memory> memory = new ArrayList<>();
+  private final List<Lookups> lookups = new ArrayList<>();
+  private Lookups lookupReference;
   private final List<String> problems = new ArrayList<>();
   private double referenceBytesPerSecond = Double.NaN;
 
@@ -52,6 +65,18 @@ final class Report {
 
   void memory(Memory m) {
     memory.add(m);
+  }
+
+  Lookups lookups(Lookups l) {
+    lookups.add(l);
+    System.out.printf("  %-58s %s%n", l.what(), Double.isNaN(l.seconds()) ? l.note()
+        : String.format(Locale.ROOT, "%.2f s, %,.0f addresses/s", l.seconds(), l.perSecond()));
+    return l;
+  }
+
+  /** The row the symbolizer table's ratios are to (llvm-symbolizer). */
+  void lookupReference(Lookups l) {
+    lookupReference = l;
   }
 
   /** A target of issue 7: what it asks, what this run measured, and whether that meets it. */
@@ -99,7 +124,23 @@ final class Report {
             m.completed() ? Long.toString(m.gcs()) : "–"));
       }
     }
-    sb.append("\n| target (issue 7) | measured | met |\n|---|---|---|\n");
+    if (!lookups.isEmpty()) {
+      sb.append("\n| symbolizer, 1 thread | addresses | seconds | addresses/s | x llvm-symbolizer"
+          + " | cores used | notes |\n");
+      sb.append("|---|---|--:|--:|--:|--:|---|\n");
+      for (Lookups l : lookups) {
+        boolean ran = !Double.isNaN(l.seconds());
+        boolean ratio = ran && lookupReference != null && !Double.isNaN(lookupReference.seconds());
+        sb.append(String.format(Locale.ROOT, "| %s | %s | %s | %s | %s | %s | %s |%n", l.what(),
+            l.input(), ran ? String.format(Locale.ROOT, "%.2f", l.seconds()) : "–",
+            ran ? String.format(Locale.ROOT, "%,.0f", l.perSecond()) : "–",
+            ratio ? String.format(Locale.ROOT, "%.2f", l.perSecond()
+                / lookupReference.perSecond()) : "–",
+            Double.isNaN(l.cores()) ? "–" : String.format(Locale.ROOT, "%.2f", l.cores()),
+            l.note()));
+      }
+    }
+    sb.append("\n| target | measured | met |\n|---|---|---|\n");
     for (String[] t : targets) {
       sb.append("| ").append(String.join(" | ", t)).append(" |\n");
     }

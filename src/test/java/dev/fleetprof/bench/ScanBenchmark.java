@@ -3,6 +3,7 @@ package dev.fleetprof.bench;
 import static org.apache.spark.sql.functions.col;
 import static org.apache.spark.sql.functions.sum;
 
+import dev.fleetprof.bench.Inputs.Binaries;
 import dev.fleetprof.bench.Inputs.Input;
 import dev.fleetprof.bench.Processes.Outcome;
 import dev.fleetprof.bench.ReferenceDecode.Totals;
@@ -83,7 +84,8 @@ public final class ScanBenchmark {
   private void run() throws Exception {
     long started = System.nanoTime();
     System.out.println(Report.machine());
-    if (!opt.runs("large") && !opt.runs("fleet") && !opt.runs("formats") && !opt.runs("job")) {
+    if (!opt.runs("large") && !opt.runs("fleet") && !opt.runs("formats") && !opt.runs("job")
+        && !opt.runs("symbols")) {
       memory();
       finish(started);
       return;
@@ -99,7 +101,10 @@ public final class ScanBenchmark {
       oneCore = largeFileRows(large, warm, 1)[0];
       twoCoreRows = largeFileRows(large, warm, 2);
     }
-    Input fleet = opt.runs("fleet") || opt.runs("job") ? inputs.fleet(opt.smallFiles()) : null;
+    Binaries binaries = opt.runs("fleet") || opt.runs("job") || opt.runs("symbols")
+        ? inputs.binaries(opt.binaryScale()) : null;
+    Input fleet = opt.runs("fleet") || opt.runs("job")
+        ? inputs.fleet(opt.smallFiles(), binaries) : null;
     Row[] small = null;
     if (opt.runs("fleet")) {
       if (spark == null) {
@@ -117,10 +122,17 @@ public final class ScanBenchmark {
       spark.stop();
       spark = null;
     }
+    Report.Lookups[] lookups = null;
+    if (opt.runs("symbols")) {
+      lookups = symbolizerRows(binaries);
+    }
     Row job = null;
+    Row jobNamed = null;
     Row pprof = null;
     if (opt.runs("job")) {
-      job = fleetJob(fleet);
+      Row[] jobs = fleetJobs(fleet, binaries);
+      job = jobs[0];
+      jobNamed = jobs[1];
       pprof = goPprof(fleet);
     }
 
@@ -149,6 +161,29 @@ public final class ScanBenchmark {
       } else {
         report.target("fleet job ≥ 10x faster than `go tool pprof -proto` merging",
             "not measured", null);
+      }
+    }
+    if (job != null && jobNamed != null) {
+      String what = "fleet job with `--binaries` ≤ 1.25x the time without";
+      if (Double.isNaN(job.seconds()) || Double.isNaN(jobNamed.seconds())) {
+        report.target(what, "not measured", null);
+      } else {
+        double x = jobNamed.seconds() / job.seconds();
+        report.target(what, fmt("%.2fx (%.1f s vs %.1f s; the job alone, JVM start excluded,"
+            + " %.2fx)", x, jobNamed.seconds(), job.seconds(),
+            jobAlone.get(jobNamed) / jobAlone.get(job)), x <= 1.25);
+      }
+    }
+    if (lookups != null) {
+      String what = "`BinarySymbols` faster than `llvm-symbolizer` (addresses/s, tables built"
+          + " included, fresh JVM)";
+      if (Double.isNaN(lookups[0].seconds()) || Double.isNaN(lookups[1].seconds())) {
+        report.target(what, "not measured", null);
+      } else {
+        double x = lookups[0].perSecond() / lookups[1].perSecond();
+        report.target(what, fmt("%.2fx (%,.0f vs %,.0f addresses/s; JIT warm %.2fx)", x,
+            lookups[0].perSecond(), lookups[1].perSecond(),
+            lookups[2].perSecond() / lookups[1].perSecond()), x > 1);
       }
     }
     if (opt.runs("memory")) {
@@ -364,19 +399,64 @@ public final class ScanBenchmark {
       + " with problems, see files/\\), (\\d+) records, [\\d,]+ bytes, total count (\\d+), dates"
       + " \\[[^\\]]*\\] -> rows written \\{files=\\d+, stacks=(\\d+)[^}]*\\} under .* in ([0-9.]+) s");
 
-  private Row fleetJob(Input fleet) throws Exception {
-    Path out = inputs.dir().resolve("fleet-output");
-    Inputs.delete(out);
+  private static final Pattern SYMBOLIZED =
+      Pattern.compile("fleet-aggregate: symbolized (\\d+) of (\\d+) locations");
+
+  /** The job's own seconds (from its summary line) of each job row, for the target's text. */
+  private final Map<Row, Double> jobAlone = new java.util.HashMap<>();
+
+  /**
+   * The fleet job in a child JVM, as {@code jobs/fleet-aggregate} runs it, without names and with
+   * {@code --binaries} (the bench programs' folder: the profiles name them by install paths that
+   * do not exist here, so only that folder finds them); returns {without, with}. Each is the best
+   * of {@code --runs}, the two alternating (which runs first swaps every round) so that neither
+   * gets the warmer machine. Checked: the summary's files, records and total count; the number of
+   * locations symbolized (none without binaries, every distinct location in the bench binaries
+   * with them); and with binaries, the names written to {@code locations/} for a sample.
+   */
+  private Row[] fleetJobs(Input fleet, Binaries binaries) throws Exception {
+    Outcome[] best = new Outcome[2];
+    for (int run = 0; run < opt.runs(); run++) {
+      for (int k : run % 2 == 0 ? new int[] {0, 1} : new int[] {1, 0}) {
+        if (best[k] != null && !best[k].ok()) {
+          continue;
+        }
+        Outcome o = runJob(fleet, k == 0 ? null : binaries);
+        if (best[k] == null || !o.ok() || o.seconds() < best[k].seconds()) {
+          best[k] = o;
+        }
+      }
+    }
+    return new Row[] {jobRow(fleet, null, best[0]), jobRow(fleet, binaries, best[1])};
+  }
+
+  private Path jobOutput(Binaries binaries) {
+    return inputs.dir().resolve(binaries == null ? "fleet-output" : "fleet-output-binaries");
+  }
+
+  private Outcome runJob(Input fleet, Binaries binaries) throws Exception {
+    Path out = jobOutput(binaries);
+    List<String> args = new ArrayList<>(List.of("--input", fleet.path().toString(), "--output",
+        out.toString()));
+    if (binaries != null) {
+      args.addAll(List.of("--binaries", binaries.dir().toAbsolutePath().toString()));
+    }
     List<String> cmd = Processes.java("4g", Processes.jobClasspath(),
-        "dev.fleetprof.jobs.FleetAggregate",
-        List.of("--input", fleet.path().toString(), "--output", out.toString()),
+        "dev.fleetprof.jobs.FleetAggregate", args,
         "-Dfleetprof.conf.dir=conf", "-Dlog4j.configurationFile=conf/log4j2.properties");
-    System.out.println("fleet job ...");
-    Outcome o = Processes.run(cmd, inputs.dir().resolve("fleet-job.log"), 3600,
+    Inputs.delete(out);
+    System.out.println(binaries == null ? "fleet job ..." : "fleet job with --binaries ...");
+    return Processes.run(cmd, inputs.dir().resolve(
+        binaries == null ? "fleet-job.log" : "fleet-job-binaries.log"), 3600,
         Map.of("SPARK_LOCAL_IP", "127.0.0.1"));
-    String what = "fleet job end to end (`FleetAggregate`, child JVM)";
+  }
+
+  private Row jobRow(Input fleet, Binaries binaries, Outcome o) throws Exception {
+    String what = binaries == null ? "fleet job end to end (`FleetAggregate`, child JVM)"
+        : "fleet job end to end with `--binaries` (names for every frame)";
     Matcher m = SUMMARY.matcher(o.output());
-    if (!o.ok() || !m.find()) {
+    Matcher named = SYMBOLIZED.matcher(o.output());
+    if (!o.ok() || !m.find() || !named.find()) {
       report.problem("fleet job failed (exit " + o.exit() + "): " + o.tail());
       return report.add(new Row(what, fleet.label(), Double.NaN, 0, 0, "failed"));
     }
@@ -384,9 +464,164 @@ public final class ScanBenchmark {
         || new BigDecimal(m.group(3)).longValueExact() != fleet.countSum()) {
       report.problem("fleet job summary disagrees with the input: " + m.group());
     }
-    return report.add(new Row(what, fleet.label(), o.seconds(), fleet.bytes(), fleet.records(),
-        fmt("JVM start included; job %s s; %s stack rows", m.group(5), m.group(4)),
+    long symbolized = Long.parseLong(named.group(1));
+    long expected = binaries == null ? 0 : fleet.binaryLocations();
+    if (symbolized != expected) {
+      report.problem(String.format("the fleet job %s symbolized %d locations; the fleet holds %d"
+          + " distinct locations in the bench binaries", binaries == null ? "without --binaries"
+          : "with --binaries", symbolized, fleet.binaryLocations()));
+    }
+    String names = binaries == null ? "" : "; " + checkNames(jobOutput(binaries), binaries);
+    Row row = report.add(new Row(what, fleet.label(), o.seconds(), fleet.bytes(),
+        fleet.records(), fmt("JVM start included; job %s s; %s stack rows; %s of %s locations"
+            + " named%s", m.group(5), m.group(4), named.group(1), named.group(2), names),
         o.cpuSeconds() / o.seconds()));
+    jobAlone.put(row, Double.parseDouble(m.group(5)));
+    return row;
+  }
+
+  /**
+   * The names the job wrote to {@code locations/} for a sample of its named locations, against
+   * {@code llvm-symbolizer --inlining} on the same binary and address (the file offset turned into
+   * the address through the binary's executable segment; addr2line's answers depend on the order
+   * of the addresses, see {@link SymbolizerBench#agreement}). Returns what agreed, for the note.
+   */
+  private String checkNames(Path out, Binaries binaries) throws Exception {
+    session(1);
+    List<org.apache.spark.sql.Row> sample;
+    try {
+      sample = spark.read().parquet(out.resolve("locations").toString())
+          .where("lines IS NOT NULL")
+          .selectExpr("module", "offset", "transform(lines, l -> l.function) AS functions")
+          .orderBy(org.apache.spark.sql.functions.expr("hash(module, offset)"))
+          .limit(300).collectAsList();
+    } finally {
+      spark.stop();
+      spark = null;
+    }
+    if (sample.isEmpty()) {
+      report.problem("the fleet job with --binaries wrote no named location");
+      return "no names";
+    }
+    Map<String, List<org.apache.spark.sql.Row>> byModule = new java.util.TreeMap<>();
+    for (org.apache.spark.sql.Row r : sample) {
+      byModule.computeIfAbsent(r.getString(0), k -> new ArrayList<>()).add(r);
+    }
+    int agree = 0;
+    List<String> differ = new ArrayList<>();
+    for (Map.Entry<String, List<org.apache.spark.sql.Row>> e : byModule.entrySet()) {
+      String base = e.getKey().substring(e.getKey().lastIndexOf('/') + 1);
+      BinaryCode code = binaries.code().get(base);
+      if (code == null) {
+        report.problem("the fleet job named locations in " + e.getKey()
+            + ", which is no bench binary");
+        continue;
+      }
+      List<String> cmd = new ArrayList<>(List.of("llvm-symbolizer", "--inlining",
+          "--obj=" + code.path));
+      for (org.apache.spark.sql.Row r : e.getValue()) {
+        cmd.add("0x" + Long.toHexString(code.vaddr(r.getLong(1))));
+      }
+      List<List<String>> want = SymbolizerBench.parseLlvm(
+          String.join("\n", BinaryCode.run(cmd)) + "\n", e.getValue().size());
+      for (int i = 0; i < want.size(); i++) {
+        List<String> got = e.getValue().get(i).getList(2);
+        if (got.equals(want.get(i))) {
+          agree++;
+        } else if (differ.size() < 3) {
+          differ.add(base + "+0x" + Long.toHexString(e.getValue().get(i).getLong(1)) + ": " + got
+              + " vs llvm-symbolizer " + want.get(i));
+        }
+      }
+    }
+    if (agree < 0.99 * sample.size()) {
+      report.problem(String.format("the fleet job's names of %d of %d sampled locations differ"
+          + " from llvm-symbolizer's, e.g. %s", sample.size() - agree, sample.size(), differ));
+    }
+    return fmt("names of %d/%d sampled locations as llvm-symbolizer's", agree, sample.size());
+  }
+
+  // ------------------------------------------------------------------ the symbolizer
+
+  /**
+   * BinarySymbols against llvm-symbolizer and addr2line on the same addresses; returns {Java with
+   * its tables built in the timing in a fresh JVM, llvm-symbolizer, the same in a warm JVM}.
+   */
+  private Report.Lookups[] symbolizerRows(Binaries binaries) throws Exception {
+    System.out.println("symbolizers ...");
+    SymbolizerBench b = new SymbolizerBench(binaries, opt.addresses(),
+        inputs.dir().resolve("symbolizer"), 43);
+    String input = fmt("%,d distinct, %d binaries", b.addresses(), b.binaries());
+    Map<Path, List<List<String>>> java = new java.util.LinkedHashMap<>();
+    SymbolizerBench.Timing included = null;
+    SymbolizerBench.Timing excluded = null;
+    for (int run = 0; run < opt.runs(); run++) {
+      java.clear();
+      SymbolizerBench.Timing t = b.javaIncludingTables(java);
+      included = included == null || t.seconds() < included.seconds() ? t : included;
+      t = b.javaExcludingTables();
+      excluded = excluded == null || t.seconds() < excluded.seconds() ? t : excluded;
+    }
+    long named = SymbolizerBench.agreement(java, java)[3];
+    String frames = fmt("%.2f frames per address (inlined included)",
+        SymbolizerBench.framesPerAddress(java));
+    if (named < b.addresses()) {
+      report.problem(fmt("BinarySymbols named %,d of %,d addresses", named, b.addresses()));
+    }
+    Report.Lookups javaRow = report.lookups(new Report.Lookups(
+        "`BinarySymbols.atAddress`, tables built included", input, included.seconds(),
+        b.addresses(), "opened, indexed and looked up in the timing; JIT warmed by an earlier"
+            + " pass; " + frames, included.cpuSeconds() / included.seconds()));
+    report.lookups(new Report.Lookups("`BinarySymbols.atAddress`, tables built excluded", input,
+        excluded.seconds(), b.addresses(), "lookups only, in binaries a full pass has built",
+        excluded.cpuSeconds() / excluded.seconds()));
+    SymbolizerBench.Timing[] cold = null;
+    for (int run = 0; run < opt.runs(); run++) {
+      SymbolizerBench.Timing[] t = b.javaColdJvm();
+      cold = cold == null || t[0].seconds() < cold[0].seconds() ? t : cold;
+    }
+    Report.Lookups coldRow = report.lookups(new Report.Lookups("`BinarySymbols.atAddress`,"
+        + " tables built included, fresh JVM", input, cold[0].seconds(), b.addresses(), fmt("JIT cold, as an executor's first"
+        + " task; JVM start excluded (the child took %.2f s in all)", cold[1].seconds()),
+        cold[0].cpuSeconds() / cold[0].seconds()));
+    Report.Lookups llvm = toolRow("`llvm-symbolizer --inlining --obj=BIN`", "llvm-symbolizer",
+        input, b, java, true);
+    report.lookupReference(llvm);
+    toolRow("`addr2line -a -f -i -C -e BIN`", "addr2line", input, b, java, false);
+    return new Report.Lookups[] {coldRow, llvm, javaRow};
+  }
+
+  private Report.Lookups toolRow(String what, String tool, String input, SymbolizerBench b,
+      Map<Path, List<List<String>>> java, boolean llvm) throws Exception {
+    if (!onPath(tool)) {
+      return report.lookups(new Report.Lookups(what, input, Double.NaN, b.addresses(),
+          "not run: no `" + tool + "`", Double.NaN));
+    }
+    Map<Path, List<List<String>>> answers = new java.util.LinkedHashMap<>();
+    SymbolizerBench.Timing best = null;
+    for (int run = 0; run < opt.runs(); run++) {
+      answers.clear();
+      SymbolizerBench.Timing t = llvm ? b.llvmSymbolizer(answers) : b.addr2line(answers);
+      best = best == null || t.seconds() < best.seconds() ? t : best;
+    }
+    long[] a = SymbolizerBench.agreement(java, answers);
+    // With llvm-symbolizer the whole chain of names must agree; addr2line names some inlined
+    // frames by the history of its process (see agreement), so with it the rest of the chain.
+    long agreeing = llvm ? a[0] : a[2];
+    if (agreeing < 0.99 * b.addresses()) {
+      report.problem(fmt("BinarySymbols and %s differ on %,d of %,d addresses (%s), e.g. %s",
+          tool, b.addresses() - agreeing, b.addresses(),
+          llvm ? "function names of the chain" : "chain length and caller names",
+          b.differences(java, answers, 3)));
+    }
+    String agreement = llvm
+        ? fmt("BinarySymbols' function names the same for %.2f%% (innermost %.2f%%)",
+            100.0 * a[0] / b.addresses(), 100.0 * a[1] / b.addresses())
+        : fmt("BinarySymbols' names the same for %.2f%%, all but the innermost for %.2f%%",
+            100.0 * a[0] / b.addresses(), 100.0 * a[2] / b.addresses());
+    return report.lookups(new Report.Lookups(what, input, best.seconds(), b.addresses(),
+        "one process per binary, start included; " + agreement,
+        best.cpuSeconds() / best.seconds()));
   }
 
   private Row goPprof(Input fleet) throws Exception {

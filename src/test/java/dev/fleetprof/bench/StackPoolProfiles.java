@@ -9,7 +9,9 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
+import java.util.BitSet;
 import java.util.SplittableRandom;
+import java.util.function.Function;
 
 /**
  * gperftools CPU profiles (64-bit little-endian slots, 100 Hz) whose records are drawn from a fixed
@@ -18,22 +20,51 @@ import java.util.SplittableRandom;
  * group-by and fleet rows into a benchmark of hash tables with one row per record, which no real
  * profile resembles. Frames are stored module-relative and each file gets its own mapping bases
  * (ASLR), so pcs differ between hosts while {@code frames} agree, as in a real fleet.
+ *
+ * <p>The pool is either synthetic (random offsets in three made-up modules: the large profile) or
+ * given, with the maps text that places its modules ({@link BinaryFleet}: frames in real binaries).
  */
 final class StackPoolProfiles {
   static final String EXE = "/usr/bin/fleet-server";
   static final String LIBC = "/usr/lib/x86_64-linux-gnu/libc.so.6";
   private static final long SPAN = 0x100000L;
-  /** Module index of a pc that is in no mapping (an unwinder's garbage). */
-  private static final byte UNMAPPED = 3;
+  /** Module index of a pc that is in no mapping (an unwinder's garbage): the offset is the pc. */
+  static final byte UNMAPPED = -1;
   private static final int MAX_RECORD_BYTES = 8 * (2 + 254);
 
   private final byte[][] modules;
   private final long[][] offsets;
+  private final Function<long[], String> maps;
+  private final BitSet used;
 
-  /** What a write produced. */
-  record Written(long bytes, long records, long countSum) {}
+  /**
+   * What a write produced; {@code binaryLocations}: for a fleet in real binaries, the distinct
+   * (module, offset) locations in them that its frames hold, as the fleet job counts locations
+   * (callers at the return address minus one), else 0.
+   */
+  record Written(long bytes, long records, long countSum, long binaryLocations) {
+    Written(long bytes, long records, long countSum) {
+      this(bytes, records, countSum, 0);
+    }
+  }
 
+  /**
+   * A given pool: stack {@code s} has frames {@code offsets[s][i]} in module {@code modules[s][i]}
+   * (leaf first), at {@code bases[module] + offset} in a process, or {@link #UNMAPPED}.
+   *
+   * @param maps the maps text of a process with the given bases
+   */
+  StackPoolProfiles(byte[][] modules, long[][] offsets, Function<long[], String> maps) {
+    this.modules = modules;
+    this.offsets = offsets;
+    this.maps = maps;
+    this.used = new BitSet(modules.length);
+  }
+
+  /** A synthetic pool of {@code stacks} random chains in {@link #maps(long[])}'s modules. */
   StackPoolProfiles(int stacks, long seed) {
+    maps = StackPoolProfiles::maps;
+    used = new BitSet(stacks);
     SplittableRandom rnd = new SplittableRandom(seed);
     modules = new byte[stacks][];
     offsets = new long[stacks][];
@@ -86,6 +117,7 @@ final class StackPoolProfiles {
         long count = rnd.nextInt(100) < 80 ? 1 : 1 + rnd.nextInt(50);
         byte[] m = modules[s];
         long[] off = offsets[s];
+        used.set(s);
         b.putLong(count).putLong(m.length);
         for (int i = 0; i < m.length; i++) {
           b.putLong(m[i] == UNMAPPED ? off[i] : bases[m[i]] + off[i]);
@@ -95,13 +127,30 @@ final class StackPoolProfiles {
       } while (written + b.position() < targetBytes);
       b.putLong(0).putLong(1).putLong(0);
       written += LargeGmon.drain(ch, b);
-      b.put(maps(bases).getBytes(StandardCharsets.US_ASCII));
+      b.put(maps.apply(bases).getBytes(StandardCharsets.US_ASCII));
       written += LargeGmon.drain(ch, b);
     }
     return new Written(written, records, countSum);
   }
 
-  /** The maps text gperftools appends: /proc/self/maps of the process. */
+  /** The stacks some write has used so far. */
+  BitSet used() {
+    return (BitSet) used.clone();
+  }
+
+  int stacks() {
+    return modules.length;
+  }
+
+  byte[] modules(int stack) {
+    return modules[stack];
+  }
+
+  long[] offsets(int stack) {
+    return offsets[stack];
+  }
+
+  /** The synthetic pool's maps text: what gperftools appends, /proc/self/maps of the process. */
   static String maps(long[] bases) {
     return String.join("\n",
         line(bases[0] - 0x1000, bases[0], "r--p", 0, "131 " + EXE),
@@ -115,39 +164,5 @@ final class StackPoolProfiles {
 
   private static String line(long start, long end, String perms, long offset, String rest) {
     return String.format("%x-%x %s %08x 00:00 %s", start, end, perms, offset, rest);
-  }
-
-  /** Where a fleet's profiles live: {@code date=2026-11-1D/host=webNNN/cpu.prof}. */
-  static Path fleetFile(Path root, int index, int dates) {
-    int date = index % dates;
-    int host = index / dates;
-    return root.resolve("date=2026-11-" + (10 + date)).resolve(String.format("host=web%03d", host))
-        .resolve("cpu.prof");
-  }
-
-  /** Dates in a fleet of {@code files} profiles: 10 (one file per host and date), fewer if small. */
-  static int fleetDates(int files) {
-    return files >= 1000 ? 10 : Math.max(1, files / 100);
-  }
-
-  /**
-   * Writes {@code files} profiles of 10-60 KB (one per host and date, each process with its own
-   * bases) under {@code root}; returns the totals.
-   */
-  Written writeFleet(Path root, int files, long seed) throws IOException {
-    SplittableRandom rnd = new SplittableRandom(seed);
-    int dates = fleetDates(files);
-    long bytes = 0;
-    long records = 0;
-    long counts = 0;
-    for (int i = 0; i < files; i++) {
-      Path f = fleetFile(root, i, dates);
-      Files.createDirectories(f.getParent());
-      Written w = write(f, 10_000 + rnd.nextInt(50_000), bases(rnd.nextLong()), rnd.nextLong());
-      bytes += w.bytes();
-      records += w.records();
-      counts += w.countSum();
-    }
-    return new Written(bytes, records, counts);
   }
 }
