@@ -445,7 +445,8 @@ final class BenchPrograms {
     }
     b.append("  acc = acc * 0x").append(Long.toHexString(odd(rnd))).append("ull + (acc >> ")
         .append(20 + rnd.nextInt(20)).append(");\n");
-    b.append("  return ").append(f.template ? "static_cast<T>(acc ^ y)" : "acc ^ y").append(";\n}\n");
+    b.append("  return ").append(f.template ? "static_cast<T>(acc ^ y)" : "acc ^ y")
+        .append(";\n}\n");
     if (f.template) {
       b.append("template std::uint64_t ").append(f.namespace).append("::");
       if (f.cls != null) {
@@ -474,8 +475,8 @@ final class BenchPrograms {
     b.append("  (void) argv;\n");
     for (Fn f : fns) {
       if (f.layer == s.firstLayer()) {
-        b.append("  acc += ").append(call(f, f, "acc", "(" + (s.cxx() ? "std::uint32_t" : "uint32_t")
-            + ") argc")).append(";\n");
+        String u32 = s.cxx() ? "std::uint32_t" : "uint32_t";
+        b.append("  acc += ").append(call(f, f, "acc", "(" + u32 + ") argc")).append(";\n");
       }
     }
     b.append("  return (int) (acc & 1);\n}\n");

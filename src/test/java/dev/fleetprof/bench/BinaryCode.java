@@ -38,7 +38,8 @@ final class BinaryCode {
   private static final Pattern NM = Pattern.compile(
       "^([0-9a-f]+) ([0-9a-f]+) ([tTwW]) (\\S+)$");
   private static final Pattern INSN = Pattern.compile("^\\s*([0-9a-f]+):\\s+(\\S.*)$");
-  private static final Pattern CALL = Pattern.compile("^call\\s+([0-9a-f]+) <([^>+]+)(\\+0x[0-9a-f]+)?>");
+  private static final Pattern CALL =
+      Pattern.compile("^call\\s+([0-9a-f]+) <([^>+]+)(\\+0x[0-9a-f]+)?>");
 
   final Path path;
   final List<Function> functions;

@@ -95,8 +95,9 @@ final class BinaryFleet {
       StringBuilder sb = new StringBuilder();
       starts.stream().sorted((x, y) -> Long.compareUnsigned(x[0], y[0]))
           .forEach(s -> sb.append(lines.get((int) s[1])).append('\n'));
-      sb.append("7ffc00000000-7ffc00021000 rw-p 00000000 00:00 0                          [stack]\n");
-      sb.append("7ffc00023000-7ffc00025000 r-xp 00000000 00:00 0                          [vdso]\n");
+      String pad = " ".repeat(26);
+      sb.append("7ffc00000000-7ffc00021000 rw-p 00000000 00:00 0").append(pad).append("[stack]\n");
+      sb.append("7ffc00023000-7ffc00025000 r-xp 00000000 00:00 0").append(pad).append("[vdso]\n");
       return sb.toString();
     }
   }
@@ -190,7 +191,7 @@ final class BinaryFleet {
         .resolve("cpu.prof");
   }
 
-  /** Dates in a fleet of {@code files} profiles: 10 (one file per host and date), fewer if small. */
+  /** Dates in a fleet of {@code files} profiles: 10 (one per host and date), fewer if small. */
   static int fleetDates(int files) {
     return files >= 1000 ? 10 : Math.max(1, files / 100);
   }
@@ -303,7 +304,8 @@ final class BinaryFleet {
     StackPoolProfiles pool(int chains, java.util.function.Function<long[], String> maps) {
       int[] leaves = reachable.stream().toArray();
       if (leaves.length == 0) {
-        throw new IllegalStateException("no function reachable from main in " + modules.get(0).path);
+        throw new IllegalStateException("no function reachable from main in "
+            + modules.get(0).path);
       }
       // A random order of the leaves, so that the hot ones are spread over the modules.
       for (int i = leaves.length - 1; i > 0; i--) {

@@ -581,8 +581,9 @@ public final class ScanBenchmark {
       cold = cold == null || t[0].seconds() < cold[0].seconds() ? t : cold;
     }
     Report.Lookups coldRow = report.lookups(new Report.Lookups("`BinarySymbols.atAddress`,"
-        + " tables built included, fresh JVM", input, cold[0].seconds(), b.addresses(), fmt("JIT cold, as an executor's first"
-        + " task; JVM start excluded (the child took %.2f s in all)", cold[1].seconds()),
+        + " tables built included, fresh JVM", input, cold[0].seconds(), b.addresses(),
+        fmt("JIT cold, as an executor's first task; JVM start excluded (the child took %.2f s in"
+            + " all)", cold[1].seconds()),
         cold[0].cpuSeconds() / cold[0].seconds()));
     Report.Lookups llvm = toolRow("`llvm-symbolizer --inlining --obj=BIN`", "llvm-symbolizer",
         input, b, java, true);
