@@ -10,7 +10,6 @@ import dev.fleetprof.testing.TestSpark;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -266,15 +265,7 @@ class GprofCallgraphTest {
   }
 
   private static Dataset<Row> runSql(String file, String... defines) throws Exception {
-    Map<String, String> vars = new HashMap<>();
-    vars.put("output", out);
-    for (int i = 0; i < defines.length; i += 2) {
-      vars.put(defines[i], defines[i + 1]);
-    }
-    Dataset<Row> last = null;
-    for (String sql : SqlRunner.split(Files.readString(Path.of("jobs", file)))) {
-      last = spark.sql(SqlRunner.substitute(sql, vars));
-    }
-    return last;
+    return SqlFiles.run(spark, out, file, defines);
   }
+
 }

@@ -125,16 +125,7 @@ class GprofFlatTest {
   }
 
   private static Dataset<Row> runSql(String file, String... defines) throws Exception {
-    Map<String, String> vars = new HashMap<>();
-    vars.put("output", out);
-    vars.put("limit", "100000");
-    for (int i = 0; i < defines.length; i += 2) {
-      vars.put(defines[i], defines[i + 1]);
-    }
-    Dataset<Row> last = null;
-    for (String sql : SqlRunner.split(Files.readString(Path.of("jobs", file)))) {
-      last = spark.sql(SqlRunner.substitute(sql, vars));
-    }
-    return last;
+    return SqlFiles.run(spark, out, file, defines);
   }
+
 }

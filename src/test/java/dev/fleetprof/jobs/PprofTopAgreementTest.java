@@ -1,7 +1,6 @@
 package dev.fleetprof.jobs;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.fleetprof.output.ExternalTool;
 import dev.fleetprof.testing.SampleData;
@@ -67,27 +66,8 @@ class PprofTopAgreementTest {
   @ParameterizedTest
   @ValueSource(strings = {"deep_recursion", "shared_library", "multithreaded", "x86_32"})
   void functionsEqualPprofTop(String profile) throws Exception {
-    Path go = ExternalTool.require("go", "golang-go");
-    Path file = SampleData.GPERFTOOLS.resolve(profile + ".prof").toAbsolutePath();
-    ExternalTool.Result r = ExternalTool.run(List.of(go.toString(), "tool", "pprof", "-top",
-            "-sample_index=samples", "-nodecount=1000000", "-nodefraction=0", file.toString()),
-        tmp.resolve("home"), Map.of("PPROF_TMPDIR", tmp.resolve("pprof-tmp").toString(),
-            "PPROF_BINARY_PATH", bin().toString()), 300);
-    assertEquals(0, r.exit(), r.stderr());
-    Map<String, long[]> pprof = new TreeMap<>();
-    boolean rows = false;
-    for (String line : r.stdout().split("\n")) {
-      if (line.strip().startsWith("flat")) {
-        rows = true;
-        continue;
-      }
-      String[] t = line.strip().split("\\s+", 6);
-      if (rows && t.length == 6) {
-        pprof.put(t[5], new long[] {Long.parseLong(t[0]), Long.parseLong(t[3])});
-      }
-    }
-    assertTrue(pprof.keySet().stream().anyMatch(n -> !n.startsWith("[")),
-        "pprof names functions:\n" + r.stdout());
+    Map<String, long[]> pprof =
+        PprofTop.of(SampleData.GPERFTOOLS.resolve(profile + ".prof"), bin(), tmp).counts();
 
     String date = day(PROFILES.indexOf(profile));
     Map<String, long[]> job = new HashMap<>();

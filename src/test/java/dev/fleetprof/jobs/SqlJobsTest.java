@@ -12,7 +12,6 @@ import java.math.BigDecimal;
 import java.math.RoundingMode;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -42,8 +41,6 @@ class SqlJobsTest {
   private static final String[][] GMON = {
       {"2026-10-01", "workload", "c-pie-64"}, {"2026-10-05", "shapes", "cxx-nopie-64"}};
 
-  private static final Pattern PPROF_TOTAL =
-      Pattern.compile("Showing nodes accounting for \\d+, [\\d.]+% of (\\d+) total");
   private static final Pattern GPROF_TICK =
       Pattern.compile("Each sample counts as ([\\d.]+) seconds");
   /** A row of gprof's flat profile: % time, cumulative s, self s, [calls ...], name. */
@@ -123,17 +120,7 @@ class SqlJobsTest {
 
   private static Dataset<Row> runOn(String output, String name, String... defines)
       throws Exception {
-    Map<String, String> vars = new HashMap<>();
-    vars.put("output", output);
-    vars.put("limit", "1000");
-    for (int i = 0; i < defines.length; i += 2) {
-      vars.put(defines[i], defines[i + 1]);
-    }
-    Dataset<Row> last = null;
-    for (String sql : SqlRunner.split(Files.readString(Path.of("jobs", name)))) {
-      last = spark.sql(SqlRunner.substitute(sql, vars));
-    }
-    return last;
+    return SqlFiles.run(spark, output, name, defines);
   }
 
   private static BigDecimal dayTotal(String table, String column, String day) {
@@ -148,7 +135,7 @@ class SqlJobsTest {
     assertTrue(rows.stream().allMatch(r -> r.getDate(0).toString().equals("2026-11-21")));
     BigDecimal sum = rows.stream().map(r -> (BigDecimal) r.getAs("count"))
         .reduce(BigDecimal.ZERO, BigDecimal::add);
-    assertEquals(dayTotal("stacks", "count", "2026-11-21"), sum, "limit 1000 lists them all");
+    assertEquals(dayTotal("stacks", "count", "2026-11-21"), sum, "the limit lists them all");
     assertEquals(1, runFile("top-stacks.sql", "date", "2026-11-20", "limit", "1").count());
   }
 
@@ -387,40 +374,10 @@ class SqlJobsTest {
     return printed == 100.0 ? 0.0501 : 0.0051;
   }
 
-  /** {@code go tool pprof -top}: per row {flat, cum} and {flat%, cum%}; the profile's total. */
-  private record PprofTop(long total, Map<String, long[]> counts, Map<String, double[]> percents) {}
-
   private static PprofTop pprofTop(String profile) throws Exception {
-    Path go = ExternalTool.require("go", "golang-go");
-    Path file = SampleData.GPERFTOOLS.resolve(profile + ".prof").toAbsolutePath();
-    ExternalTool.Result r = ExternalTool.run(List.of(go.toString(), "tool", "pprof", "-top",
-            "-sample_index=samples", "-nodecount=1000000", "-nodefraction=0", file.toString()),
-        tmp.resolve("home"), Map.of("PPROF_TMPDIR", tmp.resolve("pprof-tmp").toString(),
-            "PPROF_BINARY_PATH", gperftoolsBin().toString()), 300);
-    assertEquals(0, r.exit(), r.stderr());
-    Matcher showing = PPROF_TOTAL.matcher(r.stdout());
-    assertTrue(showing.find(), r.stdout());
-    Map<String, long[]> counts = new TreeMap<>();
-    Map<String, double[]> percents = new TreeMap<>();
-    boolean rows = false;
-    for (String line : r.stdout().split("\n")) {
-      if (line.strip().startsWith("flat")) {
-        rows = true;
-        continue;
-      }
-      String[] t = line.strip().split("\\s+", 6);
-      if (rows && t.length == 6) {
-        counts.put(t[5], new long[] {Long.parseLong(t[0]), Long.parseLong(t[3])});
-        percents.put(t[5], new double[] {percent(t[1]), percent(t[4])});
-      }
-    }
-    return new PprofTop(Long.parseLong(showing.group(1)), counts, percents);
+    return PprofTop.of(SampleData.GPERFTOOLS.resolve(profile + ".prof"), gperftoolsBin(), tmp);
   }
 
-  private static double percent(String text) {
-    assertTrue(text.endsWith("%"), text);
-    return Double.parseDouble(text.substring(0, text.length() - 1));
-  }
 
   /** {@code gprof -b -p}: seconds per sample, samples in all, per function self s and % time. */
   private record GprofFlat(double tick, long samples, Map<String, Double> seconds,

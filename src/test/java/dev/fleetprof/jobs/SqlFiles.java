@@ -1,0 +1,33 @@
+package dev.fleetprof.jobs;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.HashMap;
+import java.util.Map;
+import org.apache.spark.sql.Dataset;
+import org.apache.spark.sql.Row;
+import org.apache.spark.sql.SparkSession;
+
+/** Runs a {@code jobs/*.sql} file as {@code jobs/sql} does, for the tests of the SQL jobs. */
+final class SqlFiles {
+  private SqlFiles() {}
+
+  /**
+   * The last statement's result of {@code jobs/NAME} over the fleet output {@code output}, with
+   * {@code -d KEY=VALUE} definitions given as pairs ({@code limit} is 100000 unless given).
+   */
+  static Dataset<Row> run(SparkSession spark, String output, String name, String... defines)
+      throws Exception {
+    Map<String, String> vars = new HashMap<>();
+    vars.put("output", output);
+    vars.put("limit", "100000");
+    for (int i = 0; i < defines.length; i += 2) {
+      vars.put(defines[i], defines[i + 1]);
+    }
+    Dataset<Row> last = null;
+    for (String sql : SqlRunner.split(Files.readString(Path.of("jobs", name)))) {
+      last = spark.sql(SqlRunner.substitute(sql, vars));
+    }
+    return last;
+  }
+}
