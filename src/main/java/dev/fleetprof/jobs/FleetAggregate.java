@@ -320,12 +320,7 @@ public final class FleetAggregate {
 
   /** {@code locations} with the inline chain of each location ({@code lines}, null if unknown). */
   static Dataset<Row> joinLines(Dataset<Row> locations, Dataset<Row> symbols) {
-    Dataset<Row> s = symbols.select(col("format").as("s_format"), col("module").as("s_module"),
-        col("offset").as("s_offset"), col("lines"));
-    return locations.join(s, col("format").equalTo(col("s_format"))
-            .and(col("module").eqNullSafe(col("s_module")))
-            .and(col("offset").equalTo(col("s_offset"))), "left")
-        .drop("s_format", "s_module", "s_offset");
+    return Symbolization.joinNames(locations, "module", "offset", symbols);
   }
 
   /**
@@ -336,15 +331,11 @@ public final class FleetAggregate {
    * {@code [module]}).
    */
   static Dataset<Row> functions(Dataset<Row> stacks, Dataset<Row> symbols) {
-    Dataset<Row> s = symbols.select(col("format").as("s_format"), col("module").as("s_module"),
-        col("offset").as("s_offset"), col("lines"));
     Dataset<Row> frames = stacks
         .withColumn("stack_id", org.apache.spark.sql.functions.monotonically_increasing_id())
         .selectExpr("stack_id", "date", "format", "kind", "count",
             "posexplode(frames) AS (frame_pos, frame)");
-    return frames.join(s, col("format").equalTo(col("s_format"))
-            .and(col("frame.module").eqNullSafe(col("s_module")))
-            .and(col("frame.offset").equalTo(col("s_offset"))), "left")
+    return Symbolization.joinNames(frames, "frame.module", "frame.offset", symbols)
         .selectExpr("stack_id", "date", "format", "kind", "count", "frame_pos",
             "frame.module AS module",
             "posexplode(coalesce(lines.function, array(CAST(NULL AS STRING))))"

@@ -15,7 +15,6 @@ import java.util.List;
 import java.util.Map;
 import org.apache.spark.api.java.function.MapPartitionsFunction;
 import org.apache.spark.broadcast.Broadcast;
-import org.apache.spark.sql.Column;
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Encoders;
 import org.apache.spark.sql.Row;
@@ -94,18 +93,28 @@ final class Symbolization {
     Dataset<Row> exploded = stacks
         .withColumn("stack_id", org.apache.spark.sql.functions.monotonically_increasing_id())
         .selectExpr("stack_id", "format", "count", "posexplode(frames) AS (pos, frame)");
-    Dataset<Row> s = symbols.select(col("format").as("s_format"), col("module").as("s_module"),
-        col("offset").as("s_offset"), col("lines"));
-    Column on = col("format").equalTo(col("s_format"))
-        .and(col("frame.module").eqNullSafe(col("s_module")))
-        .and(col("frame.offset").equalTo(col("s_offset")));
-    return exploded.join(s, on, "left")
+    return joinNames(exploded, "frame.module", "frame.offset", symbols)
         .groupBy("stack_id", "count")
         .agg(org.apache.spark.sql.functions.expr(
             "array_sort(collect_list(struct(pos, frame.module AS module, frame.offset AS offset,"
                 + " lines)))").as("f"))
         .selectExpr("transform(f, x -> struct(x.module AS module, x.offset AS offset,"
             + " x.lines AS lines)) AS frames", "count");
+  }
+
+  /**
+   * {@code rows} left-joined with the {@code lines} of {@code symbols} (columns format, module,
+   * offset, lines) at the location of each row: its {@code format} and the given module and offset
+   * columns; a null module matches a null module.
+   */
+  static Dataset<Row> joinNames(Dataset<Row> rows, String module, String offset,
+      Dataset<Row> symbols) {
+    Dataset<Row> s = symbols.select(col("format").as("s_format"), col("module").as("s_module"),
+        col("offset").as("s_offset"), col("lines"));
+    return rows.join(s, col("format").equalTo(col("s_format"))
+            .and(col(module).eqNullSafe(col("s_module")))
+            .and(col(offset).equalTo(col("s_offset"))), "left")
+        .drop("s_format", "s_module", "s_offset");
   }
 
   /** The executor side: one partition of distinct locations, grouped by module. */
