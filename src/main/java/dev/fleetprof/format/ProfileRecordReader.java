@@ -4,10 +4,11 @@ import java.io.Closeable;
 import java.io.IOException;
 
 /**
- * A pull-style reader over the records of one profile file (or one split of it). It builds no object
- * per record: after {@link #next()} returns true, the accessors describe the current record until the
- * next call. Format-specific facts (period, histogram rate, DCPI header lines...) are exposed by the
- * implementing classes.
+ * A pull-style reader over the records of one profile file (or one split of it), as every format's
+ * decoder exposes it (opened through {@link ProfileFormat#open}). It builds no object per record:
+ * after {@link #next()} returns true, the accessors describe the current record until the next call.
+ * What every format has (kind, count, call chain, period, the file's mappings) is here; facts only
+ * one format has (histogram rate, DCPI header lines...) are exposed by the implementing classes.
  */
 public interface ProfileRecordReader extends Closeable {
   /** Advances to the next record; false at the end of the file or split. */
@@ -27,4 +28,43 @@ public interface ProfileRecordReader extends Closeable {
 
   /** Byte offset of the current record's first byte in the (uncompressed) file. */
   long recordOffset();
+
+  /** How many {@link #periodUnit() units} one count of the current record stands for, or -1. */
+  default long period() {
+    return -1;
+  }
+
+  /** The unit of {@link #period()} ({@code microseconds}, a DCPI event name, ...), or null. */
+  default String periodUnit() {
+    return null;
+  }
+
+  /**
+   * The file's mappings, to place each pc in a module ({@code frames}, {@code mapping}); empty when
+   * the format's addresses are already module-relative or it lists none. Valid after opening.
+   */
+  default MappingIndex mappings() {
+    return MappingIndex.EMPTY;
+  }
+
+  /**
+   * Whether every record has the same kind and period (and only count, chain and offset change),
+   * so that a caller may set those once per file.
+   */
+  default boolean uniformRecords() {
+    return false;
+  }
+
+  /** Bytes of the (uncompressed) file consumed so far, for progress metrics; 0 when not tracked. */
+  default long bytesRead() {
+    return 0;
+  }
+
+  /**
+   * Whether reading stopped because the file ends before its end marker (a profiled process that
+   * was killed): the problem {@link #next()} then throws is that, after the complete records.
+   */
+  default boolean truncated() {
+    return false;
+  }
 }

@@ -3,9 +3,9 @@ package dev.fleetprof.spark;
 import java.io.Serializable;
 
 /**
- * What readers do with input they cannot read, decided on the driver: the {@code mode} option and
- * Spark's {@code ignoreCorruptFiles} / {@code ignoreMissingFiles} (read option, else the session's
- * {@code spark.sql.files.*} setting), plus the test-only fault hook.
+ * What readers do with input they cannot read, resolved on the driver by {@link ReadOptions}: the
+ * {@code mode} option and Spark's {@code ignoreCorruptFiles} / {@code ignoreMissingFiles} (read
+ * option, else the session's {@code spark.sql.files.*} setting), plus the test-only fault hook.
  */
 record ProblemPolicy(ReadOptions.Mode mode, boolean ignoreCorruptFiles, boolean ignoreMissingFiles,
     long failFirstAttemptAfterRows) implements Serializable {}

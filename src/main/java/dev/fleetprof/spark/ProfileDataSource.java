@@ -10,9 +10,10 @@ import org.apache.spark.sql.types.StructType;
 import org.apache.spark.sql.util.CaseInsensitiveStringMap;
 
 /**
- * The {@code profile} data source: {@code spark.read.format("profile").load(paths)} reads gperftools
- * CPU profiles (and, as their decoders land, gprof and DCPI files) into one row per profile record.
- * Registered for the short name through {@code META-INF/services}.
+ * The {@code profile} data source: {@code spark.read.format("profile").load(paths)} reads profile
+ * files of every format in {@link dev.fleetprof.format.ProfileFormats} (gperftools CPU profiles,
+ * gprof {@code gmon.out}, DCPI) into one row per profile record. Registered for the short name
+ * through {@code META-INF/services}.
  */
 public final class ProfileDataSource implements TableProvider, DataSourceRegister {
   public static final String SHORT_NAME = "profile";

@@ -22,11 +22,45 @@ record ProfileFileIndex(List<FileLister.ListedFile> files, PartitionDiscovery.Pa
       FileLister.checkExists(read.paths(), conf);
       List<FileLister.ListedFile> files =
           FileLister.list(read.paths(), conf, read.pathGlobFilter(), read.basePath());
-      return new ProfileFileIndex(files, PartitionDiscovery.discover(files,
-          PartitionDiscovery.inferTypes(SQLConf.get()), ProfileSchema.SCHEMA));
+      PartitionDiscovery.Partitions partitions = read.recursiveFileLookup()
+          ? PartitionDiscovery.Partitions.NONE
+          : PartitionDiscovery.discover(files, PartitionDiscovery.inferTypes(SQLConf.get()),
+              ProfileSchema.SCHEMA);
+      return new ProfileFileIndex(files, partitions);
     } catch (IOException e) {
       throw new UncheckedIOException(e.getMessage(), e);
     }
+  }
+
+  /**
+   * Equal when the same files (path and length) with the same partition values are read, so that
+   * scans of equal listings are equal (their blocks, arrays, are left out: same file, same blocks).
+   */
+  @Override
+  public boolean equals(Object o) {
+    if (!(o instanceof ProfileFileIndex other) || files.size() != other.files.size()
+        || !partitions.schema().equals(other.partitions.schema())) {
+      return false;
+    }
+    for (int i = 0; i < files.size(); i++) {
+      FileLister.ListedFile a = files.get(i);
+      FileLister.ListedFile b = other.files.get(i);
+      if (!a.path().equals(b.path()) || a.length() != b.length()
+          || !java.util.Arrays.equals(partitions.values(a.path()),
+              other.partitions.values(b.path()))) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  @Override
+  public int hashCode() {
+    int h = partitions.schema().hashCode();
+    for (FileLister.ListedFile f : files) {
+      h = 31 * h + f.path().hashCode() + Long.hashCode(f.length());
+    }
+    return h;
   }
 
   /** The source's columns and then the partition columns. */

@@ -1,5 +1,6 @@
 package dev.fleetprof.spark;
 
+import dev.fleetprof.format.ProfileFormats;
 import dev.fleetprof.format.gperftools.CpuProfileLayout;
 import dev.fleetprof.spark.columnar.FlatBatch;
 import java.util.HashMap;
@@ -14,35 +15,40 @@ import org.apache.spark.sql.vectorized.ColumnarBatch;
 
 /** Creates a reader per partition; carries only broadcast handles and small settings. */
 final class ProfileReaderFactory implements PartitionReaderFactory {
-  private static final long serialVersionUID = 1L;
+  private static final long serialVersionUID = 2L;
   private final Broadcast<SerializableConfiguration> conf;
   private final Broadcast<HashMap<String, CpuProfileLayout>> layouts;
-  private final String format;
-  private final HashMap<String, String> decoderOptions;
+  private final ReadOptions read;
   private final RequiredColumns columns;
-  private final ProblemPolicy policy;
   private final StructType readSchema;
   private final boolean columnar;
 
   ProfileReaderFactory(Broadcast<SerializableConfiguration> conf,
-      Broadcast<HashMap<String, CpuProfileLayout>> layouts, String format,
-      Map<String, String> decoderOptions, RequiredColumns columns, ProblemPolicy policy,
-      StructType readSchema, boolean columnar) {
-    this.policy = policy;
-    this.readSchema = readSchema;
-    this.columnar = columnar;
-    this.decoderOptions = new HashMap<>(decoderOptions);
+      Broadcast<HashMap<String, CpuProfileLayout>> layouts, ReadOptions read,
+      RequiredColumns columns, StructType readSchema, boolean columnar) {
     this.conf = conf;
     this.layouts = layouts;
-    this.format = format;
+    this.read = read;
     this.columns = columns;
+    this.readSchema = readSchema;
+    this.columnar = columnar;
   }
 
   @Override
   public PartitionReader<InternalRow> createReader(InputPartition partition) {
+    return createRowReader((ProfileInputPartition) partition);
+  }
+
+  private ProfilePartitionReader createRowReader(ProfileInputPartition partition) {
     Map<String, CpuProfileLayout> splitLayouts = layouts == null ? Map.of() : layouts.value();
-    return new ProfilePartitionReader((ProfileInputPartition) partition, conf.value().get(),
-        splitLayouts, format, decoderOptions, columns, policy);
+    long bytes = 0;
+    for (int i = 0; i < partition.size(); i++) {
+      bytes += partition.slice(i).fileLength();
+    }
+    ReadMetrics metrics = new ReadMetrics();
+    SliceOpener opener = new SliceOpener(conf.value().get(), splitLayouts,
+        ProfileFormats.byName(read.format()), read.formatOptions(), columns, metrics, bytes);
+    return new ProfilePartitionReader(partition, opener, columns, read.problemPolicy(), metrics);
   }
 
   /** The scan decides for all its partitions alike (Spark cannot mix row and columnar ones). */
@@ -53,7 +59,7 @@ final class ProfileReaderFactory implements PartitionReaderFactory {
 
   @Override
   public PartitionReader<ColumnarBatch> createColumnarReader(InputPartition partition) {
-    return new ProfileColumnarReader((ProfilePartitionReader) createReader(partition),
+    return new ProfileColumnarReader(createRowReader((ProfileInputPartition) partition),
         new FlatBatch(readSchema));
   }
 }

@@ -1,7 +1,8 @@
 package dev.fleetprof.spark;
 
-import dev.fleetprof.format.FormatDetector;
+import dev.fleetprof.format.ProfileFormats;
 import dev.fleetprof.format.gperftools.CpuProfileLayout;
+import dev.fleetprof.format.gperftools.GperftoolsFormat;
 import dev.fleetprof.spark.metrics.ProfileMetrics;
 import dev.fleetprof.split.SplitPlanner;
 import dev.fleetprof.split.SplitPlanner.Block;
@@ -51,10 +52,10 @@ final class ProfileScan implements Scan, Batch {
   /** The result of planning, computed once for both planInputPartitions and the reader factory. */
   private record Plan(InputPartition[] partitions, Map<String, CpuProfileLayout> layouts) {}
 
-  ProfileScan(CaseInsensitiveStringMap options, StructType readSchema, ProfileFileIndex index,
-      org.apache.spark.sql.sources.Filter[] pushedFilters) {
+  ProfileScan(CaseInsensitiveStringMap options, ReadOptions read, StructType readSchema,
+      ProfileFileIndex index, org.apache.spark.sql.sources.Filter[] pushedFilters) {
     this.options = options;
-    this.read = new ReadOptions(options);
+    this.read = read;
     this.readSchema = readSchema;
     this.index = index;
     this.pushedFilters = pushedFilters;
@@ -67,7 +68,7 @@ final class ProfileScan implements Scan, Batch {
 
   @Override
   public String description() {
-    return "profile [format=" + read.format() + ", mode=" + read.mode()
+    return "profile [format=" + read.format() + ", mode=" + read.problemPolicy().mode()
         + (columnar() ? ", columnar" : "") + ", paths="
         + read.paths() + (pushedFilters.length == 0 ? ""
         : ", partitionFilters=" + java.util.Arrays.toString(pushedFilters)) + "]";
@@ -97,14 +98,8 @@ final class ProfileScan implements Scan, Batch {
     Map<String, CpuProfileLayout> layouts = plan().layouts();
     Broadcast<HashMap<String, CpuProfileLayout>> layoutsBroadcast =
         layouts.isEmpty() ? null : jsc.broadcast(new HashMap<>(layouts));
-    SQLConf sql = SQLConf.get();
-    ProblemPolicy policy = new ProblemPolicy(read.mode(),
-        read.ignoreCorruptFiles() != null ? read.ignoreCorruptFiles() : sql.ignoreCorruptFiles(),
-        read.ignoreMissingFiles() != null ? read.ignoreMissingFiles() : sql.ignoreMissingFiles(),
-        read.failFirstAttemptAfterRows());
-    return new ProfileReaderFactory(conf, layoutsBroadcast, read.format(), read.decoderOptions(),
-        RequiredColumns.of(readSchema, index.partitions().schema()), policy, readSchema,
-        columnar());
+    return new ProfileReaderFactory(conf, layoutsBroadcast, read,
+        RequiredColumns.of(readSchema, index.partitions().schema()), readSchema, columnar());
   }
 
   @Override
@@ -149,10 +144,8 @@ final class ProfileScan implements Scan, Batch {
     Configuration conf = HadoopConf.forRead(spark, options);
     List<FileLister.ListedFile> files = index.files();
 
-    long maxPartitionBytes = read.maxPartitionBytes() != null
-        ? read.maxPartitionBytes() : sql.filesMaxPartitionBytes();
-    long openCost = read.openCostInBytes() != null
-        ? read.openCostInBytes() : sql.filesOpenCostInBytes();
+    long maxPartitionBytes = read.maxPartitionBytes();
+    long openCost = read.openCostInBytes();
     int minPartitions = sql.filesMinPartitionNum().isDefined()
         ? (Integer) sql.filesMinPartitionNum().get()
         : spark.sparkContext().defaultParallelism();
@@ -199,17 +192,17 @@ final class ProfileScan implements Scan, Batch {
    */
   private CpuProfileLayout splittableLayout(FileLister.ListedFile f, Configuration conf)
       throws IOException {
-    if (HadoopByteSource.isGzip(f.path())
-        || !(read.format().equals("auto") || read.format().equals(FormatDetector.GPERFTOOLS))) {
+    if (HadoopByteSource.isGzip(f.path()) || !(read.format().equals(ProfileFormats.AUTO)
+        || read.format().equals(GperftoolsFormat.NAME))) {
       return null;
     }
     HadoopByteSource src = new HadoopByteSource(f.path(), f.length(), conf);
-    byte[] head = new byte[FormatDetector.HEAD_BYTES];
+    byte[] head = new byte[ProfileFormats.HEAD_BYTES];
     int n;
     try (InputStream in = src.open(0)) {
       n = in.readNBytes(head, 0, head.length);
     }
-    if (!FormatDetector.GPERFTOOLS.equals(FormatDetector.detect(head, n))) {
+    if (!(ProfileFormats.detect(head, n, f.length()) instanceof GperftoolsFormat)) {
       return null; // the reader reports what it is
     }
     CpuProfileLayout layout = CpuProfileLayout.read(src);
@@ -219,5 +212,23 @@ final class ProfileScan implements Scan, Batch {
       return null;
     }
     return layout;
+  }
+
+  /**
+   * Equal scans read the same files, columns and filters with the same options, so that Spark can
+   * reuse one's plan and exchanges for the other (as its own file scans allow).
+   */
+  @Override
+  public boolean equals(Object o) {
+    return o instanceof ProfileScan other && read.equals(other.read)
+        && readSchema.equals(other.readSchema) && index.equals(other.index)
+        && java.util.Arrays.equals(pushedFilters, other.pushedFilters)
+        && ReadOptions.hadoopOptions(options).equals(ReadOptions.hadoopOptions(other.options));
+  }
+
+  @Override
+  public int hashCode() {
+    return java.util.Objects.hash(read, readSchema, index,
+        java.util.Arrays.hashCode(pushedFilters));
   }
 }

@@ -22,12 +22,14 @@ import org.apache.spark.sql.util.CaseInsensitiveStringMap;
 final class ProfileScanBuilder implements ScanBuilder, SupportsPushDownRequiredColumns,
     SupportsPushDownFilters {
   private final CaseInsensitiveStringMap options;
+  private final ReadOptions read;
   private final ProfileFileIndex index;
   private StructType required;
   private Filter[] pushed = new Filter[0];
 
   ProfileScanBuilder(CaseInsensitiveStringMap options, ProfileFileIndex index) {
     this.options = options;
+    this.read = new ReadOptions(options);
     this.index = index;
     this.required = index.schema();
   }
@@ -70,6 +72,6 @@ final class ProfileScanBuilder implements ScanBuilder, SupportsPushDownRequiredC
 
   @Override
   public Scan build() {
-    return new ProfileScan(options, required, PartitionFilters.prune(index, pushed), pushed);
+    return new ProfileScan(options, read, required, PartitionFilters.prune(index, pushed), pushed);
   }
 }

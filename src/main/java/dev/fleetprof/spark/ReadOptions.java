@@ -2,18 +2,41 @@ package dev.fleetprof.spark;
 
 import com.fasterxml.jackson.core.type.TypeReference;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.fleetprof.format.DecodeOptions;
+import dev.fleetprof.format.ProfileFormat;
+import dev.fleetprof.format.ProfileFormats;
 import java.io.Serializable;
 import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Set;
+import org.apache.spark.network.util.JavaUtils;
+import org.apache.spark.sql.internal.SQLConf;
 import org.apache.spark.sql.util.CaseInsensitiveStringMap;
 
-/** The read options of the {@code profile} source, parsed and checked once on the driver. */
+/**
+ * The read options of the {@code profile} source, resolved once on the driver into the values the
+ * read uses: each is the read option when given, else the session's setting ({@code
+ * spark.sql.files.*}), else the default. Bad values fail here, naming the option, before any task
+ * runs.
+ */
 public final class ReadOptions implements Serializable {
+  private static final long serialVersionUID = 2L;
+
+  /** {@code auto} (default: each file's format from its bytes) or one format's name. */
   public static final String FORMAT = "format";
+  /** A glob on file names (not directories), as in Spark's file sources. */
   public static final String PATH_GLOB_FILTER = "pathGlobFilter";
+  /**
+   * As in Spark's file sources: {@code true} reads every file below the paths and infers no
+   * partition columns from {@code key=value} directories (so {@code basePath} has no effect);
+   * {@code false} (default) reads every file below the paths too (Spark's file sources also list
+   * recursively) and infers them.
+   */
   public static final String RECURSIVE_FILE_LOOKUP = "recursiveFileLookup";
   public static final String MAX_PARTITION_BYTES = "maxPartitionBytes";
   public static final String OPEN_COST_IN_BYTES = "openCostInBytes";
@@ -37,119 +60,93 @@ public final class ReadOptions implements Serializable {
   /** Spark's parse modes for malformed input. */
   public enum Mode { PERMISSIVE, DROPMALFORMED, FAILFAST }
 
-  /** How DCPI chunk offsets count: {@code bytes} (default) or {@code instructions}. */
-  public static final String DCPI_OFFSET_UNIT = "dcpi.offsetUnit";
-
-  /** Options the decoders read (gprof's pointer size and byte order, DCPI's offset unit). */
-  static final List<String> DECODER_OPTIONS = List.of(
-      dev.fleetprof.format.gprof.GmonOptions.POINTER_SIZE,
-      dev.fleetprof.format.gprof.GmonOptions.BYTE_ORDER,
-      dev.fleetprof.format.gprof.GmonOptions.OLD_BSD_PROF_RATE,
-      ReadOptions.DCPI_OFFSET_UNIT);
-
   /** Options that are the source's own; every other option is passed to Hadoop's Configuration. */
   static final Set<String> OWN = ownOptions();
 
-
   private static Set<String> ownOptions() {
-    Set<String> own = new java.util.HashSet<>();
-    for (String k : List.of("path", "paths", FORMAT, PATH_GLOB_FILTER, RECURSIVE_FILE_LOOKUP,
-        MAX_PARTITION_BYTES, OPEN_COST_IN_BYTES, BASE_PATH, MODE, IGNORE_CORRUPT_FILES,
-        IGNORE_MISSING_FILES, COLUMNAR, FAIL_FIRST_ATTEMPT_AFTER_ROWS)) {
-      own.add(k.toLowerCase(Locale.ROOT));
-    }
-    for (String k : DECODER_OPTIONS) {
+    Set<String> own = new HashSet<>();
+    List<String> names = new ArrayList<>(List.of("path", "paths", FORMAT, PATH_GLOB_FILTER,
+        RECURSIVE_FILE_LOOKUP, MAX_PARTITION_BYTES, OPEN_COST_IN_BYTES, BASE_PATH, MODE,
+        IGNORE_CORRUPT_FILES, IGNORE_MISSING_FILES, COLUMNAR, FAIL_FIRST_ATTEMPT_AFTER_ROWS));
+    names.addAll(ProfileFormats.optionNames());
+    for (String k : names) {
       own.add(k.toLowerCase(Locale.ROOT));
     }
     return Set.copyOf(own);
   }
 
-  static final Set<String> FORMATS = Set.of("auto", "gperftools", "gprof", "dcpi");
-
   private final List<String> paths;
   private final String format;
   private final String pathGlobFilter;
-  private final Long maxPartitionBytes;
-  private final Long openCostInBytes;
-  private final Map<String, String> decoderOptions = new java.util.HashMap<>();
+  private final boolean recursiveFileLookup;
   private final String basePath;
-  private final Mode mode;
-  private final Boolean ignoreCorruptFiles;
-  private final Boolean ignoreMissingFiles;
-  private final long failFirstAttemptAfterRows;
+  private final long maxPartitionBytes;
+  private final long openCostInBytes;
+  private final HashMap<String, String> formatOptions = new HashMap<>();
+  private final ProblemPolicy problemPolicy;
   private final boolean columnar;
 
+  /** Resolves {@code options} against the active session's configuration. */
   ReadOptions(CaseInsensitiveStringMap options) {
-    for (String k : DECODER_OPTIONS) {
-      if (options.containsKey(k)) {
-        decoderOptions.put(k, options.get(k));
-      }
-    }
+    this(options, SQLConf.get());
+  }
+
+  ReadOptions(CaseInsensitiveStringMap options, SQLConf session) {
     this.paths = paths(options);
-    this.format = options.getOrDefault(FORMAT, "auto").toLowerCase(Locale.ROOT);
-    if (!FORMATS.contains(format)) {
+    this.format = options.getOrDefault(FORMAT, ProfileFormats.AUTO).toLowerCase(Locale.ROOT);
+    if (!format.equals(ProfileFormats.AUTO) && ProfileFormats.byName(format) == null) {
       throw new IllegalArgumentException("profile source: option format='" + format
-          + "' is not one of auto, gperftools, gprof, dcpi");
+          + "' is not one of " + ProfileFormats.AUTO + ", "
+          + String.join(", ", ProfileFormats.names()));
     }
     this.pathGlobFilter = options.get(PATH_GLOB_FILTER);
-    this.maxPartitionBytes = bytes(options, MAX_PARTITION_BYTES);
-    this.openCostInBytes = bytes(options, OPEN_COST_IN_BYTES);
-    if (maxPartitionBytes != null && maxPartitionBytes <= 0) {
+    this.recursiveFileLookup = bool(options, RECURSIVE_FILE_LOOKUP, false);
+    this.basePath = options.get(BASE_PATH);
+    this.maxPartitionBytes = bytes(options, MAX_PARTITION_BYTES, session.filesMaxPartitionBytes());
+    if (maxPartitionBytes <= 0) {
       throw new IllegalArgumentException("profile source: maxPartitionBytes must be positive");
     }
-    this.basePath = options.get(BASE_PATH);
+    this.openCostInBytes = bytes(options, OPEN_COST_IN_BYTES, session.filesOpenCostInBytes());
+    for (ProfileFormat f : ProfileFormats.ALL) {
+      for (String k : f.optionNames()) {
+        if (options.containsKey(k)) {
+          formatOptions.put(k, options.get(k));
+        }
+      }
+    }
+    DecodeOptions decode = new DecodeOptions(formatOptions, true, true, null);
+    for (ProfileFormat f : ProfileFormats.ALL) {
+      try {
+        f.validate(decode);
+      } catch (IllegalArgumentException e) {
+        throw new IllegalArgumentException("profile source: " + e.getMessage(), e);
+      }
+    }
     String m = options.getOrDefault(MODE, "PERMISSIVE").toUpperCase(Locale.ROOT);
+    Mode mode;
     try {
-      this.mode = Mode.valueOf(m);
+      mode = Mode.valueOf(m);
     } catch (IllegalArgumentException e) {
       throw new IllegalArgumentException("profile source: option mode='" + options.get(MODE)
           + "' is not one of PERMISSIVE, DROPMALFORMED, FAILFAST", e);
     }
-    this.ignoreCorruptFiles = bool(options, IGNORE_CORRUPT_FILES);
-    this.ignoreMissingFiles = bool(options, IGNORE_MISSING_FILES);
-    this.failFirstAttemptAfterRows = options.getLong(FAIL_FIRST_ATTEMPT_AFTER_ROWS, -1);
-    Boolean col = bool(options, COLUMNAR);
-    this.columnar = col == null || col;
+    this.problemPolicy = new ProblemPolicy(mode,
+        bool(options, IGNORE_CORRUPT_FILES, session.ignoreCorruptFiles()),
+        bool(options, IGNORE_MISSING_FILES, session.ignoreMissingFiles()),
+        options.getLong(FAIL_FIRST_ATTEMPT_AFTER_ROWS, -1));
+    this.columnar = bool(options, COLUMNAR, true);
   }
 
-  private static Boolean bool(CaseInsensitiveStringMap options, String key) {
+  private static boolean bool(CaseInsensitiveStringMap options, String key, boolean fallback) {
     String v = options.get(key);
     if (v == null) {
-      return null;
+      return fallback;
     }
     if (!v.equalsIgnoreCase("true") && !v.equalsIgnoreCase("false")) {
       throw new IllegalArgumentException("profile source: option " + key + "='" + v
           + "' is not true or false");
     }
     return Boolean.parseBoolean(v.toLowerCase(Locale.ROOT));
-  }
-
-  /** The {@code basePath} option, or null. */
-  public String basePath() {
-    return basePath;
-  }
-
-  public Mode mode() {
-    return mode;
-  }
-
-  /** The read option, or null to use {@code spark.sql.files.ignoreCorruptFiles}. */
-  public Boolean ignoreCorruptFiles() {
-    return ignoreCorruptFiles;
-  }
-
-  /** The read option, or null to use {@code spark.sql.files.ignoreMissingFiles}. */
-  public Boolean ignoreMissingFiles() {
-    return ignoreMissingFiles;
-  }
-
-  /** The test-only fault hook's row count, or -1. */
-  boolean columnar() {
-    return columnar;
-  }
-
-  long failFirstAttemptAfterRows() {
-    return failFirstAttemptAfterRows;
   }
 
   private static List<String> paths(CaseInsensitiveStringMap options) {
@@ -165,25 +162,20 @@ public final class ReadOptions implements Serializable {
     if (options.containsKey("path")) {
       out.add(options.get("path"));
     }
-    return out;
+    return List.copyOf(out);
   }
 
-  private static Long bytes(CaseInsensitiveStringMap options, String key) {
+  private static long bytes(CaseInsensitiveStringMap options, String key, long fallback) {
     String v = options.get(key);
     if (v == null) {
-      return null;
+      return fallback;
     }
     try {
-      return org.apache.spark.network.util.JavaUtils.byteStringAsBytes(v);
+      return JavaUtils.byteStringAsBytes(v);
     } catch (NumberFormatException e) {
       throw new IllegalArgumentException("profile source: option " + key + "='" + v
           + "' is not a size in bytes (e.g. 134217728, 128m)", e);
     }
-  }
-
-  /** The decoders' options, under their documented (case-sensitive) names. */
-  public Map<String, String> decoderOptions() {
-    return decoderOptions;
   }
 
   /** The paths to read (files, directories, globs), as given. */
@@ -191,33 +183,75 @@ public final class ReadOptions implements Serializable {
     return paths;
   }
 
-  /** {@code auto}, {@code gperftools}, {@code gprof} or {@code dcpi}. */
+  /** {@code auto} or the name of one format (lower case). */
   public String format() {
     return format;
   }
 
+  /** The file name glob, or null. */
   public String pathGlobFilter() {
     return pathGlobFilter;
   }
 
-  /** The read option, or null to use {@code spark.sql.files.maxPartitionBytes}. */
-  public Long maxPartitionBytes() {
+  /** Whether partition directories are ignored (no partition columns). */
+  public boolean recursiveFileLookup() {
+    return recursiveFileLookup;
+  }
+
+  /** The {@code basePath} option, or null. */
+  public String basePath() {
+    return basePath;
+  }
+
+  /** The option, else {@code spark.sql.files.maxPartitionBytes}. */
+  public long maxPartitionBytes() {
     return maxPartitionBytes;
   }
 
-  /** The read option, or null to use {@code spark.sql.files.openCostInBytes}. */
-  public Long openCostInBytes() {
+  /** The option, else {@code spark.sql.files.openCostInBytes}. */
+  public long openCostInBytes() {
     return openCostInBytes;
+  }
+
+  /** The formats' options that were set, under their documented (case-sensitive) names. */
+  public Map<String, String> formatOptions() {
+    return formatOptions;
+  }
+
+  /** The mode and the ignore options (read option, else the session's setting). */
+  ProblemPolicy problemPolicy() {
+    return problemPolicy;
+  }
+
+  /** Whether queries without call chains may read column batches. */
+  boolean columnar() {
+    return columnar;
   }
 
   /** Options to pass on to Hadoop's Configuration (credentials, fs.* settings, ...). */
   static Map<String, String> hadoopOptions(CaseInsensitiveStringMap options) {
-    Map<String, String> out = new java.util.HashMap<>();
+    Map<String, String> out = new HashMap<>();
     for (Map.Entry<String, String> e : options.asCaseSensitiveMap().entrySet()) {
       if (!OWN.contains(e.getKey().toLowerCase(Locale.ROOT))) {
         out.put(e.getKey(), e.getValue());
       }
     }
     return out;
+  }
+
+  @Override
+  public boolean equals(Object o) {
+    return o instanceof ReadOptions r && paths.equals(r.paths) && format.equals(r.format)
+        && Objects.equals(pathGlobFilter, r.pathGlobFilter)
+        && recursiveFileLookup == r.recursiveFileLookup && Objects.equals(basePath, r.basePath)
+        && maxPartitionBytes == r.maxPartitionBytes && openCostInBytes == r.openCostInBytes
+        && formatOptions.equals(r.formatOptions) && problemPolicy.equals(r.problemPolicy)
+        && columnar == r.columnar;
+  }
+
+  @Override
+  public int hashCode() {
+    return Objects.hash(paths, format, pathGlobFilter, recursiveFileLookup, basePath,
+        maxPartitionBytes, openCostInBytes, formatOptions, problemPolicy, columnar);
   }
 }

@@ -5,7 +5,11 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 
 import dev.fleetprof.format.ByteSource;
-import dev.fleetprof.format.FormatDetector;
+import dev.fleetprof.format.ProfileFormat;
+import dev.fleetprof.format.ProfileFormats;
+import dev.fleetprof.format.gperftools.GperftoolsFormat;
+import dev.fleetprof.format.gprof.GprofFormat;
+import dev.fleetprof.format.dcpi.DcpiFormat;
 import dev.fleetprof.format.Mapping;
 import dev.fleetprof.format.MappingIndex;
 import dev.fleetprof.format.ProfileFormatException;
@@ -135,39 +139,45 @@ final class Decode {
    * is refused ("not a profile") where the same bytes in a plain file are read.
    */
   static Decoded autoBoth(String name, byte[] data, int len) {
-    int n = Math.min(len, FormatDetector.HEAD_BYTES);
-    String format = FormatDetector.detect(data, n, len);
-    if (FormatDetector.GPROF.equals(format) && GmonFile.sniff(data, n, -1) == null) {
+    int n = Math.min(len, ProfileFormats.HEAD_BYTES);
+    String format = formatName(data, n, len);
+    if (GprofFormat.NAME.equals(format) && GmonFile.sniff(data, n, -1) == null) {
       Decoded unknown = checked(Decode::auto,
           TestSources.unknownLength(name, data, len, true), len);
       assertTrue(unknown.error() != null && unknown.error().problem().startsWith("not a profile"),
           name + ": " + unknown.outcome());
       return checked(Decode::auto, TestSources.bytes(name, data, len), len);
     }
-    return both(Decode::auto, name, data, len, !FormatDetector.DCPI.equals(format));
+    return both(Decode::auto, name, data, len, !DcpiFormat.NAME.equals(format));
+  }
+
+  /** The name of the format {@link ProfileFormats#detect} finds, or null. */
+  static String formatName(byte[] head, int len, long fileLength) {
+    ProfileFormat f = ProfileFormats.detect(head, len, fileLength);
+    return f == null ? null : f.name();
   }
 
   // ------------------------------------------------------------------ the decoders, as Spark runs them
 
   /** Detection then decoding, as the {@code profile} source reads a file with {@code format=auto}. */
   static Decoded auto(ByteSource src) throws IOException {
-    byte[] head = new byte[FormatDetector.HEAD_BYTES];
+    byte[] head = new byte[ProfileFormats.HEAD_BYTES];
     int n = readHead(src, head);
     if (n == 0) {
       return new Decoded(List.of(), null, Decoded.COMPLETE, List.of()); // 0-byte files: no rows
     }
     String format;
     try {
-      format = FormatDetector.require(src.name(), head, n, src.length());
+      format = ProfileFormats.require(src.name(), head, n, src.length()).name();
     } catch (ProfileFormatException e) {
       return new Decoded(List.of(), e, null, List.of());
     }
     switch (format) {
-      case FormatDetector.GPERFTOOLS:
+      case GperftoolsFormat.NAME:
         return gperftools(src);
-      case FormatDetector.GPROF:
+      case GprofFormat.NAME:
         return gprof(src);
-      case FormatDetector.DCPI:
+      case DcpiFormat.NAME:
         return dcpi(src);
       default:
         throw new AssertionError("unknown format " + format);
@@ -186,7 +196,7 @@ final class Decode {
   static Decoded gperftools(ByteSource src, boolean skipTwice) throws IOException {
     String name = src.name();
     long len = src.length();
-    byte[] head = new byte[FormatDetector.HEAD_BYTES];
+    byte[] head = new byte[ProfileFormats.HEAD_BYTES];
     int n = readHead(src, head);
     List<Rec> recs = new ArrayList<>();
     CpuProfileHeader h;

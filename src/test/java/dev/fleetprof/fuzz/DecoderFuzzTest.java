@@ -5,7 +5,10 @@ import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.code_intelligence.jazzer.junit.FuzzTest;
-import dev.fleetprof.format.FormatDetector;
+import dev.fleetprof.format.ProfileFormats;
+import dev.fleetprof.format.ForeignFiles;
+import dev.fleetprof.format.gperftools.GperftoolsFormat;
+import dev.fleetprof.format.dcpi.DcpiFormat;
 import dev.fleetprof.format.Mapping;
 import dev.fleetprof.format.gperftools.ProcMapsParser;
 import dev.fleetprof.testing.TestSources;
@@ -66,13 +69,13 @@ class DecoderFuzzTest {
   @FuzzTest
   @Timeout(10)
   void formatDetector(byte[] data) {
-    int n = Math.min(data.length, FormatDetector.HEAD_BYTES);
-    String format = FormatDetector.detect(data, n, data.length);
-    assertEquals(format, FormatDetector.detect(data.clone(), n, data.length), "deterministic");
-    assertNotNull(FormatDetector.describe(data, n));
-    if (FormatDetector.GPERFTOOLS.equals(format)) {
+    int n = Math.min(data.length, ProfileFormats.HEAD_BYTES);
+    String format = Decode.formatName(data, n, data.length);
+    assertEquals(format, Decode.formatName(data.clone(), n, data.length), "deterministic");
+    assertNotNull(ForeignFiles.describe(data, n));
+    if (GperftoolsFormat.NAME.equals(format)) {
       assertTrue(n >= 20, "a gperftools header needs 20 bytes");
-    } else if (FormatDetector.DCPI.equals(format)) {
+    } else if (DcpiFormat.NAME.equals(format)) {
       assertTrue(new String(data, 0, n, StandardCharsets.ISO_8859_1).startsWith("version"), "dcpi");
     }
     Decode.autoBoth("fuzz.any", data, data.length);

@@ -8,7 +8,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import dev.fleetprof.format.ByteSource;
-import dev.fleetprof.format.FormatDetector;
+import dev.fleetprof.format.ProfileFormats;
+import dev.fleetprof.format.ForeignFiles;
+import dev.fleetprof.format.gperftools.GperftoolsFormat;
 import dev.fleetprof.format.ProfileFormatException;
 import dev.fleetprof.format.gprof.GmonFile;
 import dev.fleetprof.format.gprof.GmonFlavor;
@@ -72,7 +74,7 @@ class NotAProfileTest {
         "text");
     // The same path for a real profile: a .gz profile is detected from its decompressed bytes.
     byte[] prof = Files.readAllBytes(Path.of("sample-data/gperftools/x86_32.prof"));
-    assertEquals(FormatDetector.GPERFTOOLS, detect(write("x86_32.prof.gz", TestSources.compress(prof))));
+    assertEquals(GperftoolsFormat.NAME, detect(write("x86_32.prof.gz", TestSources.compress(prof))));
   }
 
   @Test
@@ -99,7 +101,7 @@ class NotAProfileTest {
       ByteArrayOutputStream out = new ByteArrayOutputStream();
       ImageIO.write(img, "png", out);
       byte[] b = out.toByteArray();
-      if (GmonFile.sniff(b, FormatDetector.HEAD_BYTES, b.length) == GmonFlavor.BSD_OLD) {
+      if (GmonFile.sniff(b, ProfileFormats.HEAD_BYTES, b.length) == GmonFlavor.BSD_OLD) {
         png = b;
       }
     }
@@ -129,13 +131,13 @@ class NotAProfileTest {
    */
   private static String refused(Path file, String looksLike) throws IOException {
     ByteSource src = source(file);
-    byte[] head = new byte[FormatDetector.HEAD_BYTES];
+    byte[] head = new byte[ProfileFormats.HEAD_BYTES];
     int n = Decode.readHead(src, head);
-    assertNull(FormatDetector.detect(head, n, src.length()), file + " detected as a profile");
-    String what = FormatDetector.describe(head, n);
+    assertNull(Decode.formatName(head, n, src.length()), file + " detected as a profile");
+    String what = ForeignFiles.describe(head, n);
     assertTrue(what.startsWith(looksLike), file + " looks like " + what);
     ProfileFormatException e = assertThrows(ProfileFormatException.class,
-        () -> FormatDetector.require(src.name(), head, n, src.length()));
+        () -> ProfileFormats.require(src.name(), head, n, src.length()).name());
     assertEquals(src.name(), e.file());
     assertEquals(0, e.offset());
     assertTrue(e.getMessage().endsWith(": not a profile file of any known format (gperftools,"
@@ -160,8 +162,8 @@ class NotAProfileTest {
 
   private static String detect(Path file) throws IOException {
     ByteSource src = source(file);
-    byte[] head = new byte[FormatDetector.HEAD_BYTES];
-    return FormatDetector.detect(head, Decode.readHead(src, head), src.length());
+    byte[] head = new byte[ProfileFormats.HEAD_BYTES];
+    return Decode.formatName(head, Decode.readHead(src, head), src.length());
   }
 
   private static ByteSource source(Path file) throws IOException {

@@ -1,10 +1,13 @@
 package dev.fleetprof.format.dcpi;
 
 import dev.fleetprof.format.ByteSource;
+import dev.fleetprof.format.Mapping;
+import dev.fleetprof.format.MappingIndex;
 import dev.fleetprof.format.ProfileFormatException;
 import dev.fleetprof.format.ProfileRecordReader;
 import java.io.IOException;
 import java.io.InputStream;
+import java.util.List;
 
 /**
  * Streams the samples of one DCPI profile file: one {@code sample} record per instruction address with
@@ -41,6 +44,7 @@ public final class DcpiProfileReader implements ProfileRecordReader {
 
   private final String file;
   private final DcpiHeader header;
+  private MappingIndex mappings;
   private final DcpiOffsetUnit unit;
   private final DcpiInput in;
   private final long length;
@@ -394,6 +398,37 @@ public final class DcpiProfileReader implements ProfileRecordReader {
   /** The footer's total_samples, or -1 before the footer was read. */
   public long footerTotalSamples() {
     return footerSamples;
+  }
+
+  /** The header's {@code period}: how many events one count stands for; -1 when it has none. */
+  @Override
+  public long period() {
+    return header.period().isPresent() ? header.period().getAsLong() : -1;
+  }
+
+  /** The header's {@code event}: what the period counts. */
+  @Override
+  public String periodUnit() {
+    return header.event();
+  }
+
+  /**
+   * The image's text as one mapping, named by the header's {@code path} line or else its image id,
+   * from offset 0: a frame's offset is then the address's offset in the text, the same for the
+   * image on every host. (Every address lies inside the text: {@link #next()} checks each chunk.)
+   */
+  @Override
+  public MappingIndex mappings() {
+    if (mappings == null) {
+      mappings = new MappingIndex(List.of(new Mapping(header.tstart(), header.textLimit(), 0,
+          header.pathOrImage(), true)));
+    }
+    return mappings;
+  }
+
+  @Override
+  public boolean uniformRecords() {
+    return true;
   }
 
   @Override

@@ -594,6 +594,24 @@ public final class GmonReader implements ProfileRecordReader {
     return KIND_HISTOGRAM.equals(kind) ? histBins : 0;
   }
 
+  /**
+   * Histogram rows: the microseconds one bin count stands for ({@code 1e6 / prof_rate}), when the
+   * histogram counts seconds and that is a whole number; else -1 (arcs and basic blocks count
+   * calls and executions, not time).
+   */
+  @Override
+  public long period() {
+    long rate = profRate();
+    return rate > 0 && 1_000_000 % rate == 0 && "seconds".equals(dimension())
+        ? 1_000_000 / rate : -1;
+  }
+
+  /** {@code microseconds} where {@link #period()} is known; else null. */
+  @Override
+  public String periodUnit() {
+    return period() > 0 ? "microseconds" : null;
+  }
+
   // ---------------------------------------------------------------- detection statistics
 
   long recordsSeen() {

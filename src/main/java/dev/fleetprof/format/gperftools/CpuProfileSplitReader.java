@@ -1,0 +1,201 @@
+package dev.fleetprof.format.gperftools;
+
+import dev.fleetprof.format.ByteSource;
+import dev.fleetprof.format.DecodeOptions;
+import dev.fleetprof.format.MappingIndex;
+import dev.fleetprof.format.ProfileFormatException;
+import dev.fleetprof.format.ProfileRecordReader;
+import java.io.IOException;
+import java.io.InputStream;
+
+/**
+ * The records of a whole CPU profile or of one split of it, with the checks that make splitting
+ * safe. A split that starts inside the file finds its first record with the boundary checker; a
+ * split, having read past its end, checks that the checker finds the same boundary where the next
+ * split starts, so that each record is read by exactly one split or reading fails naming the file
+ * and offset. A whole file ends at its trailer; one that ends before it is reported as truncated,
+ * after its complete records.
+ */
+public final class CpuProfileSplitReader implements ProfileRecordReader {
+  private static final String KIND = "sample";
+  private static final String MICROSECONDS = "microseconds";
+
+  private final ByteSource src;
+  private final CpuProfileLayout splitLayout;
+  private final long splitEnd;
+  private final CpuProfileBoundaryChecker checker;
+  private final long startBoundary;
+  private final boolean resynced;
+  private final MappingIndex mappings;
+  private final InputStream in;
+  private final CpuProfileReader reader;
+  private boolean finished;
+  private boolean truncated;
+
+  private CpuProfileSplitReader(ByteSource src, CpuProfileHeader header, CpuProfileLayout layout,
+      long start, long end, DecodeOptions options) throws IOException {
+    this.src = src;
+    this.splitLayout = layout;
+    this.splitEnd = end;
+    if (layout != null) {
+      this.mappings = layout.mappings();
+      this.checker = new CpuProfileBoundaryChecker(src, layout);
+      this.resynced = start != 0;
+      this.startBoundary = start == 0 ? header.recordsStart() : checker.firstBoundaryAtOrAfter(start);
+    } else {
+      this.mappings = options.needsMappings() ? CpuProfileLayout.read(src).mappings()
+          : MappingIndex.EMPTY;
+      this.checker = null;
+      this.resynced = false;
+      this.startBoundary = header.recordsStart();
+    }
+    // A split opens where its first record starts; a whole file (compressed ones always are read
+    // whole) is read from its start, past the header.
+    this.in = src.open(layout == null ? 0 : startBoundary);
+    try {
+      this.reader = layout == null
+          ? CpuProfileReader.wholeFile(src.name(), header, in, src.length(), options.needsChains(),
+              options.buffer())
+          : new CpuProfileReader(src.name(), header, in, startBoundary, end, src.length(),
+              options.needsChains(), options.buffer());
+    } catch (IOException | RuntimeException e) {
+      in.close();
+      throw e;
+    }
+  }
+
+  /** A reader over a whole file, whose header was already parsed. */
+  public static CpuProfileSplitReader wholeFile(ByteSource src, CpuProfileHeader header,
+      DecodeOptions options) throws IOException {
+    return new CpuProfileSplitReader(src, header, null, 0, Long.MAX_VALUE, options);
+  }
+
+  /**
+   * A reader over the records that start in {@code [start, end)} of a file whose layout was read
+   * when the splits were planned ({@link CpuProfileLayout#read}); the mappings come from the layout.
+   */
+  public static CpuProfileSplitReader split(ByteSource src, CpuProfileLayout layout, long start,
+      long end, DecodeOptions options) throws IOException {
+    return new CpuProfileSplitReader(src, layout.header(), layout, start, end, options);
+  }
+
+  /** Whether this split started inside the file and found its first record with the checker. */
+  public boolean resynced() {
+    return resynced;
+  }
+
+  @Override
+  public boolean next() throws IOException {
+    if (finished) {
+      return false;
+    }
+    if (reader.next()) {
+      return true;
+    }
+    finished = true;
+    checkEnd();
+    return false;
+  }
+
+  /** Checks how reading ended: the split hand-off, the trailer, or a truncated file. */
+  private void checkEnd() throws IOException {
+    switch (reader.end()) {
+      case SPLIT_END: {
+        long expected = checker.firstBoundaryAtOrAfter(splitEnd);
+        if (expected != reader.stopOffset()) {
+          throw new ProfileFormatException(src.name(), splitEnd, "split boundary check failed:"
+              + " reading sequentially reached the record boundary at byte "
+              + reader.stopOffset() + ", but the boundary checker, run where the next split"
+              + " starts, finds " + expected + "; the file cannot be split safely (read it with"
+              + " a larger maxPartitionBytes, and please report the file)");
+        }
+        break;
+      }
+      case TRAILER:
+        if (splitLayout != null && reader.stopOffset() != splitLayout.trailerOffset()) {
+          throw new ProfileFormatException(src.name(), reader.stopOffset(), "found a trailer"
+              + " where planning (from the file's tail) placed it at byte "
+              + splitLayout.trailerOffset() + "; was the file changed while being read?");
+        }
+        break;
+      case TRUNCATED:
+        if (splitLayout != null) {
+          throw new ProfileFormatException(src.name(), reader.stopOffset(), "the file ended"
+              + " before the trailer that planning found at byte " + splitLayout.trailerOffset()
+              + "; was the file changed while being read?");
+        }
+        truncated = true;
+        throw new ProfileFormatException(src.name(), reader.stopOffset(), "truncated: the file"
+            + " ends without the trailer that closes a CPU profile (the profiled process was"
+            + " probably killed); its " + reader.records() + " complete records before this"
+            + " offset were read");
+      default:
+        throw new IllegalStateException("reader ended as " + reader.end());
+    }
+  }
+
+  @Override
+  public String kind() {
+    return KIND;
+  }
+
+  @Override
+  public long count() {
+    return reader.count();
+  }
+
+  @Override
+  public int depth() {
+    return reader.depth();
+  }
+
+  @Override
+  public long pc(int i) {
+    return reader.pc(i);
+  }
+
+  /** The current chain's pcs (leaf first) in a reused array, valid for {@link #depth()} entries. */
+  public long[] pcs() {
+    return reader.pcs();
+  }
+
+  @Override
+  public long recordOffset() {
+    return reader.recordOffset();
+  }
+
+  @Override
+  public long period() {
+    return reader.header().periodMicros();
+  }
+
+  @Override
+  public String periodUnit() {
+    return MICROSECONDS;
+  }
+
+  @Override
+  public MappingIndex mappings() {
+    return mappings;
+  }
+
+  @Override
+  public boolean uniformRecords() {
+    return true;
+  }
+
+  @Override
+  public long bytesRead() {
+    return reader.position() - startBoundary;
+  }
+
+  @Override
+  public boolean truncated() {
+    return truncated;
+  }
+
+  @Override
+  public void close() throws IOException {
+    in.close();
+  }
+}

@@ -1,0 +1,98 @@
+package dev.fleetprof.spark;
+
+import dev.fleetprof.format.ByteArraySource;
+import dev.fleetprof.format.ByteSource;
+import dev.fleetprof.format.DecodeOptions;
+import dev.fleetprof.format.ProfileFormat;
+import dev.fleetprof.format.ProfileFormats;
+import dev.fleetprof.format.gperftools.CpuProfileLayout;
+import dev.fleetprof.format.gperftools.CpuProfileSplitReader;
+import dev.fleetprof.format.gperftools.GperftoolsFormat;
+import dev.fleetprof.split.SplitPlanner.Slice;
+import java.io.IOException;
+import java.io.InputStream;
+import java.util.Map;
+import org.apache.hadoop.conf.Configuration;
+
+/**
+ * Opens one slice for reading: a split of a large CPU profile with the layout planning read, any
+ * other file whole, its format named by the read or detected from its first bytes. Small files (a
+ * fleet's usual profile is tens of KB) are read with one open and then decoded from memory.
+ */
+final class SliceOpener {
+  /** Files up to this size are read whole with one open (see {@link ByteArraySource}). */
+  static final long WHOLE_FILE_BYTES = 1 << 20;
+
+  private final Configuration conf;
+  private final Map<String, CpuProfileLayout> splitLayouts;
+  private final ProfileFormat fixedFormat;
+  private final DecodeOptions decodeOptions;
+  private final RequiredColumns columns;
+  private final ReadMetrics metrics;
+  private final byte[] head = new byte[ProfileFormats.HEAD_BYTES];
+  /** Holds the current file when it is small enough to read whole; grown as needed. */
+  private byte[] wholeFile;
+  private String format;
+
+  /**
+   * @param fixedFormat the format every file is read as, or null to detect each file's
+   * @param partitionBytes the bytes of all the task's slices, to size the read buffer
+   */
+  SliceOpener(Configuration conf, Map<String, CpuProfileLayout> splitLayouts,
+      ProfileFormat fixedFormat, Map<String, String> formatOptions, RequiredColumns columns,
+      ReadMetrics metrics, long partitionBytes) {
+    this.conf = conf;
+    this.splitLayouts = splitLayouts;
+    this.fixedFormat = fixedFormat;
+    this.columns = columns;
+    this.metrics = metrics;
+    // One read buffer for every file of the task: 1 MiB, or less when the task reads less.
+    byte[] buffer = new byte[(int) Math.max(4096, Math.min(1 << 20, partitionBytes))];
+    this.decodeOptions = new DecodeOptions(formatOptions, columns.needsPcs(),
+        columns.needsMappings(), buffer);
+  }
+
+  /** The format of the slice last opened (also when opening it failed), or null if not known. */
+  String format() {
+    return format;
+  }
+
+  RowSource open(Slice slice) throws IOException {
+    format = null;
+    HadoopByteSource file = new HadoopByteSource(slice.path(), slice.fileLength(), conf);
+    CpuProfileLayout layout = splitLayouts.get(slice.path());
+    if (layout != null) { // a split of a large profile: the driver already read its layout
+      if (slice.start() == 0) {
+        metrics.files++;
+      }
+      format = GperftoolsFormat.NAME;
+      CpuProfileSplitReader split =
+          CpuProfileSplitReader.split(file, layout, slice.start(), slice.end(), decodeOptions);
+      if (split.resynced()) {
+        metrics.resyncedSplits++;
+      }
+      return new ProfileRows(split, format, file.name(), columns, metrics);
+    }
+    metrics.files++;
+    ByteSource src = file;
+    if (!file.gzip() && slice.fileLength() <= WHOLE_FILE_BYTES) {
+      int length = (int) slice.fileLength();
+      if (wholeFile == null || wholeFile.length < length) {
+        wholeFile = new byte[Math.max(length, 64 << 10)];
+      }
+      file.readFully(wholeFile, length);
+      src = new ByteArraySource(file.name(), wholeFile, length);
+    }
+    int n;
+    try (InputStream in = src.open(0)) {
+      n = in.readNBytes(head, 0, head.length);
+    }
+    if (n == 0) {
+      return RowSource.EMPTY; // a profiler reset before its first flush leaves a 0-byte file
+    }
+    ProfileFormat f = fixedFormat != null ? fixedFormat
+        : ProfileFormats.require(src.name(), head, n, src.length());
+    format = f.name();
+    return new ProfileRows(f.open(src, decodeOptions), format, src.name(), columns, metrics);
+  }
+}
