@@ -93,7 +93,7 @@ public final class DcpiProfileReader implements ProfileRecordReader {
     InputStream stream = source.open(0);
     try {
       DcpiInput input = new DcpiInput(stream, 0, length, BUFFER_BYTES);
-      DcpiHeader header = DcpiHeader.parse(input, source.name());
+      DcpiHeader header = DcpiHeaderParser.parse(input, source.name());
       return new DcpiProfileReader(source.name(), header, unit, input, length);
     } catch (IOException | RuntimeException | Error e) {
       try {

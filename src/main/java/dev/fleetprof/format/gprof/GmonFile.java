@@ -121,23 +121,70 @@ public final class GmonFile {
 
   // ------------------------------------------------------------------ GNU
 
+  /**
+   * The version of a GNU file and the byte orders left to try: one when the version word decides it
+   * (or it is forced), both for version 0, which reads the same either way.
+   *
+   * @param flavor version 0 or 1
+   * @param orders the byte orders to walk the file in
+   * @param orderBasis why the byte order is what it is; null while both orders are candidates
+   */
+  private record GnuVersion(GmonFlavor flavor, List<ByteOrder> orders, String orderBasis) {}
+
+  /** The reading detection settled on, and why its pointer size and byte order. */
+  private record Decision(Attempt chosen, String sizeBasis, String orderBasis) {}
+
+  /**
+   * A file starting with {@code gmon}: the header and version word decide the flavor and the byte
+   * orders to try, the file is walked under each candidate reading, and of the readings that parse
+   * the whole file one is chosen (or the file is refused as ambiguous).
+   */
   private static GmonLayout detectGnu(ByteSource source, GmonOptions options, byte[] head, int n)
       throws IOException {
     String name = source.name();
+    requireGnuHeader(name, n);
+    rejectLdProfile(name, head);
+    GnuVersion version = gnuVersion(name, options, head);
+    List<Attempt> attempts = walkGnuReadings(source, options, version);
+    List<Attempt> fits = distinctFits(attempts);
+    if (fits.isEmpty()) {
+      throw noFit(name, attempts, "no pointer size"
+          + (version.orders().size() > 1 ? " and byte order" : "") + " parses the whole file");
+    }
+    Decision d = noRecords(fits) ? decideEmptyGnu(options, version, fits)
+        : decideGnu(name, options, version, attempts, fits);
+    return d.chosen().layout.withBasis(d.chosen().end, d.chosen().records, d.sizeBasis(),
+        d.orderBasis());
+  }
+
+  /** The 20-byte GNU header must be there before anything else is looked at. */
+  private static void requireGnuHeader(String name, int n) throws ProfileFormatException {
     if (n < 20) {
       throw new ProfileFormatException(name, n,
           "file too short for the 20-byte gmon header (it has " + n + " bytes)");
     }
+  }
+
+  /** glibc's sprof files share the magic but not the layout: refused by name, in either order. */
+  private static void rejectLdProfile(String name, byte[] head) throws ProfileFormatException {
+    if (u32(head, 4, ByteOrder.LITTLE_ENDIAN) == LD_PROFILE_VERSION
+        || u32(head, 4, ByteOrder.BIG_ENDIAN) == LD_PROFILE_VERSION) {
+      throw new ProfileFormatException(name, 4,
+          "glibc LD_PROFILE (sprof) profile: 'gmon' magic with version 0x1ffff; it describes one"
+              + " shared object in a different layout and is not a gprof gmon.out file (not"
+              + " supported)");
+    }
+  }
+
+  /**
+   * Reads the version word: a forced byte order reads it that way only; otherwise the order in
+   * which it reads 1 is the file's, and a 0 leaves both orders to try. Any other version is
+   * refused.
+   */
+  private static GnuVersion gnuVersion(String name, GmonOptions options, byte[] head)
+      throws ProfileFormatException {
     long vLe = u32(head, 4, ByteOrder.LITTLE_ENDIAN);
     long vBe = u32(head, 4, ByteOrder.BIG_ENDIAN);
-    if (vLe == LD_PROFILE_VERSION || vBe == LD_PROFILE_VERSION) {
-      throw new ProfileFormatException(name, 4,
-          "glibc LD_PROFILE (sprof) profile: 'gmon' magic with version 0x1ffff; it describes one shared"
-              + " object in a different layout and is not a gprof gmon.out file (not supported)");
-    }
-    List<ByteOrder> orders = new ArrayList<>();
-    String orderBasis = null;
-    int version;
     ByteOrder forced = options.byteOrder();
     if (forced != null) {
       long v = forced == ByteOrder.LITTLE_ENDIAN ? vLe : vBe;
@@ -148,126 +195,167 @@ public final class GmonFile {
             orderName(forced), GmonOptions.BYTE_ORDER,
             other == 1 ? "; it reads as version 1 in the other byte order" : ""));
       }
-      version = (int) v;
-      orders.add(forced);
-      orderBasis = "forced by " + GmonOptions.BYTE_ORDER;
-    } else if (vLe == 1) {
-      version = 1;
-      orders.add(ByteOrder.LITTLE_ENDIAN);
-      orderBasis = "version word 01 00 00 00 reads 1 little-endian";
-    } else if (vBe == 1) {
-      version = 1;
-      orders.add(ByteOrder.BIG_ENDIAN);
-      orderBasis = "version word 00 00 00 01 reads 1 big-endian";
-    } else if (vLe == 0) {
-      version = 0;
-      orders.add(ByteOrder.LITTLE_ENDIAN);
-      orders.add(ByteOrder.BIG_ENDIAN);
-    } else {
-      throw new ProfileFormatException(name, 4, String.format(
-          "unsupported gmon version: the version word %02x %02x %02x %02x reads %d little-endian and %d"
-              + " big-endian; gprof knows versions 0 and 1",
-          head[4] & 0xff, head[5] & 0xff, head[6] & 0xff, head[7] & 0xff, vLe, vBe));
+      return new GnuVersion(v == 1 ? GmonFlavor.GNU_V1 : GmonFlavor.GNU_V0, List.of(forced),
+          "forced by " + GmonOptions.BYTE_ORDER);
     }
-    GmonFlavor flavor = version == 1 ? GmonFlavor.GNU_V1 : GmonFlavor.GNU_V0;
-    int[] sizes = options.pointerSize() != 0 ? new int[] {options.pointerSize()} : new int[] {4, 8};
+    if (vLe == 1) {
+      return new GnuVersion(GmonFlavor.GNU_V1, List.of(ByteOrder.LITTLE_ENDIAN),
+          "version word 01 00 00 00 reads 1 little-endian");
+    }
+    if (vBe == 1) {
+      return new GnuVersion(GmonFlavor.GNU_V1, List.of(ByteOrder.BIG_ENDIAN),
+          "version word 00 00 00 01 reads 1 big-endian");
+    }
+    if (vLe == 0) {
+      return new GnuVersion(GmonFlavor.GNU_V0,
+          List.of(ByteOrder.LITTLE_ENDIAN, ByteOrder.BIG_ENDIAN), null);
+    }
+    throw new ProfileFormatException(name, 4, String.format(
+        "unsupported gmon version: the version word %02x %02x %02x %02x reads %d little-endian and"
+            + " %d big-endian; gprof knows versions 0 and 1",
+        head[4] & 0xff, head[5] & 0xff, head[6] & 0xff, head[7] & 0xff, vLe, vBe));
+  }
 
+  /**
+   * Walks the file once per candidate byte order and pointer size (the forced ones only, if any). A
+   * 64-bit reading that fails after meeting a basic-block record is walked again with a 4-byte
+   * {@code ncounts} (gprof writes 4 bytes, 64-bit glibc 8).
+   */
+  private static List<Attempt> walkGnuReadings(ByteSource source, GmonOptions options,
+      GnuVersion version) throws IOException {
+    int[] sizes = options.pointerSize() != 0 ? new int[] {options.pointerSize()} : new int[] {4, 8};
+    GmonFlavor flavor = version.flavor();
     List<Attempt> attempts = new ArrayList<>();
-    for (ByteOrder order : orders) {
+    for (ByteOrder order : version.orders()) {
       for (int p : sizes) {
-        Attempt a = walk(source, new GmonLayout(flavor, p, order, p == 8 ? 8 : 4, 100, -1, -1, "", ""));
+        int ncountsWidth = p == 8 ? 8 : 4;
+        Attempt a =
+            walk(source, new GmonLayout(flavor, p, order, ncountsWidth, 100, -1, -1, "", ""));
         attempts.add(a);
         if (p == 8 && !a.ok && a.sawBasicBlocks) {
           attempts.add(walk(source, new GmonLayout(flavor, p, order, 4, 100, -1, -1, "", "")));
         }
       }
     }
+    return attempts;
+  }
+
+  /** The readings that parse the whole file, one per (pointer size, byte order), first one kept. */
+  private static List<Attempt> distinctFits(List<Attempt> attempts) {
     List<Attempt> fits = new ArrayList<>();
     for (Attempt a : attempts) {
       boolean dup = false;
       for (Attempt f : fits) {
-        dup |= f.layout.pointerSize() == a.layout.pointerSize() && f.layout.byteOrder() == a.layout.byteOrder();
+        dup |= f.layout.pointerSize() == a.layout.pointerSize()
+            && f.layout.byteOrder() == a.layout.byteOrder();
       }
       if (a.ok && !dup) {
         fits.add(a);
       }
     }
-    if (fits.isEmpty()) {
-      throw noFit(name, attempts, "no pointer size" + (orders.size() > 1 ? " and byte order" : "")
-          + " parses the whole file");
-    }
+    return fits;
+  }
 
-    Attempt chosen;
-    String sizeBasis;
-    boolean noRecords = true;
+  private static boolean noRecords(List<Attempt> fits) {
+    boolean none = true;
     for (Attempt f : fits) {
-      noRecords &= f.records == 0;
+      none &= f.records == 0;
     }
-    if (noRecords) {
-      chosen = fits.get(0);
-      for (Attempt f : fits) {
-        if (f.layout.pointerSize() == 8 && chosen.layout.pointerSize() != 8) {
-          chosen = f;
-        }
+    return none;
+  }
+
+  /**
+   * A file with no records after its header fits every reading and the choice does not matter: the
+   * 64-bit one is reported, in the first order that fits.
+   */
+  private static Decision decideEmptyGnu(GmonOptions options, GnuVersion version,
+      List<Attempt> fits) {
+    Attempt chosen = fits.get(0);
+    for (Attempt f : fits) {
+      if (f.layout.pointerSize() == 8 && chosen.layout.pointerSize() != 8) {
+        chosen = f;
       }
-      sizeBasis = options.pointerSize() != 0 ? "forced by " + GmonOptions.POINTER_SIZE
-          : "the file has no records after its header, so the pointer size does not matter; reported as 8";
-      if (orderBasis == null) {
-        orderBasis = "version word 0 reads the same in both orders and the file has no records; reported as "
+    }
+    String sizeBasis = options.pointerSize() != 0 ? "forced by " + GmonOptions.POINTER_SIZE
+        : "the file has no records after its header, so the pointer size does not matter;"
+            + " reported as 8";
+    String orderBasis = version.orderBasis() != null ? version.orderBasis()
+        : "version word 0 reads the same in both orders and the file has no records; reported as "
             + orderName(chosen.layout.byteOrder());
+    return new Decision(chosen, sizeBasis, orderBasis);
+  }
+
+  /**
+   * A file with records: exactly one pointer size must fit; when both byte orders fit (version 0),
+   * the one giving the smaller addresses is chosen.
+   */
+  private static Decision decideGnu(String name, GmonOptions options, GnuVersion version,
+      List<Attempt> attempts, List<Attempt> fits) throws ProfileFormatException {
+    requireOnePointerSize(name, fits);
+    Attempt chosen = fits.get(0);
+    String orderBasis = version.orderBasis();
+    if (fits.size() > 1) { // version 0, both byte orders fit
+      Attempt le = fits.get(0);
+      Attempt be = fits.get(1);
+      int c = Long.compareUnsigned(le.maxAddress, be.maxAddress);
+      if (c == 0) {
+        throw new ProfileFormatException(name, 4, "ambiguous byte order: this version-0 file parses"
+            + " completely in both byte orders; set " + GmonOptions.BYTE_ORDER);
       }
-    } else {
-      boolean sizesDiffer = false;
-      for (Attempt f : fits) {
-        sizesDiffer |= f.layout.pointerSize() != fits.get(0).layout.pointerSize();
-      }
-      if (sizesDiffer) {
-        throw new ProfileFormatException(name, 20, "ambiguous pointer size: the file parses completely"
-            + " and ends exactly at end of file with pointer size 4 and with 8; set "
-            + GmonOptions.POINTER_SIZE);
-      }
-      chosen = fits.get(0);
-      if (fits.size() > 1) { // version 0, both byte orders fit
-        Attempt le = fits.get(0);
-        Attempt be = fits.get(1);
-        int c = Long.compareUnsigned(le.maxAddress, be.maxAddress);
-        if (c == 0) {
-          throw new ProfileFormatException(name, 4, "ambiguous byte order: this version-0 file parses"
-              + " completely in both byte orders; set " + GmonOptions.BYTE_ORDER);
-        }
-        chosen = c < 0 ? le : be;
-        Attempt other = c < 0 ? be : le;
-        orderBasis = String.format("version word 0 reads the same in both orders and both parse; %s gives"
-            + " the smaller addresses (max 0x%x against 0x%x)", orderName(chosen.layout.byteOrder()),
-            chosen.maxAddress, other.maxAddress);
-      }
-      if (options.pointerSize() != 0) {
-        sizeBasis = "forced by " + GmonOptions.POINTER_SIZE;
-      } else {
-        Attempt otherSize = null;
-        for (Attempt a : attempts) {
-          if (a.layout.pointerSize() != chosen.layout.pointerSize()
-              && a.layout.byteOrder() == chosen.layout.byteOrder()) {
-            otherSize = a;
-          }
-        }
-        sizeBasis = "the only size under which all " + chosen.records + " records parse and end exactly"
-            + " at end of file"
-            + (otherSize != null && otherSize.error != null
-                ? " (with " + otherSize.layout.pointerSize() + ": " + shortError(otherSize.error) + ")"
-                : "");
-      }
-      if (chosen.sawBasicBlocks && chosen.layout.pointerSize() == 8) {
-        sizeBasis += chosen.layout.bbCountWidth() == 8
-            ? "; basic-block ncounts read as 8 bytes, as 64-bit glibc writes them"
-            : "; basic-block ncounts read as 4 bytes, as gprof writes them (8 bytes does not parse)";
-      }
+      chosen = c < 0 ? le : be;
+      Attempt other = c < 0 ? be : le;
+      orderBasis = String.format("version word 0 reads the same in both orders and both parse; %s"
+          + " gives the smaller addresses (max 0x%x against 0x%x)",
+          orderName(chosen.layout.byteOrder()), chosen.maxAddress, other.maxAddress);
     }
     if (orderBasis == null) {
-      orderBasis = "version word 0 reads the same in both orders; only " + orderName(chosen.layout.byteOrder())
-          + " parses the whole file";
+      orderBasis = "version word 0 reads the same in both orders; only "
+          + orderName(chosen.layout.byteOrder()) + " parses the whole file";
     }
-    return chosen.layout.withBasis(chosen.end, chosen.records, sizeBasis, orderBasis);
+    return new Decision(chosen, gnuSizeBasis(options, attempts, chosen), orderBasis);
+  }
+
+  private static void requireOnePointerSize(String name, List<Attempt> fits)
+      throws ProfileFormatException {
+    for (Attempt f : fits) {
+      if (f.layout.pointerSize() != fits.get(0).layout.pointerSize()) {
+        throw new ProfileFormatException(name, 20, "ambiguous pointer size: the file parses"
+            + " completely and ends exactly at end of file with pointer size 4 and with 8; set "
+            + GmonOptions.POINTER_SIZE);
+      }
+    }
+  }
+
+  /**
+   * Why the chosen pointer size: forced, or the only one that parses (with the other size's error,
+   * from its last reading in the chosen order), plus how a 64-bit file's basic-block counts were
+   * read.
+   */
+  private static String gnuSizeBasis(GmonOptions options, List<Attempt> attempts, Attempt chosen) {
+    String sizeBasis;
+    if (options.pointerSize() != 0) {
+      sizeBasis = "forced by " + GmonOptions.POINTER_SIZE;
+    } else {
+      Attempt otherSize = null;
+      for (Attempt a : attempts) {
+        if (a.layout.pointerSize() != chosen.layout.pointerSize()
+            && a.layout.byteOrder() == chosen.layout.byteOrder()) {
+          otherSize = a;
+        }
+      }
+      sizeBasis = "the only size under which all " + chosen.records + " records parse and end"
+          + " exactly at end of file"
+          + (otherSize != null && otherSize.error != null
+              ? " (with " + otherSize.layout.pointerSize() + ": " + shortError(otherSize.error)
+                  + ")"
+              : "");
+    }
+    if (chosen.sawBasicBlocks && chosen.layout.pointerSize() == 8) {
+      sizeBasis += chosen.layout.bbCountWidth() == 8
+          ? "; basic-block ncounts read as 8 bytes, as 64-bit glibc writes them"
+          : "; basic-block ncounts read as 4 bytes, as gprof writes them (8 bytes does not parse)";
+    }
+    return sizeBasis;
   }
 
   // ------------------------------------------------------------------ BSD

@@ -58,12 +58,21 @@ public final class GmonReader implements ProfileRecordReader {
   /** Distinct histogram ranges remembered for the overlap check; later ones are not checked. */
   static final int MAX_RANGES_CHECKED = 4096;
 
-  private static final int S_HEADER = 0;
-  private static final int S_RECORDS = 1;
-  private static final int S_HIST = 2;
-  private static final int S_BB = 3;
-  private static final int S_BSD_ARCS = 4;
-  private static final int S_DONE = 5;
+  /** Where {@link #next()} is in the file. */
+  private enum State {
+    /** Before the file header (GNU or BSD). */
+    HEADER,
+    /** GNU files: before a record's tag byte, or at the end of the file. */
+    RECORDS,
+    /** Inside a histogram's bins. */
+    HISTOGRAM_BINS,
+    /** Inside a GNU basic-block record's (address, count) pairs. */
+    BASIC_BLOCKS,
+    /** BSD files: in the arcs that follow the one histogram, up to the end of the file. */
+    BSD_ARCS,
+    /** The end of the file was reached, or the reader was closed. */
+    DONE
+  }
 
   private static final String SECONDS = "seconds";
 
@@ -75,7 +84,7 @@ public final class GmonReader implements ProfileRecordReader {
   private final int ptr;
   private final boolean gnu;
 
-  private int state = S_HEADER;
+  private State state = State.HEADER;
 
   // current histogram
   private long histOffset;
@@ -135,18 +144,18 @@ public final class GmonReader implements ProfileRecordReader {
   public boolean next() throws IOException {
     while (true) {
       switch (state) {
-        case S_HEADER:
+        case HEADER:
           if (gnu) {
             readGnuHeader();
-            state = S_RECORDS;
+            state = State.RECORDS;
           } else {
             readBsdHeader();
-            state = S_HIST;
+            state = State.HISTOGRAM_BINS;
           }
           break;
-        case S_RECORDS: {
+        case RECORDS: {
           if (in.atEnd()) {
-            state = S_DONE;
+            state = State.DONE;
             return false;
           }
           long off = in.position();
@@ -155,7 +164,7 @@ public final class GmonReader implements ProfileRecordReader {
           switch (tag) {
             case 0:
               readHistogramHeader(off);
-              state = S_HIST;
+              state = State.HISTOGRAM_BINS;
               break;
             case 1:
               if (readGnuArc(off)) {
@@ -164,7 +173,7 @@ public final class GmonReader implements ProfileRecordReader {
               break;
             case 2:
               readBasicBlockHeader(off);
-              state = S_BB;
+              state = State.BASIC_BLOCKS;
               break;
             default:
               throw error(off, String.format(
@@ -174,32 +183,34 @@ public final class GmonReader implements ProfileRecordReader {
           }
           break;
         }
-        case S_HIST:
+        case HISTOGRAM_BINS:
           if (nextBin()) {
             return true;
           }
-          state = gnu ? S_RECORDS : S_BSD_ARCS;
+          state = gnu ? State.RECORDS : State.BSD_ARCS;
           break;
-        case S_BB:
+        case BASIC_BLOCKS:
           if (bbLeft == 0) {
-            state = S_RECORDS;
+            state = State.RECORDS;
             break;
           }
           if (nextBasicBlock()) {
             return true;
           }
           break;
-        case S_BSD_ARCS:
+        case BSD_ARCS:
           if (in.atEnd()) {
-            state = S_DONE;
+            state = State.DONE;
             return false;
           }
           if (readBsdArc()) {
             return true;
           }
           break;
-        default:
+        case DONE:
           return false;
+        default:
+          throw new AssertionError(state);
       }
     }
   }
@@ -632,7 +643,7 @@ public final class GmonReader implements ProfileRecordReader {
 
   @Override
   public void close() throws IOException {
-    state = S_DONE;
+    state = State.DONE;
     in.close();
   }
 }

@@ -25,8 +25,11 @@ import org.junit.jupiter.params.provider.MethodSource;
  * sequential walk of the chunks. False negatives must be 0 (every rule is a necessary condition).
  * False positives and undecided verdicts are asserted to be 0 on the samples (the forward rules alone
  * are also measured and printed: they do produce false positives); {@link
- * #aCraftedChunkFoolsTheChecker} shows false positives remain possible in general, which is why DCPI
- * files are read one partition per file unless a reader verifies the hand-off.
+ * #aCraftedChunkFoolsTheChecker} shows false positives remain possible in general.
+ *
+ * <p>DCPI files are never split: the source reads each in one partition. That crafted chunk is why
+ * (nothing in the format marks a chunk start, and counts are free 32-bit values), so the checker lives
+ * here, in test code, as the record of that evaluation rather than in the decoder.
  */
 class DcpiChunkBoundaryCheckerTest {
   static List<String> validFiles() throws IOException {

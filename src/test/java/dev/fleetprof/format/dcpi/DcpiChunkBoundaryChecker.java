@@ -7,15 +7,18 @@ import java.io.InputStream;
 
 /**
  * Decides, from the bytes around a position inside a major-version-0 binary part, whether a chunk starts
- * there; a Spark-free building block for record-aligned splitting. Positions are relative to {@link
+ * there. It is test code: DCPI files are never split (one partition per file), and this checker is
+ * kept only for {@link DcpiChunkBoundaryCheckerTest}, the measurement of what record-aligned splitting
+ * of DCPI files could achieve and why it is not done. Positions are relative to {@link
  * DcpiHeader#binaryStart()}. Every test is a necessary condition of a valid file (one {@link
  * DcpiProfileReader} accepts), so a true chunk start is never answered {@link Verdict#NOT_START} (no
  * false negatives by construction). The converse does not hold: nothing in the format marks a chunk
  * start and counts are free 32-bit values, so a run of counts can spell a chain of chunks, including a
  * fake previous chunk; {@code DcpiChunkBoundaryCheckerTest.aCraftedChunkFoolsTheChecker} builds a valid
  * file where this checker answers {@link Verdict#START} inside a chunk. On the sample files it makes no
- * mistake at any position (see that test), but splitting on its verdict is only safe with the hand-off
- * verification of the design notes: by default DCPI files are read one partition per file.
+ * mistake at any position (see that test), but splitting on its verdict would only be safe if each
+ * split's reader confirmed that the previous split's last chunk ends exactly where it starts, which
+ * nothing implements.
  *
  * <p><b>Forward.</b> At position {@code p} (binary part of {@code B} bytes, footer at {@code F = B - 8}),
  * with {@code stride} = offset units per instruction (4 for {@code BYTES}, 1 for {@code INSTRUCTIONS}),
