@@ -93,7 +93,7 @@ public final class MappingIndex implements Serializable {
    * Index of the executable mapping holding {@code pc}, or -1. A branch-free search (the comparison
    * picks the next base instead of steering a branch): frames of a call chain hop between modules
    * unpredictably, and a classic binary search mispredicted about half its branches, a third of an
-   * all-columns read (issue 7, JFR).
+   * all-columns read (measured with JFR on the scan benchmark).
    */
   public int find(long pc) {
     long[] s = flippedStarts;

@@ -12,7 +12,7 @@ import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 
 /**
- * The physical reference of issue 7: how fast one core can walk every record and every pc of a
+ * The physical reference of the scan benchmark: how fast one core can walk every record and every pc of a
  * 64-bit little-endian gperftools profile from the page cache. {@link #readLoop} (the reference) and
  * {@link #mappedLoop} use no project code, so they stay the yardstick however the project's decoder
  * changes: the first copies the page cache into a buffer, as every stream-based reader (Hadoop's

@@ -79,7 +79,7 @@ final class Report {
     lookupReference = l;
   }
 
-  /** A target of issue 7: what it asks, what this run measured, and whether that meets it. */
+  /** A target of the scan benchmark: what it asks, what this run measured, and whether that meets it. */
   void target(String what, String measured, Boolean met) {
     targets.add(new String[] {what, measured, met == null ? "n/a" : met ? "yes" : "**no**"});
   }

@@ -32,7 +32,7 @@ import org.apache.spark.sql.connector.read.InputPartition;
 import org.apache.spark.sql.util.CaseInsensitiveStringMap;
 
 /**
- * The benchmark of issue 7, run by {@code bench/run}: generates its inputs (a large gperftools
+ * The scan benchmark, run by {@code bench/run}: generates its inputs (a large gperftools
  * profile, a fleet of small ones, a large gmon.out and DCPI file), then measures in one run the
  * plain single-threaded Java reference and every way of reading them (the {@code profile} source
  * with several queries and core counts, the naive {@code binaryFile} + UDF, the fleet job, {@code
@@ -202,7 +202,7 @@ public final class ScanBenchmark {
 
   /**
    * The reference is the copying loop: it reads the page cache as every stream-based reader does
-   * (Spark's sources read through Hadoop streams) and is the rate issue 7 quotes (3-4.5 GB/s per
+   * (Spark's sources read through Hadoop streams) and is the rate the scan targets quote (3-4.5 GB/s per
    * core). The in-place mmap loop, faster by the copy it saves, is shown as the upper bound.
    */
   private void references(Input large) throws Exception {
