@@ -24,9 +24,9 @@ final class FileLister {
   /**
    * A listed file with its blocks (for preferred locations) and the directory its partition
    * directories ({@code key=value}) are read below: the input directory it was listed from, or the
-   * file's parent for a file given by name, or {@code basePath}.
+   * file's parent for a file given by name, or {@code basePath}; and its modification time (ms).
    */
-  record ListedFile(String path, long length, Block[] blocks, String root) {}
+  record ListedFile(String path, long length, Block[] blocks, String root, long modified) {}
 
   private FileLister() {}
 
@@ -68,7 +68,7 @@ final class FileLister {
           BlockLocation[] locs = fs.getFileBlockLocations(st, 0, st.getLen());
           String root = basePath != null ? qualified(basePath, conf)
               : st.getPath().getParent().toString();
-          add(out, st.getPath(), st.getLen(), locs, root);
+          add(out, st, locs, root);
         }
       }
     }
@@ -114,7 +114,7 @@ final class FileLister {
       } else if (filter == null || filter.accept(st.getPath())) {
         BlockLocation[] blocks = st instanceof org.apache.hadoop.fs.LocatedFileStatus located
             ? located.getBlockLocations() : fs.getFileBlockLocations(st, 0, st.getLen());
-        add(out, st.getPath(), st.getLen(), blocks, root);
+        add(out, st, blocks, root);
       }
     }
   }
@@ -125,13 +125,14 @@ final class FileLister {
         || name.endsWith("._COPYING_");
   }
 
-  private static void add(Map<String, ListedFile> out, Path path, long length,
-      BlockLocation[] locs, String root) throws IOException {
+  private static void add(Map<String, ListedFile> out, FileStatus file, BlockLocation[] locs,
+      String root) throws IOException {
     Block[] blocks = new Block[locs == null ? 0 : locs.length];
     for (int i = 0; i < blocks.length; i++) {
       blocks[i] = new Block(locs[i].getOffset(), locs[i].getLength(), locs[i].getHosts());
     }
-    String key = path.toString();
-    out.putIfAbsent(key, new ListedFile(key, length, blocks, root));
+    String key = file.getPath().toString();
+    out.putIfAbsent(key, new ListedFile(key, file.getLen(), blocks, root,
+        file.getModificationTime()));
   }
 }

@@ -4,7 +4,6 @@ import dev.fleetprof.format.ProfileFormatException;
 import dev.fleetprof.split.SplitPlanner.Slice;
 import java.io.FileNotFoundException;
 import java.io.IOException;
-import org.apache.spark.sql.catalyst.InternalRow;
 import org.apache.spark.sql.catalyst.expressions.GenericInternalRow;
 import org.apache.spark.sql.catalyst.expressions.UnsafeArrayData;
 import org.apache.spark.sql.catalyst.util.GenericArrayData;
@@ -39,7 +38,7 @@ final class ProblemHandler {
    * @return the error row to return, or null when the problem is only counted and logged
    * @throws IOException when the policy says the task fails
    */
-  InternalRow handle(IOException e, Slice slice, String format, Object[] partitionValues)
+  GenericInternalRow handle(IOException e, Slice slice, String format, Object[] partitionValues)
       throws IOException {
     if (e instanceof FileNotFoundException) {
       if (!policy.ignoreMissingFiles()) {
@@ -72,7 +71,7 @@ final class ProblemHandler {
   }
 
   /** A {@code kind = 'error'} row: count 0 and empty chains, so that sums are unaffected. */
-  private InternalRow errorRow(ProfileFormatException p, Slice slice, String format,
+  private GenericInternalRow errorRow(ProfileFormatException p, Slice slice, String format,
       Object[] partitionValues) {
     if (errorRow == null) {
       errorRow = new GenericInternalRow(columns.width());

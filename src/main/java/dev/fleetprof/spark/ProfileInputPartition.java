@@ -14,12 +14,15 @@ final class ProfileInputPartition implements InputPartition {
   private final long[] starts;
   private final long[] ends;
   private final long[] lengths;
+  private final long[] modified;
   private final String[] hosts;
   /** Per slice, the file's partition values (Spark's internal values; null when no columns). */
   private final Object[][] partitionValues;
 
-  ProfileInputPartition(List<Slice> slices, Object[][] partitionValues, String[] hosts) {
+  ProfileInputPartition(List<Slice> slices, Object[][] partitionValues, long[] modified,
+      String[] hosts) {
     this.partitionValues = partitionValues;
+    this.modified = modified;
     int n = slices.size();
     this.paths = new String[n];
     this.starts = new long[n];
@@ -41,6 +44,11 @@ final class ProfileInputPartition implements InputPartition {
 
   Slice slice(int i) {
     return new Slice(paths[i], starts[i], ends[i], lengths[i]);
+  }
+
+  /** Slice {@code i}'s file's modification time, in milliseconds since the epoch. */
+  long modified(int i) {
+    return modified[i];
   }
 
   Object[] partitionValues(int i) {

@@ -6,6 +6,7 @@ import java.io.IOException;
 import org.apache.spark.TaskContext;
 import org.apache.spark.rdd.InputFileBlockHolder;
 import org.apache.spark.sql.catalyst.InternalRow;
+import org.apache.spark.sql.catalyst.expressions.GenericInternalRow;
 import org.apache.spark.sql.connector.metric.CustomTaskMetric;
 import org.apache.spark.sql.connector.read.PartitionReader;
 
@@ -139,6 +140,7 @@ final class ProfilePartitionReader implements PartitionReader<InternalRow> {
       current = opener.open(slice);
       if (current != RowSource.EMPTY) {
         columns.setPartitionValues(current.row(), partition.partitionValues(i));
+        columns.setFileMetadata(current.row(), slice, partition.modified(i));
       }
     } catch (IOException e) {
       if (problem(e)) {
@@ -159,11 +161,12 @@ final class ProfilePartitionReader implements PartitionReader<InternalRow> {
    */
   private boolean problem(IOException e) throws IOException {
     closeQuietly();
-    InternalRow error =
+    GenericInternalRow error =
         problems.handle(e, slice, opener.format(), partition.partitionValues(next - 1));
     if (error == null) {
       return false;
     }
+    columns.setFileMetadata(error, slice, partition.modified(next - 1));
     row = error;
     return true;
   }

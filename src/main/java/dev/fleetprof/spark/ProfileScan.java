@@ -159,8 +159,10 @@ final class ProfileScan implements Scan, Batch {
     List<Slice> slices = new ArrayList<>();
     Map<String, CpuProfileLayout> layouts = new HashMap<>();
     Map<String, Block[]> blocks = new HashMap<>();
+    Map<String, Long> modifiedByPath = new HashMap<>();
     for (FileLister.ListedFile f : files) {
       blocks.put(f.path(), f.blocks());
+      modifiedByPath.put(f.path(), f.modified());
       CpuProfileLayout layout = f.length() > maxSplit ? splittableLayout(f, conf) : null;
       if (layout != null) {
         layouts.put(f.path(), layout);
@@ -174,10 +176,13 @@ final class ProfileScan implements Scan, Batch {
     for (int i = 0; i < partitions.length; i++) {
       List<Slice> sl = packed.get(i).slices();
       Object[][] values = new Object[sl.size()][];
+      long[] modified = new long[sl.size()];
       for (int j = 0; j < values.length; j++) {
         values[j] = index.partitions().values(sl.get(j).path());
+        modified[j] = modifiedByPath.get(sl.get(j).path());
       }
-      partitions[i] = new ProfileInputPartition(sl, values, packed.get(i).preferredHosts());
+      partitions[i] = new ProfileInputPartition(sl, values, modified,
+          packed.get(i).preferredHosts());
     }
     LOG.info("profile source: {} files ({} bytes, {} of them split on record boundaries) in {}"
             + " slices and {} partitions of up to {} bytes, planned in {} ms", files.size(),

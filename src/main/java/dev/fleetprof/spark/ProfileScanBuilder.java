@@ -42,9 +42,13 @@ final class ProfileScanBuilder implements ScanBuilder, SupportsPushDownRequiredC
   @Override
   public void pruneColumns(StructType requiredSchema) {
     Set<String> names = Set.of(requiredSchema.fieldNames());
-    this.required = new StructType(Arrays.stream(index.schema().fields())
+    StructType kept = new StructType(Arrays.stream(index.schema().fields())
         .filter(f -> names.contains(f.name()))
         .toArray(StructField[]::new));
+    if (names.contains(ProfileSchema.METADATA)) {
+      kept = kept.add(ProfileSchema.METADATA, ProfileSchema.METADATA_TYPE, false);
+    }
+    this.required = kept;
   }
 
   /**

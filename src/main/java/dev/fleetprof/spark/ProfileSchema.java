@@ -25,6 +25,12 @@ public final class ProfileSchema {
   public static final String DCPI = "dcpi";
   public static final String ERROR = "error";
 
+  /**
+   * The hidden metadata column, as Spark's file sources have it: {@code SELECT _metadata.file_path}
+   * (not part of {@code SELECT *}).
+   */
+  public static final String METADATA = "_metadata";
+
   /** The {@code kind} of the rows that report a problem instead of a record. */
   public static final String KIND_ERROR = "error";
 
@@ -55,6 +61,18 @@ public final class ProfileSchema {
       .add("version", DataTypes.StringType, false)
       .add("header", DataTypes.createMapType(DataTypes.StringType, DataTypes.StringType, false),
           false);
+
+  /**
+   * {@code _metadata}: the fields Spark's file sources give it, with the same meanings (the block
+   * is the slice of the file the row's task read; the path is URL-encoded, as Spark's is).
+   */
+  public static final StructType METADATA_TYPE = new StructType()
+      .add("file_path", DataTypes.StringType, false)
+      .add("file_name", DataTypes.StringType, false)
+      .add("file_size", DataTypes.LongType, false)
+      .add("file_block_start", DataTypes.LongType, false)
+      .add("file_block_length", DataTypes.LongType, false)
+      .add("file_modification_time", DataTypes.TimestampType, false);
 
   public static final StructType SCHEMA = new StructType(new StructField[] {
       field(PATH, DataTypes.StringType, false, "the file the row came from"),

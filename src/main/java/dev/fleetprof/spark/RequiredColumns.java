@@ -1,5 +1,9 @@
 package dev.fleetprof.spark;
 
+import dev.fleetprof.split.SplitPlanner.Slice;
+import org.apache.hadoop.fs.Path;
+import org.apache.spark.unsafe.types.UTF8String;
+
 import java.io.Serializable;
 import org.apache.spark.sql.catalyst.expressions.GenericInternalRow;
 import org.apache.spark.sql.types.StructType;
@@ -10,7 +14,7 @@ import org.apache.spark.sql.types.StructType;
  */
 record RequiredColumns(int width, int path, int format, int kind, int pcs, int count, int mapping,
     int frames, int period, int periodUnit, int recordOffset, int histogram, int dcpi, int error,
-    int[] partitions) implements Serializable {
+    int metadata, int[] partitions) implements Serializable {
 
   static RequiredColumns of(StructType schema, StructType partitionSchema) {
     int[] partitions = new int[partitionSchema.size()];
@@ -23,7 +27,8 @@ record RequiredColumns(int width, int path, int format, int kind, int pcs, int c
         index(schema, ProfileSchema.MAPPING), index(schema, ProfileSchema.FRAMES),
         index(schema, ProfileSchema.PERIOD), index(schema, ProfileSchema.PERIOD_UNIT),
         index(schema, ProfileSchema.RECORD_OFFSET), index(schema, ProfileSchema.HISTOGRAM),
-        index(schema, ProfileSchema.DCPI), index(schema, ProfileSchema.ERROR), partitions);
+        index(schema, ProfileSchema.DCPI), index(schema, ProfileSchema.ERROR),
+        index(schema, ProfileSchema.METADATA), partitions);
   }
 
   private static int index(StructType schema, String name) {
@@ -53,5 +58,19 @@ record RequiredColumns(int width, int path, int format, int kind, int pcs, int c
         row.update(partitions[i], values == null ? null : values[i]);
       }
     }
+  }
+
+  /**
+   * Puts the {@code _metadata} of a slice into a row that readers then reuse (nothing when the query
+   * does not read it).
+   */
+  void setFileMetadata(GenericInternalRow row, Slice slice, long modifiedMillis) {
+    if (metadata < 0) {
+      return;
+    }
+    Path path = new Path(slice.path());
+    row.update(metadata, new GenericInternalRow(new Object[] {
+        UTF8String.fromString(path.toUri().toString()), UTF8String.fromString(path.getName()),
+        slice.fileLength(), slice.start(), slice.end() - slice.start(), modifiedMillis * 1000}));
   }
 }

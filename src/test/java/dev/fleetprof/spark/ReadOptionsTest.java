@@ -103,4 +103,27 @@ class ReadOptionsTest {
     String plan = twice.queryExecution().executedPlan().toString();
     assertTrue(plan.contains("ReusedExchange"), "the second scan reuses the first:\n" + plan);
   }
+
+  @Test
+  void metadataColumnIsSparksFileMetadata() throws Exception {
+    Path root = fleet();
+    List<String> fields = List.of("file_path", "file_name", "file_size", "file_block_start",
+        "file_block_length", "file_modification_time");
+    Dataset<Row> profile = spark.read().format("profile").load(root.toString());
+    assertTrue(!Arrays.asList(profile.columns()).contains("_metadata"), "hidden from SELECT *");
+    List<Row> ours = profile.select("_metadata.*").distinct().orderBy("file_path")
+        .collectAsList();
+    List<Row> sparks = spark.read().format("binaryFile").load(root.toString())
+        .select("_metadata.*").select(fields.stream().map(functions::col)
+            .toArray(org.apache.spark.sql.Column[]::new))
+        .orderBy("file_path").collectAsList();
+    assertEquals(4, ours.size());
+    assertEquals(sparks, ours);
+    // Every row carries its own file's values, also with path and partition columns beside them.
+    for (Row r : profile.select(functions.col("path"), functions.col("_metadata.file_name"),
+        functions.col("host")).distinct().collectAsList()) {
+      assertTrue(r.getString(0).endsWith("/host=" + r.getString(2) + "/" + r.getString(1)),
+          r.toString());
+    }
+  }
 }
