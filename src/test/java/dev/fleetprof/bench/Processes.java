@@ -1,8 +1,8 @@
 package dev.fleetprof.bench;
 
+import dev.fleetprof.testing.ChildJvm;
 import java.io.File;
 import java.io.IOException;
-import java.lang.management.ManagementFactory;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -31,26 +31,15 @@ final class Processes {
   private Processes() {}
 
   /**
-   * A java command for {@code main}: this JVM's own Spark opens and logging settings (from its
-   * command line, so they are listed once, in bench/run), the given heap and classpath.
+   * A java command for {@code main} (see {@link ChildJvm}): the given heap, this JVM's own logging
+   * settings (from bench/run), {@code props} and the classpath.
    */
   static List<String> java(String heap, String classpath, String main, List<String> args,
       String... props) {
-    List<String> cmd = new ArrayList<>();
-    cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
-    cmd.add("-Xmx" + heap);
-    for (String a : ManagementFactory.getRuntimeMXBean().getInputArguments()) {
-      if (a.startsWith("--add-opens") || a.startsWith("-Djdk.reflect")
-          || a.startsWith("-Dlog4j")) {
-        cmd.add(a);
-      }
-    }
-    cmd.addAll(List.of(props));
-    cmd.add("-cp");
-    cmd.add(classpath);
-    cmd.add(main);
-    cmd.addAll(args);
-    return cmd;
+    List<String> jvmOptions = new ArrayList<>(List.of("-Xmx" + heap));
+    jvmOptions.addAll(ChildJvm.loggingOfThisJvm());
+    jvmOptions.addAll(List.of(props));
+    return ChildJvm.command(jvmOptions, classpath, main, args);
   }
 
   /** The classpath users run the jobs with: the jar plus its dependencies (see jobs/lib/launch). */

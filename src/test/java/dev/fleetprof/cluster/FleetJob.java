@@ -1,5 +1,6 @@
 package dev.fleetprof.cluster;
 
+import dev.fleetprof.testing.ChildJvm;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
@@ -59,7 +60,8 @@ final class FleetJob {
     conf.put("spark.driver.bindAddress", "127.0.0.1");
     conf.put("spark.ui.enabled", "false");
     conf.put("spark.sql.shuffle.partitions", "4");
-    conf.put("spark.executor.extraJavaOptions", String.join(" ", Jvms.opens()));
+    // Executors (which the standalone worker starts with java) read conf/jvm-options as well.
+    conf.put("spark.executor.extraJavaOptions", ChildJvm.optionsArgument());
     // Splits small enough that the samples' larger CPU profiles are read in several record-aligned
     // pieces: their layouts then travel in a broadcast and executors resynchronise mid-file.
     conf.put("spark.sql.files.maxPartitionBytes", "16k");

@@ -3,13 +3,13 @@ package dev.fleetprof.cluster;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 
+import dev.fleetprof.testing.ChildJvm;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.ServerSocket;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
@@ -27,15 +27,6 @@ final class Jvms {
   private static final List<Process> STARTED = new ArrayList<>();
 
   private Jvms() {}
-
-  /** Spark 4 on Java 17 needs these opens in every JVM: the pom's {@code spark.jvm.opens}. */
-  static List<String> opens() {
-    String opens = System.getProperty("fleetprof.jvm.opens");
-    assertTrue(opens != null && opens.contains("--add-opens"),
-        "system property fleetprof.jvm.opens (the pom's spark.jvm.opens) is not set: run with"
-            + " `mvn verify` (failsafe sets it)");
-    return Arrays.asList(opens.trim().split("\\s+"));
-  }
 
   /** The job jar `mvn package` built. */
   static Path jobJar() {
@@ -71,32 +62,15 @@ final class Jvms {
     }
   }
 
-  static String java() {
-    return Path.of(System.getProperty("java.home"), "bin", "java").toString();
-  }
-
   /**
-   * Starts {@code mainClass} on Spark's jars with the opens, its output in {@code WORK/logs/NAME.log}
-   * (kept for debugging a failure).
+   * Starts {@code mainClass} on Spark's jars (see {@link ChildJvm}), its output in {@code
+   * WORK/logs/NAME.log} (kept for debugging a failure).
    */
   static Process start(String name, List<String> jvmOptions, String mainClass, List<String> args,
       Map<String, String> env) throws IOException {
-    List<String> cmd = new ArrayList<>();
-    cmd.add(java());
-    cmd.addAll(jvmOptions);
-    cmd.addAll(opens());
-    cmd.add("-cp");
-    cmd.add(String.join(java.io.File.pathSeparator,
-        sparkJars().stream().map(Path::toString).toList()));
-    cmd.add(mainClass);
-    cmd.addAll(args);
-    Path log = log(name);
-    Files.createDirectories(log.getParent());
-    Files.writeString(log, String.join(" ", cmd) + "\n");
-    ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true)
-        .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()));
-    pb.environment().putAll(env);
-    Process p = pb.start();
+    List<String> cmd =
+        ChildJvm.command(jvmOptions, ChildJvm.classpath(sparkJars()), mainClass, args);
+    Process p = ChildJvm.start(cmd, log(name), env);
     synchronized (STARTED) {
       if (STARTED.isEmpty()) {
         // Should the test JVM be killed mid-test (a CI timeout), take the daemons along.

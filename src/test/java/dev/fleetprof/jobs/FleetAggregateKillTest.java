@@ -3,6 +3,7 @@ package dev.fleetprof.jobs;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.fleetprof.testing.ChildJvm;
 import dev.fleetprof.testing.SampleData;
 import dev.fleetprof.testing.TestSpark;
 import java.io.File;
@@ -10,6 +11,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.stream.Stream;
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
@@ -73,24 +75,12 @@ class FleetAggregateKillTest {
 
   /** The job in its own JVM, as a scheduler would start it. */
   private static Process childJob(String in, String out, Path log) throws Exception {
-    List<String> cmd = new ArrayList<>();
-    cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
-    cmd.add("-Xmx1g");
-    for (String opt : java.lang.management.ManagementFactory.getRuntimeMXBean()
-        .getInputArguments()) {
-      if (opt.startsWith("--add-opens") || opt.startsWith("-Djdk.reflect")
-          || opt.startsWith("-Dlog4j")) {
-        cmd.add(opt);
-      }
-    }
-    cmd.add("-cp");
-    cmd.add(System.getProperty("java.class.path"));
-    cmd.add(FleetAggregate.class.getName());
-    cmd.addAll(List.of("--input", in, "--output", out, "--date", "2026-11-20"));
-    ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true)
-        .redirectOutput(log.toFile());
-    pb.environment().put("SPARK_LOCAL_IP", "127.0.0.1");
-    return pb.start();
+    List<String> jvmOptions = new ArrayList<>(List.of("-Xmx1g"));
+    jvmOptions.addAll(ChildJvm.loggingOfThisJvm());
+    List<String> cmd = ChildJvm.command(jvmOptions, System.getProperty("java.class.path"),
+        FleetAggregate.class.getName(),
+        List.of("--input", in, "--output", out, "--date", "2026-11-20"));
+    return ChildJvm.start(cmd, log, Map.of());
   }
 
   /** The first staging directory of a dynamic-overwrite write under any table, or null. */
