@@ -148,8 +148,8 @@ final class PartitionFilters {
 
   /**
    * The file's value of a partition column in a form that compares with a filter's literal in
-   * {@link #normalise}: an exact number (BigDecimal), a LocalDate, an Instant (TIMESTAMP), a
-   * LocalDateTime (TIMESTAMP_NTZ) or a String; null if null or not comparable here.
+   * {@link #normalise}: a number ({@link Num}), a LocalDate, an Instant (TIMESTAMP), a
+   * LocalDateTime (TIMESTAMP_NTZ) or a String; null if null.
    */
   @SuppressWarnings("unchecked")
   private static Comparable<Object> value(String column, StructType schema, Object[] values) {
@@ -174,10 +174,7 @@ final class PartitionFilters {
     return (Comparable<Object>) out;
   }
 
-  /**
-   * A literal as {@link #value} gives values, or null for what this class does not compare (NaN
-   * and infinities among them: Spark orders NaN above every number, which BigDecimal cannot).
-   */
+  /** A literal as {@link #value} gives values, or null for what this class does not compare. */
   private static Object normalise(Object literal) {
     if (literal instanceof java.sql.Date d) {
       return d.toLocalDate();
@@ -192,20 +189,40 @@ final class PartitionFilters {
     return exact(literal);
   }
 
-  /** A number exactly, so that 1.5 and 1 never compare equal; null if not a finite number. */
-  private static BigDecimal exact(Object v) {
+  /**
+   * A number in SQL's order: exact, so that 1.5 and 1 never compare equal; infinities at the ends
+   * and NaN above everything, equal to itself, as Spark orders doubles.
+   */
+  private record Num(int rank, BigDecimal finite) implements Comparable<Num> {
+    static final int NEGATIVE_INFINITY = -1;
+    static final int FINITE = 0;
+    static final int POSITIVE_INFINITY = 1;
+    static final int NAN = 2;
+
+    @Override
+    public int compareTo(Num o) {
+      return rank != o.rank ? Integer.compare(rank, o.rank)
+          : rank == FINITE ? finite.compareTo(o.finite) : 0;
+    }
+  }
+
+  /** A number as a {@link Num}; null if not a number. */
+  private static Num exact(Object v) {
     if (v instanceof Integer || v instanceof Long || v instanceof Short || v instanceof Byte) {
-      return BigDecimal.valueOf(((Number) v).longValue());
+      return new Num(Num.FINITE, BigDecimal.valueOf(((Number) v).longValue()));
     }
     if (v instanceof Double || v instanceof Float) {
       double d = ((Number) v).doubleValue();
-      return Double.isFinite(d) ? new BigDecimal(d) : null;
+      return Double.isNaN(d) ? new Num(Num.NAN, null)
+          : d == Double.POSITIVE_INFINITY ? new Num(Num.POSITIVE_INFINITY, null)
+          : d == Double.NEGATIVE_INFINITY ? new Num(Num.NEGATIVE_INFINITY, null)
+          : new Num(Num.FINITE, new BigDecimal(d));
     }
     if (v instanceof BigDecimal d) {
-      return d;
+      return new Num(Num.FINITE, d);
     }
     if (v instanceof Decimal d) {
-      return d.toJavaBigDecimal();
+      return new Num(Num.FINITE, d.toJavaBigDecimal());
     }
     return null;
   }
