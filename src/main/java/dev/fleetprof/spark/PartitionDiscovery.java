@@ -34,7 +34,7 @@ import org.apache.spark.unsafe.types.UTF8String;
 
 /**
  * Spark's partition discovery for profile directories, rule for rule, checked against Spark's own
- * file index in {@code PartitionDiscoverySparkTest}: {@code .../date=2026-11-20/host=web042/cpu.prof}
+ * file index in {@code PartitionDiscoverySparkTest}: {@code date=2026-11-20/host=web042/cpu.prof}
  * below an input directory gives the columns {@code date} (a DATE) and {@code host} (a STRING).
  *
  * <ul>
@@ -46,9 +46,9 @@ import org.apache.spark.unsafe.types.UTF8String;
  *       spark.sql.caseSensitive}).
  *   <li>Once a tree is partitioned, files outside any {@code key=value} directory (a stray file at
  *       the top) are not read at all, as Spark reads only the partition directories' files.
- *   <li>Keys and string values are unescaped {@code %XX} by {@code %XX}, each giving one char (so
- *       {@code %C3%A9} is the two chars "Ã©", not "é": Spark writes non-ASCII unescaped and reads
- *       escapes so); {@code __HIVE_DEFAULT_PARTITION__} (as written, not escaped) is null.
+ *   <li>Keys and string values are unescaped {@code %XX} by {@code %XX}, each giving one char
+ *       (so {@code %C3%A9} is the two chars "Ã©", not "é": Spark writes non-ASCII unescaped and
+ *       reads escapes so); {@code __HIVE_DEFAULT_PARTITION__} (as written, not escaped) is null.
  *   <li>Types are inferred from the written value, in Spark's order: INT, BIGINT, DECIMAL(p,0),
  *       DOUBLE, TIMESTAMP ({@code yyyy-MM-dd HH:mm:ss[.S]}, unescaped, in the session time zone or
  *       the {@code timeZone} option; TIMESTAMP_NTZ when {@code spark.sql.timestampType} says so),
@@ -59,16 +59,19 @@ import org.apache.spark.unsafe.types.UTF8String;
  *       or is null with {@code spark.sql.sources.validatePartitionColumns=false}.
  * </ul>
  *
- * <p>One deliberate difference: a key that is also a column of the source is refused, where Spark
+ * <p>Deliberate differences: a key that is also a column of the source is refused, where Spark
  * would let the directory's value replace the column's (a {@code count=3} directory replacing
- * every record's count would be silently wrong).
+ * every record's count would be silently wrong). And a tree without partition directories is read
+ * whole, nested directories too ({@code sample-data/} with {@code gperftools/}, {@code gprof/}
+ * and {@code dcpi/} below it is one read), where Spark reads only the loaded directories' own
+ * files unless {@code recursiveFileLookup} is set.
  */
 final class PartitionDiscovery {
   static final String DEFAULT_PARTITION_NAME = "__HIVE_DEFAULT_PARTITION__";
 
   /** The pattern Spark infers timestamps with: seconds, then at most one digit of fraction. */
-  private static final Pattern TIMESTAMP =
-      Pattern.compile("([0-9]{4})-([0-9]{2})-([0-9]{2}) ([0-9]{2}):([0-9]{2}):([0-9]{2})(?:\\.([0-9]))?");
+  private static final Pattern TIMESTAMP = Pattern.compile(
+      "([0-9]{4})-([0-9]{2})-([0-9]{2}) ([0-9]{2}):([0-9]{2}):([0-9]{2})(?:\\.([0-9]))?");
   private static final Pattern DATE = Pattern.compile("([0-9]{4})-([0-9]{2})-([0-9]{2})");
   /** Spark's decimals hold at most 38 digits. */
   private static final int MAX_DECIMAL_PRECISION = 38;

@@ -145,7 +145,8 @@ class PartitionDiscoverySparkTest {
     t.add(tree("null only", "k=__HIVE_DEFAULT_PARTITION__/p.prof"));
     t.add(tree("null only, no inference", "k=__HIVE_DEFAULT_PARTITION__/p.prof")
         .conf(INFERENCE, "false"));
-    t.add(tree("no inference", "x=1/d=2026-11-20/p.prof", "x=1.5/d=__HIVE_DEFAULT_PARTITION__/p.prof")
+    t.add(tree("no inference", "x=1/d=2026-11-20/p.prof",
+        "x=1.5/d=__HIVE_DEFAULT_PARTITION__/p.prof")
         .conf(INFERENCE, "false"));
     for (String v : List.of("1", "-1", "+1", "007", "2147483648", "-2147483649",
         "9223372036854775808", "1e3", "1E-3", "1.5", "1.000000000000000000001", "1.5f", "1.5d",
@@ -156,7 +157,8 @@ class PartitionDiscoverySparkTest {
         "2026-11-20 10%3A00", "2026-11-20 24%3A00%3A00", "2026-11-20 9%3A00%3A00", "true",
         "%5F_HIVE_DEFAULT_PARTITION__", "a+b", "a b", "x%", "0000-01-01", "0001-01-01",
         "2026-11-20 10%3A00%3A60", "2026-11-20 10%3A00%3A00.", "2026-11-20 10%3A00%3A00,5",
-        "2026-11-20 10%3a00%3a00", "0x10", "1_000", "1L", "-0", "-0.0", "00000000000000000000001")) {
+        "2026-11-20 10%3a00%3a00", "0x10", "1_000", "1L", "-0", "-0.0",
+        "00000000000000000000001")) {
       t.add(tree("value '" + v + "'", "x=" + v + "/p.prof"));
     }
     for (String zone : List.of("UTC", "America/Los_Angeles", "Asia/Kolkata")) {
@@ -175,7 +177,8 @@ class PartitionDiscoverySparkTest {
         "date=2026-11-21/host=b/p.prof").load("date=2026-11-20", "date=2026-11-21")
         .option("basePath", "${root}"));
     t.add(tree("two partition directories loaded", "date=2026-11-20/host=a/p.prof",
-        "date=2026-11-21/host=b/p.prof").load("date=2026-11-20", "date=2026-11-21").refused(CONFLICTING_DIRS));
+        "date=2026-11-21/host=b/p.prof").load("date=2026-11-20", "date=2026-11-21")
+        .refused(CONFLICTING_DIRS));
     t.add(tree("one file loaded", "date=2026-11-20/host=a/p.prof")
         .load("date=2026-11-20/host=a/p.prof"));
     t.add(tree("one file, basePath", "date=2026-11-20/host=a/p.prof")

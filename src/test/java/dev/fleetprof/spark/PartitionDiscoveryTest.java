@@ -170,6 +170,18 @@ class PartitionDiscoveryTest {
     assertEquals(1, filesOpened(dec, "d > 99999999999999999998"));
   }
 
+  /**
+   * Deliberately unlike Spark, which would let the directory's value replace the column's: a
+   * {@code count=3} directory would silently replace every record's count.
+   */
+  @Test
+  void aKeyThatIsASourceColumnIsRefused(@TempDir Path tmp) throws Exception {
+    Path dir = tree(tmp, "count=3");
+    Exception e = assertThrows(Exception.class,
+        () -> spark.read().format("profile").load(dir.toString()));
+    assertTrue(e.getMessage().contains("'count' is also a column of the source"), e.getMessage());
+  }
+
   @Test
   void filesOutsidePartitionDirectoriesAreNotRead(@TempDir Path tmp) throws Exception {
     Path dir = tree(tmp, "", "x=1");
