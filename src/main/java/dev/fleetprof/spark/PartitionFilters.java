@@ -1,6 +1,10 @@
 package dev.fleetprof.spark;
 
+import java.math.BigDecimal;
+import java.time.Instant;
 import java.time.LocalDate;
+import java.time.LocalDateTime;
+import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.List;
 import org.apache.spark.sql.sources.And;
@@ -19,6 +23,7 @@ import org.apache.spark.sql.sources.Or;
 import org.apache.spark.sql.sources.StringStartsWith;
 import org.apache.spark.sql.types.DataType;
 import org.apache.spark.sql.types.DataTypes;
+import org.apache.spark.sql.types.Decimal;
 import org.apache.spark.sql.types.StructType;
 import org.apache.spark.unsafe.types.UTF8String;
 
@@ -30,14 +35,17 @@ import org.apache.spark.unsafe.types.UTF8String;
 final class PartitionFilters {
   private PartitionFilters() {}
 
-  /** The index's files whose partition values may pass every filter. */
+  /**
+   * The index's files that are read (see {@link PartitionDiscovery.Partitions#reads}) and whose
+   * partition values may pass every filter.
+   */
   static ProfileFileIndex prune(ProfileFileIndex index, Filter[] filters) {
-    if (filters.length == 0) {
-      return index;
-    }
     StructType schema = index.partitions().schema();
     List<FileLister.ListedFile> kept = new ArrayList<>();
     for (FileLister.ListedFile f : index.files()) {
+      if (!index.partitions().reads(f.path())) {
+        continue;
+      }
       Object[] values = index.partitions().values(f.path());
       boolean keep = true;
       for (Filter filter : filters) {
@@ -50,7 +58,8 @@ final class PartitionFilters {
         kept.add(f);
       }
     }
-    return new ProfileFileIndex(kept, index.partitions());
+    return kept.size() == index.files().size() ? index
+        : new ProfileFileIndex(kept, index.partitions());
   }
 
   /** TRUE, FALSE, or null when it cannot tell. */
@@ -72,19 +81,22 @@ final class PartitionFilters {
       return v == null ? null : !v;
     }
     if (f instanceof IsNull x) {
-      return value(x.attribute(), schema, values) == null;
+      return isNull(x.attribute(), schema, values);
     }
     if (f instanceof IsNotNull x) {
-      return value(x.attribute(), schema, values) != null;
+      Boolean isNull = isNull(x.attribute(), schema, values);
+      return isNull == null ? null : !isNull;
     }
     if (f instanceof EqualTo x) {
       return compare(x.attribute(), x.value(), schema, values, c -> c == 0);
     }
     if (f instanceof EqualNullSafe x) {
-      Comparable<Object> v = value(x.attribute(), schema, values);
-      if (v == null || x.value() == null) {
-        return (v == null) == (x.value() == null) ? (v == null ? Boolean.TRUE : null)
-            : Boolean.FALSE;
+      Boolean isNull = isNull(x.attribute(), schema, values);
+      if (isNull == null) {
+        return null;
+      }
+      if (isNull || x.value() == null) {
+        return isNull == (x.value() == null) ? (isNull ? Boolean.TRUE : null) : Boolean.FALSE;
       }
       return compare(x.attribute(), x.value(), schema, values, c -> c == 0);
     }
@@ -128,7 +140,17 @@ final class PartitionFilters {
     return test.test(v.compareTo(lit));
   }
 
-  /** The file's value of a partition column as a Long, a LocalDate or a String; null if unknown. */
+  /** Whether the file's value of a partition column is null; null if it is not one. */
+  private static Boolean isNull(String column, StructType schema, Object[] values) {
+    int i = schema.getFieldIndex(column).isDefined() ? schema.fieldIndex(column) : -1;
+    return i < 0 ? null : values[i] == null;
+  }
+
+  /**
+   * The file's value of a partition column in a form that compares with a filter's literal in
+   * {@link #normalise}: a number ({@link Num}), a LocalDate, an Instant (TIMESTAMP), a
+   * LocalDateTime (TIMESTAMP_NTZ) or a String; null if null.
+   */
   @SuppressWarnings("unchecked")
   private static Comparable<Object> value(String column, StructType schema, Object[] values) {
     int i = schema.getFieldIndex(column).isDefined() ? schema.fieldIndex(column) : -1;
@@ -140,24 +162,67 @@ final class PartitionFilters {
     Object out;
     if (type.equals(DataTypes.DateType)) {
       out = LocalDate.ofEpochDay((Integer) v);
+    } else if (type.equals(DataTypes.TimestampType)) {
+      out = Instant.EPOCH.plus((Long) v, ChronoUnit.MICROS);
+    } else if (type.equals(DataTypes.TimestampNTZType)) {
+      out = LocalDateTime.of(1970, 1, 1, 0, 0).plus((Long) v, ChronoUnit.MICROS);
     } else if (v instanceof UTF8String s) {
       out = s.toString();
     } else {
-      out = ((Number) v).longValue();
+      out = exact(v);
     }
     return (Comparable<Object>) out;
   }
 
+  /** A literal as {@link #value} gives values, or null for what this class does not compare. */
   private static Object normalise(Object literal) {
-    if (literal instanceof Integer || literal instanceof Long || literal instanceof Short
-        || literal instanceof Byte) {
-      return ((Number) literal).longValue();
-    }
     if (literal instanceof java.sql.Date d) {
       return d.toLocalDate();
     }
-    if (literal instanceof LocalDate || literal instanceof String) {
+    if (literal instanceof java.sql.Timestamp t) {
+      return t.toInstant();
+    }
+    if (literal instanceof LocalDate || literal instanceof String || literal instanceof Instant
+        || literal instanceof LocalDateTime) {
       return literal;
+    }
+    return exact(literal);
+  }
+
+  /**
+   * A number in SQL's order: exact, so that 1.5 and 1 never compare equal; infinities at the ends
+   * and NaN above everything, equal to itself, as Spark orders doubles.
+   */
+  private record Num(int rank, BigDecimal finite) implements Comparable<Num> {
+    static final int NEGATIVE_INFINITY = -1;
+    static final int FINITE = 0;
+    static final int POSITIVE_INFINITY = 1;
+    static final int NAN = 2;
+
+    @Override
+    public int compareTo(Num o) {
+      return rank != o.rank ? Integer.compare(rank, o.rank)
+          : rank == FINITE ? finite.compareTo(o.finite) : 0;
+    }
+  }
+
+  /** A number as a {@link Num}; null if not a number. */
+  private static Num exact(Object v) {
+    if (v instanceof Integer || v instanceof Long || v instanceof Short || v instanceof Byte) {
+      return new Num(Num.FINITE, BigDecimal.valueOf(((Number) v).longValue()));
+    }
+    if (v instanceof Double || v instanceof Float) {
+      double d = ((Number) v).doubleValue();
+      return Double.isNaN(d) ? new Num(Num.NAN, null)
+          : d == Double.POSITIVE_INFINITY ? new Num(Num.POSITIVE_INFINITY, null)
+          : d == Double.NEGATIVE_INFINITY ? new Num(Num.NEGATIVE_INFINITY, null)
+          : new Num(Num.FINITE, new BigDecimal(d));
+    }
+    if (v instanceof BigDecimal d) {
+      return new Num(Num.FINITE, d);
+    }
+    if (v instanceof Decimal d) {
+      return new Num(Num.FINITE, d.toJavaBigDecimal());
     }
     return null;
   }

@@ -123,7 +123,69 @@ class PartitionDiscoveryTest {
     }
     Exception e = assertThrows(Exception.class,
         () -> spark.read().format("profile").load(tmp.toString()));
-    assertTrue(e.getMessage().contains("conflicting partition directories"), e.getMessage());
+    assertTrue(e.getMessage().contains("[CONFLICTING_PARTITION_COLUMN_NAMES]"), e.getMessage());
+    assertTrue(e.getMessage().contains(tmp.resolve("host=web042").toString()), e.getMessage());
+    assertEquals("CONFLICTING_PARTITION_COLUMN_NAMES",
+        ((org.apache.spark.SparkThrowable) e).getCondition());
+  }
+
+  /** The files a query on a partition column opens, and its rows' values of that column. */
+  private static long filesOpened(Path dir, String where) {
+    Dataset<Row> df = spark.read().format("profile").load(dir.toString()).where(where)
+        .select("count");
+    df.collectAsList();
+    return TestSpark.scanMetric(df, ProfileMetrics.FILES);
+  }
+
+  private static Path tree(Path tmp, String... dirs) throws Exception {
+    for (String d : dirs) {
+      Files.createDirectories(tmp.resolve(d));
+      Files.copy(SampleData.GPERFTOOLS.resolve("x86_32.prof"), tmp.resolve(d).resolve("a.prof"));
+    }
+    return tmp;
+  }
+
+  @Test
+  void filtersOnDoublesSkipFilesExactly(@TempDir Path tmp) throws Exception {
+    Path dir = tree(tmp, "x=1", "x=1.5", "x=2.5", "x=NaN");
+    assertEquals(DataTypes.DoubleType, spark.read().format("profile").load(dir.toString())
+        .schema().apply("x").dataType());
+    assertEquals(1, filesOpened(dir, "x = 1.5"), "1.5 is not 1 (nor 2)");
+    assertEquals(1, filesOpened(dir, "x = 1"));
+    assertEquals(3, filesOpened(dir, "x > 1"), "1.5, 2.5 and NaN, above every number in Spark");
+    assertEquals(0, filesOpened(dir, "x IS NULL"), "NaN is not null");
+  }
+
+  @Test
+  void filtersOnTimestampsAndDecimalsSkipFiles(@TempDir Path tmp) throws Exception {
+    Path ts = tree(tmp.resolve("ts"), "t=2026-11-20 10%3A00%3A00", "t=2026-11-20 11%3A00%3A00",
+        "t=2026-11-21");
+    assertEquals(1, filesOpened(ts, "t = TIMESTAMP'2026-11-20 10:00:00'"));
+    assertEquals(2, filesOpened(ts, "t > TIMESTAMP'2026-11-20 10:30:00'"));
+    assertEquals(1, filesOpened(ts, "t >= DATE'2026-11-21'"));
+    Path dec = tree(tmp.resolve("dec"), "d=99999999999999999999", "d=1");
+    assertEquals(DataTypes.createDecimalType(20, 0), spark.read().format("profile")
+        .load(dec.toString()).schema().apply("d").dataType());
+    assertEquals(1, filesOpened(dec, "d = 1"));
+    assertEquals(1, filesOpened(dec, "d > 99999999999999999998"));
+  }
+
+  /**
+   * Deliberately unlike Spark, which would let the directory's value replace the column's: a
+   * {@code count=3} directory would silently replace every record's count.
+   */
+  @Test
+  void aKeyThatIsASourceColumnIsRefused(@TempDir Path tmp) throws Exception {
+    Path dir = tree(tmp, "count=3");
+    Exception e = assertThrows(Exception.class,
+        () -> spark.read().format("profile").load(dir.toString()));
+    assertTrue(e.getMessage().contains("'count' is also a column of the source"), e.getMessage());
+  }
+
+  @Test
+  void filesOutsidePartitionDirectoriesAreNotRead(@TempDir Path tmp) throws Exception {
+    Path dir = tree(tmp, "", "x=1");
+    assertEquals(1, filesOpened(dir, "true"), "as Spark: only the partition directory's file");
   }
 
   @Test
