@@ -145,15 +145,6 @@ final class PartitionDiscovery {
 
   private PartitionDiscovery() {}
 
-  /** With the session's settings; see {@link Settings#of} for those a read's options change. */
-  static Partitions discover(List<FileLister.ListedFile> files, boolean inferTypes,
-      StructType dataSchema) {
-    SQLConf conf = SQLConf.get();
-    Settings s = Settings.of(conf, CaseInsensitiveStringMap.empty());
-    return discover(files, new Settings(inferTypes, s.caseSensitive(), s.validateValues(),
-        s.zone(), s.timestampWithoutZone(), false), dataSchema);
-  }
-
   static Partitions discover(List<FileLister.ListedFile> files, Settings settings,
       StructType dataSchema) {
     if (settings.recursiveFileLookup() || files.isEmpty()) {
@@ -607,11 +598,6 @@ final class PartitionDiscovery {
     // A time in a daylight-saving gap moves forward by the gap, as Spark's cast moves it.
     ZonedDateTime zoned = ZonedDateTime.of(local, settings.zone());
     return ChronoUnit.MICROS.between(java.time.Instant.EPOCH, zoned.toInstant());
-  }
-
-  /** The option that turns type inference off, as Spark's file sources have it. */
-  static boolean inferTypes(SQLConf conf) {
-    return conf.partitionColumnTypeInferenceEnabled();
   }
 
   /** A zone as Spark names them (region ids, offsets, and the short ids such as PST). */

@@ -22,10 +22,8 @@ record ProfileFileIndex(List<FileLister.ListedFile> files, PartitionDiscovery.Pa
       FileLister.checkExists(read.paths(), conf);
       List<FileLister.ListedFile> files =
           FileLister.list(read.paths(), conf, read.pathGlobFilter(), read.basePath());
-      PartitionDiscovery.Partitions partitions = read.recursiveFileLookup()
-          ? PartitionDiscovery.Partitions.NONE
-          : PartitionDiscovery.discover(files, PartitionDiscovery.inferTypes(SQLConf.get()),
-              ProfileSchema.SCHEMA);
+      PartitionDiscovery.Partitions partitions = PartitionDiscovery.discover(files,
+          PartitionDiscovery.Settings.of(SQLConf.get(), options), ProfileSchema.SCHEMA);
       return new ProfileFileIndex(files, partitions);
     } catch (IOException e) {
       throw new UncheckedIOException(e.getMessage(), e);

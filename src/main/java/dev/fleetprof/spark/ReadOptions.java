@@ -42,6 +42,8 @@ public final class ReadOptions implements Serializable {
   public static final String OPEN_COST_IN_BYTES = "openCostInBytes";
   /** Where partition directories start, as in Spark's file sources. */
   public static final String BASE_PATH = "basePath";
+  /** The zone of timestamp partition values; default {@code spark.sql.session.timeZone}. */
+  public static final String TIME_ZONE = "timeZone";
   /** What to do with malformed input: PERMISSIVE (default), DROPMALFORMED or FAILFAST. */
   public static final String MODE = "mode";
   public static final String IGNORE_CORRUPT_FILES = "ignoreCorruptFiles";
@@ -66,7 +68,7 @@ public final class ReadOptions implements Serializable {
   private static Set<String> ownOptions() {
     Set<String> own = new HashSet<>();
     List<String> names = new ArrayList<>(List.of("path", "paths", FORMAT, PATH_GLOB_FILTER,
-        RECURSIVE_FILE_LOOKUP, MAX_PARTITION_BYTES, OPEN_COST_IN_BYTES, BASE_PATH, MODE,
+        RECURSIVE_FILE_LOOKUP, MAX_PARTITION_BYTES, OPEN_COST_IN_BYTES, BASE_PATH, TIME_ZONE, MODE,
         IGNORE_CORRUPT_FILES, IGNORE_MISSING_FILES, COLUMNAR, FAIL_FIRST_ATTEMPT_AFTER_ROWS));
     names.addAll(ProfileFormats.optionNames());
     for (String k : names) {
