@@ -26,6 +26,20 @@ public interface ProfileRecordReader extends Closeable {
   /** Address {@code i} (0 = leaf) of the current record, as an unsigned 64-bit bit pattern. */
   long pc(int i);
 
+  /**
+   * The current call chain, leaf first, in its first {@link #depth()} entries: {@code into} (or a
+   * larger array when it is too small) filled by {@link #pc}, or the reader's own array where it has
+   * one. Valid until the next record.
+   */
+  default long[] chain(long[] into) {
+    int depth = depth();
+    long[] out = into.length >= depth ? into : new long[Math.max(depth, 2 * into.length)];
+    for (int i = 0; i < depth; i++) {
+      out[i] = pc(i);
+    }
+    return out;
+  }
+
   /** Byte offset of the current record's first byte in the (uncompressed) file. */
   long recordOffset();
 

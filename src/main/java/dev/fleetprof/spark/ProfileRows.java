@@ -117,11 +117,9 @@ final class ProfileRows implements RowSource {
   private void fillChain() throws ProfileFormatException {
     metrics.chainsDecoded++;
     int depth = reader.depth();
-    if (pcs.length < depth) {
-      pcs = new long[Math.max(depth, 2 * pcs.length)];
-    }
-    for (int i = 0; i < depth; i++) {
-      pcs[i] = reader.pc(i);
+    long[] pcs = reader.chain(this.pcs);
+    if (pcs.length > this.pcs.length) {
+      this.pcs = pcs; // a grown array serves the next records
     }
     if (cols.pcs() >= 0) {
       row.update(cols.pcs(), chains.pcs(pcs, depth));

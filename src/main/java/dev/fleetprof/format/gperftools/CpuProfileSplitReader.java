@@ -159,6 +159,12 @@ public final class CpuProfileSplitReader implements ProfileRecordReader {
     return reader.pcs();
   }
 
+  /** The decoder's own array: no copy. */
+  @Override
+  public long[] chain(long[] into) {
+    return reader.pcs();
+  }
+
   @Override
   public long recordOffset() {
     return reader.recordOffset();
