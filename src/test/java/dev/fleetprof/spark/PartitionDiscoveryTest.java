@@ -79,7 +79,7 @@ class PartitionDiscoveryTest {
     counted.collectAsList();
     assertEquals(1, TestSpark.scanMetric(counted, ProfileMetrics.FILES),
         "only the 2026-11-21 file is opened");
-    assertTrue(counted.queryExecution().executedPlan().toString().contains("partitionFilters"));
+    assertTrue(TestSpark.finalPlan(counted).toString().contains("partitionFilters"));
   }
 
   @Test

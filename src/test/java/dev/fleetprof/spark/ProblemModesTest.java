@@ -248,7 +248,7 @@ class ProblemModesTest {
   }
 
   private static String plan(Dataset<Row> df) {
-    return df.queryExecution().executedPlan().toString();
+    return TestSpark.finalPlan(df).toString();
   }
 
   private static List<Row> sorted(List<Row> rows) {
