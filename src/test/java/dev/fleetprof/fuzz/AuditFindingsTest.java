@@ -12,6 +12,7 @@ import dev.fleetprof.format.MappingIndex;
 import dev.fleetprof.format.ProfileFormatException;
 import dev.fleetprof.format.gperftools.CpuProfileLayout;
 import dev.fleetprof.format.gperftools.ProcMapsParser;
+import dev.fleetprof.testing.DecodedRecord;
 import dev.fleetprof.testing.TestSources;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
@@ -88,7 +89,7 @@ class AuditFindingsTest {
   void aCorruptRecordInAStreamKeepsTheRecordsBeforeIt() throws Exception {
     byte[] d = Files.readAllBytes(X86_32);
     Decoded full = Decode.checked(Decode::gperftools, TestSources.bytes("x", d, d.length), d.length);
-    Decoded.Rec tenth = full.records().get(10);
+    DecodedRecord tenth = full.records().get(10);
     ByteBuffer.wrap(d).order(ByteOrder.LITTLE_ENDIAN).putInt((int) tenth.offset() + 4, 0x7fffffff);
     Decoded known = Decode.checked(Decode::gperftools, TestSources.bytes("bad", d, d.length), d.length);
     Decoded streamed = Decode.checked(Decode::gperftools,

@@ -9,7 +9,7 @@ import dev.fleetprof.format.gperftools.CpuProfileHeader;
 import dev.fleetprof.format.gprof.GmonFile;
 import dev.fleetprof.format.gprof.GmonLayout;
 import dev.fleetprof.format.gprof.GmonOptions;
-import dev.fleetprof.fuzz.Decoded.Rec;
+import dev.fleetprof.testing.DecodedRecord;
 import dev.fleetprof.testing.TestSources;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -39,8 +39,8 @@ class CorruptionTest {
   }
 
   /** How one format is decoded, and what a corruption at an offset may not change. */
-  private record Setup(Decode.Decoder decoder, ToLongFunction<Rec> end,
-      ToLongFunction<Rec> streamedEnd, IntPredicate mustBeReported) {}
+  private record Setup(Decode.Decoder decoder, ToLongFunction<DecodedRecord> end,
+      ToLongFunction<DecodedRecord> streamedEnd, IntPredicate mustBeReported) {}
 
   @ParameterizedTest(name = "{0}")
   @MethodSource("samples")
@@ -91,8 +91,8 @@ class CorruptionTest {
     }
   }
 
-  private static void startsWith(List<Rec> before, Decoded got, String n) {
-    List<Rec> r = got.records();
+  private static void startsWith(List<DecodedRecord> before, Decoded got, String n) {
+    List<DecodedRecord> r = got.records();
     assertTrue(r.size() >= before.size(), n + ": lost records before the corruption: " + got.outcome());
     assertEquals(before, r.subList(0, before.size()), n);
   }
@@ -101,7 +101,7 @@ class CorruptionTest {
     switch (format) {
       case "gperftools": {
         int w = CpuProfileHeader.parse(name, d, Math.min(d.length, 64), d.length).slotWidth();
-        ToLongFunction<Rec> end = RecordEnds.gperftools(w);
+        ToLongFunction<DecodedRecord> end = RecordEnds.gperftools(w);
         return new Setup(src -> Decode.gperftools(src, false), end, end, at -> false);
       }
       case "gprof": {

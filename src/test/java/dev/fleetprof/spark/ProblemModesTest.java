@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.fleetprof.spark.metrics.ProfileMetrics;
 import dev.fleetprof.testing.CpuProfiles;
+import dev.fleetprof.testing.DecodedRecord;
 import dev.fleetprof.testing.SampleData;
 import dev.fleetprof.testing.SyntheticCpuProfile;
 import dev.fleetprof.testing.TestSpark;
@@ -73,8 +74,8 @@ class ProblemModesTest {
     BAD.put("dcpi-bad.prof", null);
   }
 
-  private static long total(List<CpuProfiles.Rec> records) {
-    return records.stream().mapToLong(CpuProfiles.Rec::count).sum();
+  private static long total(List<DecodedRecord> records) {
+    return records.stream().mapToLong(DecodedRecord::count).sum();
   }
 
   private static Dataset<Row> read(String mode) {
