@@ -13,6 +13,7 @@ import dev.fleetprof.format.ProfileFormatException;
 import dev.fleetprof.format.gperftools.CpuProfileLayout;
 import dev.fleetprof.format.gperftools.ProcMapsParser;
 import dev.fleetprof.testing.DecodedRecord;
+import dev.fleetprof.testing.SampleData;
 import dev.fleetprof.testing.TestSources;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
@@ -30,7 +31,7 @@ import org.junit.jupiter.api.Test;
  * failed (or ran out of memory or time) before the fix it names.
  */
 class AuditFindingsTest {
-  private static final Path X86_32 = Path.of("sample-data/gperftools/x86_32.prof");
+  private static final Path X86_32 = SampleData.GPERFTOOLS.resolve("x86_32.prof");
 
   /**
    * Maps-text variables were substituted one after another over the whole line, so a value naming

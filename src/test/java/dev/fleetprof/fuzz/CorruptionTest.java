@@ -10,6 +10,7 @@ import dev.fleetprof.format.gprof.GmonFile;
 import dev.fleetprof.format.gprof.GmonLayout;
 import dev.fleetprof.format.gprof.GmonOptions;
 import dev.fleetprof.testing.DecodedRecord;
+import dev.fleetprof.testing.SampleData;
 import dev.fleetprof.testing.TestSources;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -35,7 +36,7 @@ class CorruptionTest {
   static final int SPREAD_LARGE = 128;
 
   static Stream<Path> samples() {
-    return Samples.all();
+    return SampleData.listed().stream();
   }
 
   /** How one format is decoded, and what a corruption at an offset may not change. */
@@ -45,9 +46,9 @@ class CorruptionTest {
   @ParameterizedTest(name = "{0}")
   @MethodSource("samples")
   void singleByteCorruptionsKeepTheRecordsBeforeThem(Path sample) throws Exception {
-    byte[] d = Samples.read(sample);
+    byte[] d = SampleData.read(sample);
     String name = sample.toString();
-    Setup setup = setup(Samples.format(sample), name, d);
+    Setup setup = setup(SampleData.formatOf(sample), name, d);
     Decoded full = Decode.checked(setup.decoder(), TestSources.bytes(name, d, d.length), d.length);
     assertTrue(full.clean(), full.outcome());
     int step = d.length <= EVERY_BYTE ? 1 : d.length / (d.length <= 65536 ? SPREAD : SPREAD_LARGE);

@@ -11,6 +11,7 @@ import dev.fleetprof.format.gprof.GmonFile;
 import dev.fleetprof.format.gprof.GmonLayout;
 import dev.fleetprof.format.gprof.GmonOptions;
 import dev.fleetprof.testing.DecodedRecord;
+import dev.fleetprof.testing.SampleData;
 import dev.fleetprof.testing.TestSources;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -46,18 +47,18 @@ class TruncationTest {
   private static final boolean EVERY_PREFIX = Boolean.getBoolean("fleetprof.everyPrefix");
 
   static Stream<Path> samples() {
-    return Samples.all();
+    return SampleData.listed().stream();
   }
 
   @ParameterizedTest(name = "{0}")
   @MethodSource("samples")
   void everyPrefixYieldsTheRecordsItHoldsWhole(Path sample) {
-    byte[] d = Samples.read(sample);
+    byte[] d = SampleData.read(sample);
     String name = sample.toString();
     int[] done = new int[1];
     long t0 = System.nanoTime();
     assertTimeoutPreemptively(Duration.ofSeconds(EVERY_PREFIX ? 3600 : 120), () -> {
-      switch (Samples.format(sample)) {
+      switch (SampleData.formatOf(sample)) {
         case "gperftools" -> done[0] = gperftools(name, d);
         case "gprof" -> done[0] = gprof(name, d);
         case "dcpi" -> done[0] = dcpi(name, d);

@@ -90,7 +90,7 @@ class SqlJobsTest {
     }
     for (String[] g : GMON) {
       Path dir = Files.createDirectories(in.resolve("date=" + g[0]).resolve("program=" + g[1]));
-      Files.copy(SampleData.ROOT.resolve("gprof/" + g[2] + "/gmon.out"), dir.resolve("gmon.out"));
+      Files.copy(SampleData.gmonOut(g[2]), dir.resolve("gmon.out"));
     }
     byProfile = tmp.resolve("by-profile-out").toString();
     FleetAggregate.run(spark, FleetAggregate.Args.parse(new String[] {"--input", in.toString(),
@@ -103,11 +103,11 @@ class SqlJobsTest {
   }
 
   private static Path gperftoolsBin() {
-    return SampleData.GPERFTOOLS.resolve("_reference/bin").toAbsolutePath();
+    return SampleData.GPERFTOOLS_BINARIES.toAbsolutePath();
   }
 
   private static Path gprofBin() {
-    return SampleData.ROOT.resolve("gprof/_reference/bin").toAbsolutePath();
+    return SampleData.GPROF_BINARIES.toAbsolutePath();
   }
 
   private static Dataset<Row> runFile(String name, String... defines) throws Exception {
@@ -386,7 +386,7 @@ class SqlJobsTest {
   private static GprofFlat gprofFlat(String[] gmon) throws Exception {
     ExternalTool.Result r = ExternalTool.run(List.of("gprof", "-b", "-p",
             gprofBin().resolve(gmon[1]).toString(),
-            SampleData.ROOT.resolve("gprof/" + gmon[2] + "/gmon.out").toAbsolutePath()
+            SampleData.gmonOut(gmon[2]).toAbsolutePath()
                 .toString()),
         tmp.resolve("home"), Map.of(), 120);
     assertEquals(0, r.exit(), r.stderr());

@@ -46,7 +46,7 @@ class StandardOutputsJobTest {
         out + "/cpu.folded", "--flamegraph", out + "/cpu.html"}));
     FleetAggregate.run(spark, FleetAggregate.Args.parse(new String[] {"--input", in.toString(),
         "--output", out, "--date", "2026-11-21", "--binaries",
-        SampleData.GPERFTOOLS.resolve("_reference/bin").toAbsolutePath().toString()}));
+        SampleData.GPERFTOOLS_BINARIES.toAbsolutePath().toString()}));
   }
 
   private static long parquetTotal(String table, String where) {

@@ -65,11 +65,11 @@ class ProblemModesTest {
     Files.write(dir.resolve("garbage.prof.gz"), gz.toByteArray());
     BAD.put("garbage.prof.gz", 0L);
 
-    byte[] gmon = SampleData.read(SampleData.ROOT.resolve("gprof/c-pie-64/gmon.out"));
+    byte[] gmon = SampleData.read(SampleData.gmonOut("c-pie-64"));
     Files.write(dir.resolve("gmon.out"), Arrays.copyOf(gmon, gmon.length - 7));
     BAD.put("gmon.out", null); // its total is whatever gprof records precede the cut
 
-    Files.copy(SampleData.ROOT.resolve("dcpi/_reference/bad-footer-offsets.prof"),
+    Files.copy(SampleData.DCPI_REFERENCE.resolve("bad-footer-offsets.prof"),
         dir.resolve("dcpi-bad.prof"));
     BAD.put("dcpi-bad.prof", null);
   }

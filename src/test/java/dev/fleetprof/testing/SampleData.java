@@ -1,7 +1,9 @@
 package dev.fleetprof.testing;
 
+import dev.fleetprof.format.gprof.GmonFlavor;
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.nio.ByteOrder;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.LinkedHashMap;
@@ -77,14 +79,54 @@ public final class SampleData {
     return PprofRaw.read(pprofRaw(profile)).totalSamples();
   }
 
+  /**
+   * A gprof sample, with what is known about it independently of the decoder: how it was made (see
+   * {@code _reference/regenerate.sh}), hence its format, pointer size and byte order. The profile
+   * is {@code GPROF/<dir>/<gmonName>}; what gprof printed for it, and the binary's symbols, are in
+   * {@code GPROF_REFERENCE/<dir>/}.
+   */
+  public record Gmon(String dir, String gmonName, GmonFlavor flavor, int pointerSize,
+      String howMade) {
+    public Path gmon() {
+      return GPROF.resolve(dir).resolve(gmonName);
+    }
+
+    /** A reference file for this profile: gprof-p.txt, gprof-q.txt, gprof-assign.txt, nm.txt. */
+    public Path text(String name) {
+      return GPROF_REFERENCE.resolve(dir).resolve(name);
+    }
+
+    public ByteOrder byteOrder() {
+      return ByteOrder.LITTLE_ENDIAN; // every sample was written on x86
+    }
+
+    @Override
+    public String toString() {
+      return dir + "/" + gmonName;
+    }
+  }
+
+  public static final Gmon GMON_C_PIE_64 =
+      new Gmon("c-pie-64", "gmon.out", GmonFlavor.GNU_V1, 8, "gcc -pg, x86-64 PIE, glibc");
+  public static final Gmon GMON_CXX_NOPIE_64 = new Gmon("cxx-nopie-64", "gmon.out",
+      GmonFlavor.GNU_V1, 8, "g++ -pg -no-pie, x86-64, glibc");
+  public static final Gmon GMON_C_32 =
+      new Gmon("c-32", "gmon.out", GmonFlavor.GNU_V1, 4, "gcc -m32 -pg, i386 PIE, glibc");
+  public static final Gmon GMON_SUM =
+      new Gmon("c-pie-64-sum", "gmon.sum", GmonFlavor.GNU_V1, 8, "gprof -s of two runs");
+  public static final Gmon GMON_BSD44 =
+      new Gmon("c-pie-64-bsd44", "gmon.bsd44", GmonFlavor.BSD_44, 8, "gprof -s -O 4");
+  public static final Gmon GMON_BSD_OLD =
+      new Gmon("c-pie-64-bsd", "gmon.bsd", GmonFlavor.BSD_OLD, 8, "gprof -s -O b");
+
+  /** Every gprof sample. */
+  public static List<Gmon> gmonSamples() {
+    return List.of(GMON_C_PIE_64, GMON_CXX_NOPIE_64, GMON_C_32, GMON_SUM, GMON_BSD44, GMON_BSD_OLD);
+  }
+
   /** The {@code gmon.out} of a gprof sample folder ({@code c-pie-64}, {@code cxx-nopie-64}...). */
   public static Path gmonOut(String sample) {
     return GPROF.resolve(sample).resolve("gmon.out");
-  }
-
-  /** What gprof printed for a gprof sample: {@code gprof-p.txt}, {@code gprof-q.txt}... */
-  public static Path gprofReference(String sample, String name) {
-    return GPROF_REFERENCE.resolve(sample).resolve(name);
   }
 
   /**
