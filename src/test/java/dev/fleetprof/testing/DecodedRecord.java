@@ -15,7 +15,7 @@ import org.apache.spark.sql.Row;
  *     and dimension); empty when there are none
  */
 public record DecodedRecord(long offset, String kind, long count, long[] pcs, String extra) {
-  public static final String SAMPLE = "sample";
+  private static final String SAMPLE = "sample";
 
   /** A sample: what a gperftools or DCPI record is. */
   public DecodedRecord(long offset, long count, long[] pcs) {
