@@ -9,6 +9,7 @@ import dev.fleetprof.bench.Processes.Outcome;
 import dev.fleetprof.bench.ReferenceDecode.Totals;
 import dev.fleetprof.bench.Report.Row;
 import dev.fleetprof.spark.ProfileDataSource;
+import dev.fleetprof.testing.PprofRaw;
 import com.sun.management.OperatingSystemMXBean;
 import java.io.IOException;
 import java.lang.management.ManagementFactory;
@@ -694,24 +695,7 @@ public final class ScanBenchmark {
     if (!raw.ok()) {
       throw new IOException("go tool pprof -raw failed: " + raw.tail());
     }
-    return rawSampleCount(raw.output());
-  }
-
-  /** The sum of the first value (samples/count) of every sample in {@code pprof -raw} output. */
-  static long rawSampleCount(String raw) {
-    long total = 0;
-    boolean samples = false;
-    for (String line : raw.split("\n")) {
-      String t = line.strip();
-      if (t.equals("Samples:")) {
-        samples = true;
-      } else if (t.startsWith("Locations") || t.startsWith("Mappings")) {
-        samples = false;
-      } else if (samples && t.contains(":") && !t.isEmpty() && Character.isDigit(t.charAt(0))) {
-        total += Long.parseLong(t.split("\\s+")[0]);
-      }
-    }
-    return total;
+    return PprofRaw.parse(raw.output()).totalSamples();
   }
 
   private static String goVersion() {

@@ -1,6 +1,7 @@
 package dev.fleetprof.cluster;
 
 import dev.fleetprof.testing.ChildJvm;
+import dev.fleetprof.testing.SampleData;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
@@ -20,7 +21,7 @@ final class FleetJob {
   static final String MAIN = "dev.fleetprof.jobs.FleetAggregate";
   /** Fixed, so that two runs of the job write the same partitions whenever they run. */
   static final String DATE = "2026-11-20";
-  static final Path SAMPLES = Path.of("sample-data").toAbsolutePath();
+  static final Path SAMPLES = SampleData.ROOT.toAbsolutePath();
   /** Generous: a shared CI machine can be several times slower than an idle one. */
   static final long TIMEOUT_SECONDS = 480;
 

@@ -12,6 +12,8 @@ import dev.fleetprof.format.MappingIndex;
 import dev.fleetprof.format.ProfileFormatException;
 import dev.fleetprof.format.gperftools.CpuProfileLayout;
 import dev.fleetprof.format.gperftools.ProcMapsParser;
+import dev.fleetprof.testing.DecodedRecord;
+import dev.fleetprof.testing.SampleData;
 import dev.fleetprof.testing.TestSources;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
@@ -29,7 +31,7 @@ import org.junit.jupiter.api.Test;
  * failed (or ran out of memory or time) before the fix it names.
  */
 class AuditFindingsTest {
-  private static final Path X86_32 = Path.of("sample-data/gperftools/x86_32.prof");
+  private static final Path X86_32 = SampleData.GPERFTOOLS.resolve("x86_32.prof");
 
   /**
    * Maps-text variables were substituted one after another over the whole line, so a value naming
@@ -88,7 +90,7 @@ class AuditFindingsTest {
   void aCorruptRecordInAStreamKeepsTheRecordsBeforeIt() throws Exception {
     byte[] d = Files.readAllBytes(X86_32);
     Decoded full = Decode.checked(Decode::gperftools, TestSources.bytes("x", d, d.length), d.length);
-    Decoded.Rec tenth = full.records().get(10);
+    DecodedRecord tenth = full.records().get(10);
     ByteBuffer.wrap(d).order(ByteOrder.LITTLE_ENDIAN).putInt((int) tenth.offset() + 4, 0x7fffffff);
     Decoded known = Decode.checked(Decode::gperftools, TestSources.bytes("bad", d, d.length), d.length);
     Decoded streamed = Decode.checked(Decode::gperftools,

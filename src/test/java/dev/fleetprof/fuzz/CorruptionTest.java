@@ -9,7 +9,8 @@ import dev.fleetprof.format.gperftools.CpuProfileHeader;
 import dev.fleetprof.format.gprof.GmonFile;
 import dev.fleetprof.format.gprof.GmonLayout;
 import dev.fleetprof.format.gprof.GmonOptions;
-import dev.fleetprof.fuzz.Decoded.Rec;
+import dev.fleetprof.testing.DecodedRecord;
+import dev.fleetprof.testing.SampleData;
 import dev.fleetprof.testing.TestSources;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -35,19 +36,19 @@ class CorruptionTest {
   static final int SPREAD_LARGE = 128;
 
   static Stream<Path> samples() {
-    return Samples.all();
+    return SampleData.listed().stream();
   }
 
   /** How one format is decoded, and what a corruption at an offset may not change. */
-  private record Setup(Decode.Decoder decoder, ToLongFunction<Rec> end,
-      ToLongFunction<Rec> streamedEnd, IntPredicate mustBeReported) {}
+  private record Setup(Decode.Decoder decoder, ToLongFunction<DecodedRecord> end,
+      ToLongFunction<DecodedRecord> streamedEnd, IntPredicate mustBeReported) {}
 
   @ParameterizedTest(name = "{0}")
   @MethodSource("samples")
   void singleByteCorruptionsKeepTheRecordsBeforeThem(Path sample) throws Exception {
-    byte[] d = Samples.read(sample);
+    byte[] d = SampleData.read(sample);
     String name = sample.toString();
-    Setup setup = setup(Samples.format(sample), name, d);
+    Setup setup = setup(SampleData.formatOf(sample), name, d);
     Decoded full = Decode.checked(setup.decoder(), TestSources.bytes(name, d, d.length), d.length);
     assertTrue(full.clean(), full.outcome());
     int step = d.length <= EVERY_BYTE ? 1 : d.length / (d.length <= 65536 ? SPREAD : SPREAD_LARGE);
@@ -91,8 +92,8 @@ class CorruptionTest {
     }
   }
 
-  private static void startsWith(List<Rec> before, Decoded got, String n) {
-    List<Rec> r = got.records();
+  private static void startsWith(List<DecodedRecord> before, Decoded got, String n) {
+    List<DecodedRecord> r = got.records();
     assertTrue(r.size() >= before.size(), n + ": lost records before the corruption: " + got.outcome());
     assertEquals(before, r.subList(0, before.size()), n);
   }
@@ -101,7 +102,7 @@ class CorruptionTest {
     switch (format) {
       case "gperftools": {
         int w = CpuProfileHeader.parse(name, d, Math.min(d.length, 64), d.length).slotWidth();
-        ToLongFunction<Rec> end = RecordEnds.gperftools(w);
+        ToLongFunction<DecodedRecord> end = RecordEnds.gperftools(w);
         return new Setup(src -> Decode.gperftools(src, false), end, end, at -> false);
       }
       case "gprof": {

@@ -22,7 +22,7 @@ import dev.fleetprof.format.gprof.GmonFile;
 import dev.fleetprof.format.gprof.GmonLayout;
 import dev.fleetprof.format.gprof.GmonOptions;
 import dev.fleetprof.format.gprof.GmonReader;
-import dev.fleetprof.fuzz.Decoded.Rec;
+import dev.fleetprof.testing.DecodedRecord;
 import dev.fleetprof.testing.TestSources;
 import java.io.IOException;
 import java.io.InputStream;
@@ -71,7 +71,7 @@ final class Decode {
           + used[0] + " bytes, over the bound of " + bound);
     }
     long last = -1;
-    for (Rec r : d.records()) {
+    for (DecodedRecord r : d.records()) {
       if (r.offset() <= last || r.offset() >= dataLength) {
         fail(src.name() + ": record offset " + r.offset() + " after " + last + " in " + dataLength
             + " bytes");
@@ -120,13 +120,13 @@ final class Decode {
     Decoded unknown = checked(decoder, TestSources.unknownLength(name, data, len, true), len);
     assertEquals(known.clean(), unknown.clean(), name + ": known length " + known.outcome()
         + ", unknown length " + unknown.outcome());
-    List<Rec> a = known.records();
-    List<Rec> b = unknown.records();
+    List<DecodedRecord> a = known.records();
+    List<DecodedRecord> b = unknown.records();
     if (exact || known.clean()) {
       assertEquals(a, b, name + ": the records differ with an unknown length");
     } else {
-      List<Rec> shorter = a.size() <= b.size() ? a : b;
-      List<Rec> longer = a.size() <= b.size() ? b : a;
+      List<DecodedRecord> shorter = a.size() <= b.size() ? a : b;
+      List<DecodedRecord> longer = a.size() <= b.size() ? b : a;
       assertEquals(shorter, longer.subList(0, shorter.size()),
           name + ": the records differ with an unknown length");
     }
@@ -198,7 +198,7 @@ final class Decode {
     long len = src.length();
     byte[] head = new byte[ProfileFormats.HEAD_BYTES];
     int n = readHead(src, head);
-    List<Rec> recs = new ArrayList<>();
+    List<DecodedRecord> recs = new ArrayList<>();
     CpuProfileHeader h;
     CpuProfileLayout layout;
     String end;
@@ -222,7 +222,7 @@ final class Decode {
             fail(name + ": record at " + r.recordOffset() + " of depth " + r.depth() + ", expected at "
                 + at + ", read up to " + r.position());
           }
-          recs.add(new Rec(at, "sample", r.count(), Arrays.copyOf(r.pcs(), r.depth()), ""));
+          recs.add(new DecodedRecord(at, r.count(), Arrays.copyOf(r.pcs(), r.depth())));
           at = next;
         }
         end = r.end().name();
@@ -238,7 +238,7 @@ final class Decode {
       CpuProfileReader r = CpuProfileReader.wholeFile(name, h, in, len, false, SLOT_BUFFER.get());
       int i = 0;
       while (r.next()) {
-        Rec e = recs.get(i++);
+        DecodedRecord e = recs.get(i++);
         if (e.offset() != r.recordOffset() || e.count() != r.count() || e.pcs().length != r.depth()) {
           fail(name + ": skipping chains read " + r.recordOffset());
         }
@@ -257,7 +257,7 @@ final class Decode {
 
   /** Every row, the layout detected ({@code layout == null}) or given. */
   static Decoded gprof(ByteSource src, GmonLayout layout) throws IOException {
-    List<Rec> recs = new ArrayList<>();
+    List<DecodedRecord> recs = new ArrayList<>();
     try (GmonReader r = layout == null ? GmonFile.open(src, GmonOptions.auto())
         : GmonFile.open(src, layout)) {
       while (r.next()) {
@@ -271,7 +271,7 @@ final class Decode {
         String extra = bin ? "end=0x" + Long.toHexString(r.binEnd()) + " rate=" + r.profRate()
             + " dim=" + r.dimension() + "/" + r.dimensionAbbrev() + " bin=" + r.binIndex() + "/"
             + r.histogramBins() : "";
-        recs.add(new Rec(r.recordOffset(), kind, r.count(), pcs, extra));
+        recs.add(new DecodedRecord(r.recordOffset(), kind, r.count(), pcs, extra));
       }
       return new Decoded(recs, null, Decoded.COMPLETE, List.of());
     } catch (ProfileFormatException e) {
@@ -281,7 +281,7 @@ final class Decode {
 
   /** Header and every sample; a reader that returns false has checked the footer. */
   static Decoded dcpi(ByteSource src) throws IOException {
-    List<Rec> recs = new ArrayList<>();
+    List<DecodedRecord> recs = new ArrayList<>();
     try (DcpiProfileReader r = DcpiProfileReader.open(src)) {
       DcpiHeader h = r.header();
       while (r.next()) {
@@ -291,7 +291,7 @@ final class Decode {
           fail(src.name() + ": count " + r.count() + " at 0x" + Long.toHexString(a) + ", outside"
               + " the text or not a non-zero u32");
         }
-        recs.add(new Rec(r.recordOffset(), "sample", r.count(), new long[] {a}, ""));
+        recs.add(new DecodedRecord(r.recordOffset(), r.count(), new long[] {a}));
       }
       assertTrue(r.finished(), src.name() + ": next() returned false before the footer matched");
       return new Decoded(recs, null, Decoded.COMPLETE,

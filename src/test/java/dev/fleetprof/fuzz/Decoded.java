@@ -2,7 +2,7 @@ package dev.fleetprof.fuzz;
 
 import dev.fleetprof.format.Mapping;
 import dev.fleetprof.format.ProfileFormatException;
-import java.util.Arrays;
+import dev.fleetprof.testing.DecodedRecord;
 import java.util.List;
 
 /**
@@ -13,7 +13,8 @@ import java.util.List;
  * @param end how a reader without an error stopped: {@code TRAILER} or {@code TRUNCATED} for gperftools
  *     (its documented truncation signal), {@code COMPLETE} otherwise; null after an error
  */
-record Decoded(List<Rec> records, ProfileFormatException error, String end, List<Mapping> mappings) {
+record Decoded(List<DecodedRecord> records, ProfileFormatException error, String end,
+    List<Mapping> mappings) {
   static final String COMPLETE = "COMPLETE";
   static final String TRUNCATED = "TRUNCATED";
 
@@ -24,28 +25,5 @@ record Decoded(List<Rec> records, ProfileFormatException error, String end, List
 
   String outcome() {
     return error != null ? "error at " + error.offset() + ": " + error.problem() : end;
-  }
-
-  /**
-   * One record. {@code extra} holds the format's per-record facts beyond the call chain (gprof
-   * histogram bin end, rate and dimension), so that equal records mean equal rows.
-   */
-  record Rec(long offset, String kind, long count, long[] pcs, String extra) {
-    @Override
-    public boolean equals(Object o) {
-      return o instanceof Rec r && r.offset == offset && r.kind.equals(kind) && r.count == count
-          && Arrays.equals(r.pcs, pcs) && r.extra.equals(extra);
-    }
-
-    @Override
-    public int hashCode() {
-      return Long.hashCode(offset) * 31 + Arrays.hashCode(pcs);
-    }
-
-    @Override
-    public String toString() {
-      return kind + "@" + offset + "[count=" + Long.toUnsignedString(count) + ", pcs="
-          + Arrays.toString(pcs) + (extra.isEmpty() ? "" : ", " + extra) + "]";
-    }
   }
 }

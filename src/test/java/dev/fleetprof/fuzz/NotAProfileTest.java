@@ -16,6 +16,7 @@ import dev.fleetprof.format.gprof.GmonFile;
 import dev.fleetprof.format.gprof.GmonFlavor;
 import dev.fleetprof.format.gprof.GmonOptions;
 import dev.fleetprof.spark.HadoopByteSource;
+import dev.fleetprof.testing.SampleData;
 import dev.fleetprof.testing.TestSources;
 import java.awt.image.BufferedImage;
 import java.io.ByteArrayOutputStream;
@@ -73,7 +74,7 @@ class NotAProfileTest {
     refused(write("README.gz", TestSources.compress(Files.readAllBytes(Path.of("README.md")))),
         "text");
     // The same path for a real profile: a .gz profile is detected from its decompressed bytes.
-    byte[] prof = Files.readAllBytes(Path.of("sample-data/gperftools/x86_32.prof"));
+    byte[] prof = SampleData.read(SampleData.GPERFTOOLS.resolve("x86_32.prof"));
     assertEquals(GperftoolsFormat.NAME, detect(write("x86_32.prof.gz", TestSources.compress(prof))));
   }
 
@@ -114,9 +115,9 @@ class NotAProfileTest {
   /** The other side of refusing: every real sample is still detected as what it is. */
   @Test
   void everySampleIsDetectedAsItsFormat() {
-    Samples.all().forEach(p -> {
+    SampleData.listed().forEach(p -> {
       try {
-        assertEquals(Samples.format(p), detect(p), p.toString());
+        assertEquals(SampleData.formatOf(p), detect(p), p.toString());
       } catch (IOException e) {
         throw new java.io.UncheckedIOException(e);
       }

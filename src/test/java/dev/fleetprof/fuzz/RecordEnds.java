@@ -3,7 +3,7 @@ package dev.fleetprof.fuzz;
 import dev.fleetprof.format.dcpi.DcpiHeader;
 import dev.fleetprof.format.gprof.GmonLayout;
 import dev.fleetprof.format.gprof.GmonReader;
-import dev.fleetprof.fuzz.Decoded.Rec;
+import dev.fleetprof.testing.DecodedRecord;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
@@ -20,7 +20,7 @@ final class RecordEnds {
   private RecordEnds() {}
 
   /** gperftools: the record itself, {@code count, n, pc[n]} in slots of {@code width} bytes. */
-  static ToLongFunction<Rec> gperftools(int width) {
+  static ToLongFunction<DecodedRecord> gperftools(int width) {
     return r -> r.offset() + (2L + r.pcs().length) * width;
   }
 
@@ -28,7 +28,7 @@ final class RecordEnds {
    * gprof with a known length: a bin needs its whole histogram record (hist_size is checked against
    * the file before any bin is read); an arc its own bytes (GNU: the tag byte is the record's offset).
    */
-  static ToLongFunction<Rec> gprof(GmonLayout layout) {
+  static ToLongFunction<DecodedRecord> gprof(GmonLayout layout) {
     int ptr = layout.pointerSize();
     boolean gnu = layout.flavor().isGnu();
     return r -> switch (r.kind()) {
@@ -45,8 +45,8 @@ final class RecordEnds {
    * gprof from a stream of unknown length: bins are read one by one until the stream ends, so a bin
    * needs only its own two bytes.
    */
-  static ToLongFunction<Rec> gprofStreamed(GmonLayout layout) {
-    ToLongFunction<Rec> whole = gprof(layout);
+  static ToLongFunction<DecodedRecord> gprofStreamed(GmonLayout layout) {
+    ToLongFunction<DecodedRecord> whole = gprof(layout);
     return r -> GmonReader.KIND_HISTOGRAM.equals(r.kind()) ? r.offset() + 2 : whole.applyAsLong(r);
   }
 
@@ -66,12 +66,12 @@ final class RecordEnds {
   }
 
   /** DCPI with a known length: a count's whole chunk, which must end before the 8-byte footer. */
-  static ToLongFunction<Rec> dcpiChunk(long[] bounds) {
+  static ToLongFunction<DecodedRecord> dcpiChunk(long[] bounds) {
     return r -> bounds[-Arrays.binarySearch(bounds, r.offset()) - 1];
   }
 
   /** DCPI from a stream of unknown length: a count is read as soon as it is there. */
-  static ToLongFunction<Rec> dcpiStreamed() {
+  static ToLongFunction<DecodedRecord> dcpiStreamed() {
     return r -> r.offset() + 4;
   }
 
@@ -79,7 +79,8 @@ final class RecordEnds {
    * The first records of {@code all} that end by {@code limit}. Every end above grows with the
    * record's offset, so these are exactly the records that end by {@code limit}, found by bisection.
    */
-  static List<Rec> endingBy(List<Rec> all, ToLongFunction<Rec> end, long limit) {
+  static List<DecodedRecord> endingBy(List<DecodedRecord> all, ToLongFunction<DecodedRecord> end,
+      long limit) {
     int lo = 0;
     int hi = all.size();
     while (lo < hi) {

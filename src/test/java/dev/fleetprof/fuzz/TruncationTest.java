@@ -10,7 +10,8 @@ import dev.fleetprof.format.gperftools.CpuProfileHeader;
 import dev.fleetprof.format.gprof.GmonFile;
 import dev.fleetprof.format.gprof.GmonLayout;
 import dev.fleetprof.format.gprof.GmonOptions;
-import dev.fleetprof.fuzz.Decoded.Rec;
+import dev.fleetprof.testing.DecodedRecord;
+import dev.fleetprof.testing.SampleData;
 import dev.fleetprof.testing.TestSources;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -46,18 +47,18 @@ class TruncationTest {
   private static final boolean EVERY_PREFIX = Boolean.getBoolean("fleetprof.everyPrefix");
 
   static Stream<Path> samples() {
-    return Samples.all();
+    return SampleData.listed().stream();
   }
 
   @ParameterizedTest(name = "{0}")
   @MethodSource("samples")
   void everyPrefixYieldsTheRecordsItHoldsWhole(Path sample) {
-    byte[] d = Samples.read(sample);
+    byte[] d = SampleData.read(sample);
     String name = sample.toString();
     int[] done = new int[1];
     long t0 = System.nanoTime();
     assertTimeoutPreemptively(Duration.ofSeconds(EVERY_PREFIX ? 3600 : 120), () -> {
-      switch (Samples.format(sample)) {
+      switch (SampleData.formatOf(sample)) {
         case "gperftools" -> done[0] = gperftools(name, d);
         case "gprof" -> done[0] = gprof(name, d);
         case "dcpi" -> done[0] = dcpi(name, d);
@@ -75,8 +76,8 @@ class TruncationTest {
     assertTrue(full.clean(), full.outcome());
     CpuProfileHeader h = headerOf(name, d);
     int w = h.slotWidth();
-    ToLongFunction<Rec> end = RecordEnds.gperftools(w);
-    List<Rec> all = full.records();
+    ToLongFunction<DecodedRecord> end = RecordEnds.gperftools(w);
+    List<DecodedRecord> all = full.records();
     long trailerEnd = (all.isEmpty() ? h.recordsStart() : end.applyAsLong(all.get(all.size() - 1)))
         + 3L * w;
     int[] cuts = prefixes(d.length, new long[0]);
@@ -124,7 +125,7 @@ class TruncationTest {
     Decoded full = Decode.checked(src -> Decode.gprof(src, layout), TestSources.bytes(name, d, d.length),
         d.length);
     assertTrue(full.clean(), full.outcome());
-    ToLongFunction<Rec> end = RecordEnds.gprof(layout);
+    ToLongFunction<DecodedRecord> end = RecordEnds.gprof(layout);
     Set<Long> validEnds = new HashSet<>(); // prefixes that are valid gmon files themselves
     if (layout.flavor().isGnu()) {
       validEnds.add(20L); // the header alone
@@ -139,7 +140,7 @@ class TruncationTest {
           n + ": " + forced.outcome());
       Decoded auto = p % 8 == 0 ? Decode.both(Decode::gprof, n, d, p)
           : Decode.checked(Decode::gprof, TestSources.bytes(n, d, p), p);
-      List<Rec> rows = auto.records();
+      List<DecodedRecord> rows = auto.records();
       assertEquals(full.records().subList(0, Math.min(rows.size(), full.records().size())), rows,
           n + ": detection on the prefix read other records");
       assertTrue(auto.error() != null || validEnds.contains((long) p) || p == d.length,
@@ -159,7 +160,7 @@ class TruncationTest {
     Decoded full = Decode.checked(Decode::dcpi, TestSources.bytes(name, d, d.length), d.length);
     assertTrue(full.clean(), full.outcome());
     long[] bs = RecordEnds.dcpiChunkBounds(name, d);
-    ToLongFunction<Rec> chunkEnd = RecordEnds.dcpiChunk(bs);
+    ToLongFunction<DecodedRecord> chunkEnd = RecordEnds.dcpiChunk(bs);
     long[] marks = new long[2 * bs.length];
     for (int i = 0; i < bs.length; i++) {
       marks[2 * i] = bs[i];

@@ -2,6 +2,7 @@ package dev.fleetprof.jobs;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
+import dev.fleetprof.testing.FleetFixture;
 import dev.fleetprof.testing.SyntheticCpuProfile;
 import dev.fleetprof.testing.TestSpark;
 import java.math.BigDecimal;
@@ -9,7 +10,6 @@ import java.math.BigInteger;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.HashMap;
 import java.util.List;
@@ -61,11 +61,10 @@ class FleetAggregateCountsTest {
 
   @Test
   void fullRangeCountsAddUpExactlyInEveryDataset(@TempDir Path tmp) throws Exception {
-    Path in = tmp.resolve("in/date=2026-11-20");
-    for (String f : List.of("host=h1/a.prof", "host=h1/b.prof", "host=h2/a.prof")) {
-      Files.createDirectories(in.resolve(f).getParent());
-      Files.write(in.resolve(f), profile());
-    }
+    new FleetFixture(tmp.resolve("in"))
+        .write("2026-11-20", "h1", "a.prof", profile())
+        .write("2026-11-20", "h1", "b.prof", profile())
+        .write("2026-11-20", "h2", "a.prof", profile());
     String out = tmp.resolve("out").toString();
     BigInteger perFile = RECURSIVE.add(TOP_BIT);
     FleetAggregate.Summary s = FleetAggregate.run(spark, FleetAggregate.Args.parse(

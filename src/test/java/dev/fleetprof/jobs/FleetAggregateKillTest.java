@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.fleetprof.testing.ChildJvm;
+import dev.fleetprof.testing.FleetFixture;
 import dev.fleetprof.testing.SampleData;
 import dev.fleetprof.testing.TestSpark;
 import java.io.File;
@@ -30,17 +31,17 @@ class FleetAggregateKillTest {
   void aKilledRunLeavesThePreviousOutputOfItsDate(@TempDir Path tmp) throws Exception {
     // Enough files that the run takes a few seconds; real profiles, so stacks repeat as in a fleet.
     int files = 0;
+    FleetFixture fleet = new FleetFixture(tmp.resolve("in"));
     for (int h = 0; h < 4; h++) {
-      Path host = tmp.resolve("in/date=2026-11-20/host=web" + h);
-      Files.createDirectories(host);
       for (int i = 0; i < 10; i++) {
         for (String sample : List.of("multithreaded.prof", "deep_recursion.prof")) {
-          Files.copy(SampleData.GPERFTOOLS.resolve(sample), host.resolve(i + "-" + sample));
+          fleet.copy("2026-11-20", "web" + h, SampleData.GPERFTOOLS.resolve(sample),
+              i + "-" + sample);
           files++;
         }
       }
     }
-    String in = tmp.resolve("in").toString();
+    String in = fleet.toString();
     String out = tmp.resolve("fleet").toString();
     FleetAggregate.run(spark, FleetAggregate.Args.parse(new String[] {"--input", in, "--output",
         out}));

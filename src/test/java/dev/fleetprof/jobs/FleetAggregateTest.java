@@ -4,8 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.fleetprof.testing.CpuProfiles;
-import dev.fleetprof.testing.CpuProfiles.Rec;
+import dev.fleetprof.testing.FleetFixture;
 import dev.fleetprof.testing.SampleData;
 import dev.fleetprof.testing.TestSpark;
 import java.math.BigDecimal;
@@ -22,21 +21,9 @@ import org.junit.jupiter.api.io.TempDir;
 class FleetAggregateTest {
   private final SparkSession spark = TestSpark.get();
 
-  /** Decoded totals of the gperftools samples, one host's worth. */
-  private static long sampleTotal(List<Path> profiles) throws Exception {
-    long total = 0;
-    for (Path p : profiles) {
-      total += CpuProfiles.decode(p.toString(), SampleData.read(p)).records().stream()
-          .mapToLong(Rec::count).sum();
-    }
-    return total;
-  }
-
-  private static void copyInto(Path dir, List<Path> profiles) throws Exception {
-    Files.createDirectories(dir);
-    for (Path p : profiles) {
-      Files.copy(p, dir.resolve(p.getFileName()));
-    }
+  /** The samples pprof counts in gperftools sample profiles, one host's worth. */
+  private static long sampleTotal(List<Path> profiles) {
+    return profiles.stream().mapToLong(SampleData::pprofSampleCount).sum();
   }
 
   private FleetAggregate.Summary run(String... argv) throws Exception {
@@ -52,13 +39,14 @@ class FleetAggregateTest {
       throws Exception {
     // Two hosts ran the same binaries on 2026-11-20: their stacks must merge into one row each
     // (frames, not raw pcs, are the key). One more host on 2026-11-21, and a stray README.
-    Path in = tmp.resolve("in");
     List<Path> all = SampleData.gperftoolsProfiles();
     List<Path> one = List.of(SampleData.GPERFTOOLS.resolve("multithreaded.prof"));
-    copyInto(in.resolve("date=2026-11-20/host=web041"), all);
-    copyInto(in.resolve("date=2026-11-20/host=web042"), all);
-    copyInto(in.resolve("date=2026-11-21/host=web043"), one);
-    Files.writeString(in.resolve("date=2026-11-20/host=web042/README.txt"), "not a profile\n");
+    FleetFixture fleet = new FleetFixture(tmp.resolve("in"))
+        .copy("2026-11-20", "web041", all)
+        .copy("2026-11-20", "web042", all)
+        .copy("2026-11-21", "web043", one)
+        .write("2026-11-20", "web042", "README.txt", "not a profile\n".getBytes());
+    Path in = fleet.root();
     String out = tmp.resolve("fleet").toString();
     FleetAggregate.Summary s = run("--input", in.toString(), "--output", out);
 
@@ -125,11 +113,12 @@ class FleetAggregateTest {
 
   @Test
   void reRunningADateReplacesExactlyThatDate(@TempDir Path tmp) throws Exception {
-    Path in = tmp.resolve("in");
     List<Path> one = List.of(SampleData.GPERFTOOLS.resolve("multithreaded.prof"));
     List<Path> other = List.of(SampleData.GPERFTOOLS.resolve("deep_recursion.prof"));
-    copyInto(in.resolve("date=2026-11-20/host=a"), one);
-    copyInto(in.resolve("date=2026-11-21/host=a"), one);
+    FleetFixture fleet = new FleetFixture(tmp.resolve("in"))
+        .copy("2026-11-20", "a", one)
+        .copy("2026-11-21", "a", one);
+    Path in = fleet.root();
     String out = tmp.resolve("fleet").toString();
     run("--input", in.toString(), "--output", out);
     Path day1 = Path.of(out, "stacks", "date=2026-11-20");
@@ -139,7 +128,7 @@ class FleetAggregateTest {
     }
 
     // Late profiles arrive for the 21st; the job is re-run for that date only.
-    copyInto(in.resolve("date=2026-11-21/host=b"), other);
+    fleet.copy("2026-11-21", "b", other);
     FleetAggregate.Summary s = run("--input", in.toString(), "--output", out,
         "--date", "2026-11-21");
     assertEquals(List.of("2026-11-21"), s.dates());

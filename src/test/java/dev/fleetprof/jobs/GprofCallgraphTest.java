@@ -83,7 +83,7 @@ class GprofCallgraphTest {
     for (String[] f : files) {
       Path dir = Files.createDirectories(
           tmp.resolve("in/date=" + f[0] + "/program=" + f[1] + "/host=" + f[2]));
-      Files.copy(SampleData.ROOT.resolve("gprof/" + f[3] + "/gmon.out"), dir.resolve("gmon.out"));
+      Files.copy(SampleData.gmonOut(f[3]), dir.resolve("gmon.out"));
     }
     out = tmp.resolve("out").toString();
     FleetAggregate.run(spark, FleetAggregate.Args.parse(new String[] {"--input",
@@ -91,7 +91,7 @@ class GprofCallgraphTest {
   }
 
   private static Path bin() {
-    return SampleData.ROOT.resolve("gprof/_reference/bin").toAbsolutePath();
+    return SampleData.GPROF_BINARIES.toAbsolutePath();
   }
 
   @ParameterizedTest
@@ -101,7 +101,7 @@ class GprofCallgraphTest {
     List<String> command = new ArrayList<>(List.of("gprof", "-b", "-q",
         bin().resolve(program).toString()));
     for (int i = 0; i < copies; i++) {
-      command.add(SampleData.ROOT.resolve("gprof/" + sample + "/gmon.out").toAbsolutePath()
+      command.add(SampleData.gmonOut(sample).toAbsolutePath()
           .toString());
     }
     ExternalTool.Result r = ExternalTool.run(command, tmp.resolve("home"), Map.of(), 120);

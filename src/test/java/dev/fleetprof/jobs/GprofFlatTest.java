@@ -46,7 +46,7 @@ class GprofFlatTest {
     for (String[] s : new String[][] {{"c-pie-64", "workload"}, {"cxx-nopie-64", "shapes"},
         {"c-32", "workload32"}}) {
       Path dir = Files.createDirectories(tmp.resolve("in/program=" + s[1]));
-      Files.copy(SampleData.ROOT.resolve("gprof/" + s[0] + "/gmon.out"), dir.resolve("gmon.out"));
+      Files.copy(SampleData.gmonOut(s[0]), dir.resolve("gmon.out"));
     }
     out = tmp.resolve("out").toString();
     FleetAggregate.run(spark, FleetAggregate.Args.parse(new String[] {"--input",
@@ -55,7 +55,7 @@ class GprofFlatTest {
   }
 
   private static Path bin() {
-    return SampleData.ROOT.resolve("gprof/_reference/bin").toAbsolutePath();
+    return SampleData.GPROF_BINARIES.toAbsolutePath();
   }
 
   @ParameterizedTest
@@ -64,7 +64,7 @@ class GprofFlatTest {
     ExternalTool.require("gprof", "binutils");
     ExternalTool.Result r = ExternalTool.run(List.of("gprof", "-b", "-p",
             bin().resolve(program).toString(),
-            SampleData.ROOT.resolve("gprof/" + sample + "/gmon.out").toAbsolutePath().toString()),
+            SampleData.gmonOut(sample).toAbsolutePath().toString()),
         tmp.resolve("home"), Map.of(), 120);
     assertEquals(0, r.exit(), r.stderr());
     Map<String, String> want = new TreeMap<>();
@@ -107,9 +107,9 @@ class GprofFlatTest {
     Path in = tmp.resolve("days");
     Files.createDirectories(in.resolve("date=2026-10-01/program=workload"));
     Files.createDirectories(in.resolve("date=2026-10-05/program=shapes"));
-    Files.copy(SampleData.ROOT.resolve("gprof/c-pie-64/gmon.out"),
+    Files.copy(SampleData.gmonOut("c-pie-64"),
         in.resolve("date=2026-10-01/program=workload/gmon.out"));
-    Files.copy(SampleData.ROOT.resolve("gprof/cxx-nopie-64/gmon.out"),
+    Files.copy(SampleData.gmonOut("cxx-nopie-64"),
         in.resolve("date=2026-10-05/program=shapes/gmon.out"));
     String days = tmp.resolve("days-out").toString();
     FleetAggregate.run(spark, FleetAggregate.Args.parse(new String[] {"--input", in.toString(),

@@ -30,7 +30,7 @@ class MalformedBinaryTest {
   void malformedDwarfLeavesFramesUnnamedAndTheRestNamed(@TempDir Path tmp) throws Exception {
     SparkSession spark = TestSpark.get();
     Path bins = Files.createDirectories(tmp.resolve("bins"));
-    Path bin = SampleData.GPERFTOOLS.resolve("_reference/bin");
+    Path bin = SampleData.GPERFTOOLS_BINARIES;
     Files.copy(bin.resolve("shared_library"), bins.resolve("shared_library"));
     Files.copy(bin.resolve("libwork.so"), bins.resolve("libwork.so"));
     // The unit header of .debug_info says 64-bit DWARF with a length of 2^64-1 bytes.

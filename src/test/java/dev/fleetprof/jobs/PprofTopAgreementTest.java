@@ -60,7 +60,7 @@ class PprofTopAgreementTest {
   }
 
   private static Path bin() {
-    return SampleData.GPERFTOOLS.resolve("_reference/bin").toAbsolutePath();
+    return SampleData.GPERFTOOLS_BINARIES.toAbsolutePath();
   }
 
   @ParameterizedTest

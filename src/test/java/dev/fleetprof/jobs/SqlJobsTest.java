@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.fleetprof.output.ExternalTool;
+import dev.fleetprof.testing.FleetFixture;
 import dev.fleetprof.testing.SampleData;
 import dev.fleetprof.testing.TestSpark;
 import java.math.BigDecimal;
@@ -57,17 +58,16 @@ class SqlJobsTest {
   @BeforeAll
   static void aggregateTwoDays() throws Exception {
     spark = TestSpark.get();
-    Path in = tmp.resolve("in");
+    FleetFixture fleet = new FleetFixture(tmp.resolve("in"));
     for (String day : List.of("2026-11-20", "2026-11-21")) {
       for (String host : List.of("web041", "web042")) {
-        Path dir = in.resolve("date=" + day).resolve("host=" + host);
-        Files.createDirectories(dir);
-        Files.copy(SampleData.GPERFTOOLS.resolve("multithreaded.prof"), dir.resolve("a.prof"));
+        fleet.copy(day, host, SampleData.GPERFTOOLS.resolve("multithreaded.prof"), "a.prof");
       }
     }
     // The second day also ran a different program on one host: its stacks "grew" from nothing.
-    Files.copy(SampleData.GPERFTOOLS.resolve("deep_recursion.prof"),
-        in.resolve("date=2026-11-21/host=web042/b.prof"));
+    fleet.copy("2026-11-21", "web042", SampleData.GPERFTOOLS.resolve("deep_recursion.prof"),
+        "b.prof");
+    Path in = fleet.root();
     out = tmp.resolve("fleet").toString();
     FleetAggregate.run(spark, FleetAggregate.Args.parse(new String[] {"--input", in.toString(),
         "--output", out, "--binaries", gperftoolsBin().toString()}));
@@ -90,7 +90,7 @@ class SqlJobsTest {
     }
     for (String[] g : GMON) {
       Path dir = Files.createDirectories(in.resolve("date=" + g[0]).resolve("program=" + g[1]));
-      Files.copy(SampleData.ROOT.resolve("gprof/" + g[2] + "/gmon.out"), dir.resolve("gmon.out"));
+      Files.copy(SampleData.gmonOut(g[2]), dir.resolve("gmon.out"));
     }
     byProfile = tmp.resolve("by-profile-out").toString();
     FleetAggregate.run(spark, FleetAggregate.Args.parse(new String[] {"--input", in.toString(),
@@ -103,11 +103,11 @@ class SqlJobsTest {
   }
 
   private static Path gperftoolsBin() {
-    return SampleData.GPERFTOOLS.resolve("_reference/bin").toAbsolutePath();
+    return SampleData.GPERFTOOLS_BINARIES.toAbsolutePath();
   }
 
   private static Path gprofBin() {
-    return SampleData.ROOT.resolve("gprof/_reference/bin").toAbsolutePath();
+    return SampleData.GPROF_BINARIES.toAbsolutePath();
   }
 
   private static Dataset<Row> runFile(String name, String... defines) throws Exception {
@@ -386,7 +386,7 @@ class SqlJobsTest {
   private static GprofFlat gprofFlat(String[] gmon) throws Exception {
     ExternalTool.Result r = ExternalTool.run(List.of("gprof", "-b", "-p",
             gprofBin().resolve(gmon[1]).toString(),
-            SampleData.ROOT.resolve("gprof/" + gmon[2] + "/gmon.out").toAbsolutePath()
+            SampleData.gmonOut(gmon[2]).toAbsolutePath()
                 .toString()),
         tmp.resolve("home"), Map.of(), 120);
     assertEquals(0, r.exit(), r.stderr());

@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.fleetprof.output.ExternalTool;
+import dev.fleetprof.testing.FleetFixture;
 import dev.fleetprof.testing.SampleData;
 import dev.fleetprof.testing.TestSpark;
 import java.math.BigDecimal;
@@ -33,26 +34,19 @@ class StandardOutputsJobTest {
   @BeforeAll
   static void runTheJob() throws Exception {
     spark = TestSpark.get();
-    Path in = tmp.resolve("in");
-    for (String host : List.of("web041", "web042")) {
-      Path dir = in.resolve("date=2026-11-20/host=" + host);
-      Files.createDirectories(dir);
-      for (Path p : SampleData.gperftoolsProfiles()) {
-        if (host.equals("web041") || p.getFileName().toString().startsWith("multi")) {
-          Files.copy(p, dir.resolve(p.getFileName()));
-        }
-      }
-    }
-    Files.createDirectories(in.resolve("date=2026-11-21/host=web041"));
-    Files.copy(SampleData.GPERFTOOLS.resolve("deep_recursion.prof"),
-        in.resolve("date=2026-11-21/host=web041/cpu.prof"));
+    Path in = new FleetFixture(tmp.resolve("in"))
+        .copy("2026-11-20", "web041", SampleData.gperftoolsProfiles())
+        .copy("2026-11-20", "web042", List.of(SampleData.GPERFTOOLS.resolve("multithreaded.prof")))
+        .copy("2026-11-21", "web041", SampleData.GPERFTOOLS.resolve("deep_recursion.prof"),
+            "cpu.prof")
+        .root();
     out = tmp.resolve("fleet").toString();
     FleetAggregate.run(spark, FleetAggregate.Args.parse(new String[] {"--input", in.toString(),
         "--output", out, "--date", "2026-11-20", "--pprof", out + "/cpu.pb.gz", "--folded",
         out + "/cpu.folded", "--flamegraph", out + "/cpu.html"}));
     FleetAggregate.run(spark, FleetAggregate.Args.parse(new String[] {"--input", in.toString(),
         "--output", out, "--date", "2026-11-21", "--binaries",
-        SampleData.GPERFTOOLS.resolve("_reference/bin").toAbsolutePath().toString()}));
+        SampleData.GPERFTOOLS_BINARIES.toAbsolutePath().toString()}));
   }
 
   private static long parquetTotal(String table, String where) {

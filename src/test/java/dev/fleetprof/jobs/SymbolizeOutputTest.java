@@ -23,7 +23,7 @@ class SymbolizeOutputTest {
   @Test
   void lateSymbolizationEqualsSymbolizingInTheJob(@TempDir Path tmp) throws Exception {
     SparkSession spark = TestSpark.get();
-    String bin = SampleData.GPERFTOOLS.resolve("_reference/bin").toAbsolutePath().toString();
+    String bin = SampleData.GPERFTOOLS_BINARIES.toAbsolutePath().toString();
     for (String day : List.of("2026-11-20", "2026-11-21")) {
       Path dir = Files.createDirectories(tmp.resolve("in/date=" + day + "/host=h1"));
       Files.copy(SampleData.GPERFTOOLS.resolve("shared_library.prof"), dir.resolve("a.prof"));

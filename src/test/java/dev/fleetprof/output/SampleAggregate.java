@@ -6,6 +6,7 @@ import static org.apache.spark.sql.functions.sum;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import dev.fleetprof.testing.CpuProfiles;
+import dev.fleetprof.testing.DecodedRecord;
 import dev.fleetprof.testing.SampleData;
 import dev.fleetprof.testing.TestSpark;
 import java.nio.file.Path;
@@ -59,7 +60,7 @@ public final class SampleAggregate {
   public static long decoderTotal() throws Exception {
     long total = 0;
     for (Path p : SampleData.gperftoolsProfiles()) {
-      for (CpuProfiles.Rec r : CpuProfiles.decode(p.toString(), SampleData.read(p)).records()) {
+      for (DecodedRecord r : CpuProfiles.decode(p.toString(), SampleData.read(p)).records()) {
         total = Math.addExact(total, r.count());
       }
     }

@@ -3,6 +3,7 @@ package dev.fleetprof.spark;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.fleetprof.testing.SampleData;
 import dev.fleetprof.testing.TestSpark;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -28,7 +29,7 @@ class MixedFormatsTest {
 
   @Test
   void everyFileOfSampleDataGetsItsFormat() {
-    Dataset<Row> df = spark.read().format("profile").load("sample-data");
+    Dataset<Row> df = spark.read().format("profile").load(SampleData.ROOT.toString());
     Map<String, String> formats = new HashMap<>();
     for (Row r : df.select("path", "format").distinct().collectAsList()) {
       formats.put(name(r.getString(0)), r.getString(1));
@@ -58,15 +59,15 @@ class MixedFormatsTest {
 
   @Test
   void gprofHistogramSecondsMatchGprofsFlatProfile() throws Exception {
-    for (String sample : new String[] {"c-pie-64", "cxx-nopie-64", "c-32"}) {
-      Path file = Path.of("sample-data/gprof", sample, "gmon.out");
+    for (SampleData.Gmon sample : List.of(SampleData.GMON_C_PIE_64,
+        SampleData.GMON_CXX_NOPIE_64, SampleData.GMON_C_32)) {
+      Path file = sample.gmon();
       Row r = spark.read().format("profile").load(file.toString())
           .filter("kind = 'histogram'")
           .selectExpr("sum(count / histogram.rate)", "min(histogram.dimension)",
               "bool_and(histogram.limit > pcs[0])", "count(*)", "min(period)",
               "min(frames[0].offset = pcs[0])", "count(mapping)").first();
-      double expected = gprofTotalSeconds(Path.of("sample-data/gprof/_reference", sample,
-          "gprof-p.txt"));
+      double expected = gprofTotalSeconds(sample.text("gprof-p.txt"));
       assertEquals(expected, r.getDouble(0), 0.006, sample + " histogram seconds");
       assertEquals("seconds", r.getString(1));
       assertTrue(r.getBoolean(2), "every bin ends after it starts");
@@ -77,24 +78,12 @@ class MixedFormatsTest {
     }
   }
 
-  private static Map<String, String> expected(String name) throws Exception {
-    Map<String, String> out = new HashMap<>();
-    for (String line : Files.readAllLines(Path.of("sample-data/dcpi/_reference",
-        name + ".expected"))) {
-      int eq = line.indexOf('=');
-      if (!line.startsWith("#") && eq > 0) {
-        out.put(line.substring(0, eq), line.substring(eq + 1));
-      }
-    }
-    return out;
-  }
-
   @Test
   void dcpiTotalsMatchTheGeneratorsExpectedValues() throws Exception {
     for (String name : new String[] {"valid-medium.prof", "valid-large.prof",
         "valid-unaligned.prof", "valid-bigcounts.prof"}) {
-      Map<String, String> e = expected(name);
-      Row r = spark.read().format("profile").load("sample-data/dcpi/" + name)
+      Map<String, String> e = SampleData.dcpiExpected(name);
+      Row r = spark.read().format("profile").load(SampleData.DCPI.resolve(name).toString())
           .selectExpr("count(*)", "sum(cast(count AS decimal(38,0)))", "min(pcs[0])",
               "max(pcs[0])", "min(frames[0].offset = pcs[0] - mapping.start)",
               "min(mapping.path = frames[0].module)", "min(period_unit = dcpi.event)")
@@ -107,7 +96,8 @@ class MixedFormatsTest {
           r.getLong(3), name);
       assertTrue(r.getBoolean(4) && r.getBoolean(5) && r.getBoolean(6), name);
     }
-    Row h = spark.read().format("profile").load("sample-data/dcpi/valid-medium.prof")
+    Row h = spark.read().format("profile")
+        .load(SampleData.DCPI.resolve("valid-medium.prof").toString())
         .selectExpr("dcpi.event", "dcpi.image", "cast(dcpi.epoch AS string)", "period",
             "dcpi.header['platform']").first();
     assertEquals("cycles", h.getString(0));
@@ -119,7 +109,7 @@ class MixedFormatsTest {
 
   @Test
   void decoderOptionsReachTheDecoders() {
-    String insn = "sample-data/dcpi/_reference/valid-instructions.prof";
+    String insn = SampleData.DCPI_REFERENCE.resolve("valid-instructions.prof").toString();
     Exception e = org.junit.jupiter.api.Assertions.assertThrows(Exception.class,
         () -> spark.read().format("profile").option("mode", "FAILFAST").load(insn)
             .collectAsList());
@@ -130,7 +120,7 @@ class MixedFormatsTest {
     Exception forced = org.junit.jupiter.api.Assertions.assertThrows(Exception.class,
         () -> spark.read().format("profile").option("mode", "FAILFAST")
             .option("gmon.pointerSize", "4")
-            .load("sample-data/gprof/c-pie-64/gmon.out").collectAsList());
+            .load(SampleData.gmonOut("c-pie-64").toString()).collectAsList());
     assertTrue(ProfileSourceTest.fullMessage(forced).contains("gmon.out"),
         ProfileSourceTest.fullMessage(forced));
   }

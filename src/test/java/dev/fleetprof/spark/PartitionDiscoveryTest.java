@@ -5,7 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.fleetprof.spark.metrics.ProfileMetrics;
-import dev.fleetprof.testing.CpuProfiles;
+import dev.fleetprof.testing.FleetFixture;
 import dev.fleetprof.testing.SampleData;
 import dev.fleetprof.testing.TestSpark;
 import java.nio.file.Files;
@@ -26,7 +26,7 @@ import org.junit.jupiter.api.io.TempDir;
 class PartitionDiscoveryTest {
   private static SparkSession spark;
   @TempDir static Path root;
-  /** "date/host" → the total count of the profile placed there, from the decoder. */
+  /** "date/host" → the total count of the profile placed there, as pprof counts it. */
   private static final Map<String, Long> EXPECTED = new TreeMap<>();
 
   @BeforeAll
@@ -37,15 +37,10 @@ class PartitionDiscoveryTest {
     place("2026-11-21", "web042", "run%3D2/", "shared_library.prof"); // plain dir below, escaped
   }
 
-  private static void place(String date, String host, String below, String sample)
-      throws Exception {
-    Path dir = root.resolve("date=" + date).resolve("host=" + host).resolve(below);
-    Files.createDirectories(dir);
-    byte[] data = SampleData.read(SampleData.GPERFTOOLS.resolve(sample));
-    Files.write(dir.resolve("cpu.prof"), data);
-    long total = CpuProfiles.decode(sample, data).records().stream()
-        .mapToLong(CpuProfiles.Rec::count).sum();
-    EXPECTED.merge(date + "/" + host, total, Long::sum);
+  private static void place(String date, String host, String below, String sample) {
+    Path profile = SampleData.GPERFTOOLS.resolve(sample);
+    new FleetFixture(root).copy(date, host, profile, below + "cpu.prof");
+    EXPECTED.merge(date + "/" + host, SampleData.pprofSampleCount(profile), Long::sum);
   }
 
   private static Map<String, Long> totals(Dataset<Row> df) {
@@ -79,7 +74,7 @@ class PartitionDiscoveryTest {
     counted.collectAsList();
     assertEquals(1, TestSpark.scanMetric(counted, ProfileMetrics.FILES),
         "only the 2026-11-21 file is opened");
-    assertTrue(counted.queryExecution().executedPlan().toString().contains("partitionFilters"));
+    assertTrue(TestSpark.finalPlan(counted).toString().contains("partitionFilters"));
   }
 
   @Test

@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.fleetprof.spark.metrics.ProfileMetrics;
 import dev.fleetprof.testing.CpuProfiles;
+import dev.fleetprof.testing.DecodedRecord;
 import dev.fleetprof.testing.SampleData;
 import dev.fleetprof.testing.SyntheticCpuProfile;
 import dev.fleetprof.testing.TestSpark;
@@ -64,17 +65,17 @@ class ProblemModesTest {
     Files.write(dir.resolve("garbage.prof.gz"), gz.toByteArray());
     BAD.put("garbage.prof.gz", 0L);
 
-    byte[] gmon = SampleData.read(SampleData.ROOT.resolve("gprof/c-pie-64/gmon.out"));
+    byte[] gmon = SampleData.read(SampleData.gmonOut("c-pie-64"));
     Files.write(dir.resolve("gmon.out"), Arrays.copyOf(gmon, gmon.length - 7));
     BAD.put("gmon.out", null); // its total is whatever gprof records precede the cut
 
-    Files.copy(SampleData.ROOT.resolve("dcpi/_reference/bad-footer-offsets.prof"),
+    Files.copy(SampleData.DCPI_REFERENCE.resolve("bad-footer-offsets.prof"),
         dir.resolve("dcpi-bad.prof"));
     BAD.put("dcpi-bad.prof", null);
   }
 
-  private static long total(List<CpuProfiles.Rec> records) {
-    return records.stream().mapToLong(CpuProfiles.Rec::count).sum();
+  private static long total(List<DecodedRecord> records) {
+    return records.stream().mapToLong(DecodedRecord::count).sum();
   }
 
   private static Dataset<Row> read(String mode) {
@@ -248,7 +249,7 @@ class ProblemModesTest {
   }
 
   private static String plan(Dataset<Row> df) {
-    return df.queryExecution().executedPlan().toString();
+    return TestSpark.finalPlan(df).toString();
   }
 
   private static List<Row> sorted(List<Row> rows) {

@@ -9,7 +9,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.fleetprof.spark.metrics.ProfileMetrics;
 import dev.fleetprof.testing.CpuProfiles;
 import dev.fleetprof.testing.CpuProfiles.Decoded;
-import dev.fleetprof.testing.CpuProfiles.Rec;
+import dev.fleetprof.testing.DecodedRecord;
 import dev.fleetprof.testing.SampleData;
 import dev.fleetprof.testing.TestSpark;
 import java.io.OutputStream;
@@ -30,22 +30,6 @@ import org.junit.jupiter.api.io.TempDir;
 class ProfileSourceTest {
   private final SparkSession spark = TestSpark.get();
 
-  private static long pprofTotal(Path profile) throws Exception {
-    long total = 0;
-    boolean samples = false;
-    for (String line : Files.readAllLines(SampleData.pprofRaw(profile))) {
-      String t = line.strip();
-      if (t.equals("Samples:")) {
-        samples = true;
-      } else if (t.equals("Locations")) {
-        samples = false;
-      } else if (samples && t.matches("\\d+\\s+\\d+:.*")) {
-        total += Long.parseLong(t.split("\\s+")[0]);
-      }
-    }
-    return total;
-  }
-
   @Test
   void everySampleProfileSumsToPprofsTotal() throws Exception {
     Dataset<Row> df = spark.read().format("profile").load(SampleData.GPERFTOOLS.toString());
@@ -54,7 +38,7 @@ class ProfileSourceTest {
       sums.put(Path.of(java.net.URI.create(r.getString(0))).getFileName().toString(), r.getLong(1));
     }
     for (Path p : SampleData.gperftoolsProfiles()) {
-      long expected = pprofTotal(p);
+      long expected = SampleData.pprofSampleCount(p);
       assertEquals(expected, sums.getOrDefault(p.getFileName().toString(), 0L), p.toString());
     }
     assertFalse(sums.containsKey("zero_samples.prof"), "a zero-sample profile has no rows");
@@ -76,19 +60,18 @@ class ProfileSourceTest {
         df.schema().apply("mapping").dataType().simpleString());
   }
 
-  private List<Rec> readRecords(Path file, long maxPartitionBytes) {
+  private List<DecodedRecord> readRecords(Path file, long maxPartitionBytes) {
     Dataset<Row> df = spark.read().format("profile")
         .option("maxPartitionBytes", maxPartitionBytes)
         .option("openCostInBytes", 0)
         .load(file.toString())
         .select("record_offset", "count", "pcs");
-    List<Rec> out = new ArrayList<>();
+    List<DecodedRecord> out = new ArrayList<>();
     for (Row r : df.collectAsList()) {
-      List<Long> pcs = r.getList(2);
-      out.add(new Rec(r.getLong(0), r.getLong(1),
-          pcs.stream().mapToLong(Long::longValue).toArray()));
+      out.add(DecodedRecord.ofRow(r));
     }
-    out.sort(java.util.Comparator.comparingLong(Rec::offset)); // no shuffle: sort on the driver
+    // No shuffle: sort on the driver.
+    out.sort(java.util.Comparator.comparingLong(DecodedRecord::offset));
     return out;
   }
 
@@ -96,7 +79,7 @@ class ProfileSourceTest {
   void everySplitSizeGivesTheSameRowsAsTheSequentialDecode() throws Exception {
     for (Path p : SampleData.gperftoolsProfiles()) {
       byte[] data = SampleData.read(p);
-      List<Rec> expected = CpuProfiles.decode(p.toString(), data).records();
+      List<DecodedRecord> expected = CpuProfiles.decode(p.toString(), data).records();
       for (long size : new long[] {64, 72, 100, 128, 200, 256, 333, 512, 1000, 4096, 8192,
           data.length}) {
         assertEquals(expected, readRecords(p, size), p + " with splits of " + size + " bytes");
@@ -130,10 +113,8 @@ class ProfileSourceTest {
     int i = 0;
     while (it.hasNext()) {
       Row r = it.next();
-      Rec e = sequential.records().get(i++);
-      List<Long> pcs = r.getList(2);
-      assertEquals(e, new Rec(r.getLong(0), r.getLong(1),
-          pcs.stream().mapToLong(Long::longValue).toArray()), "row " + i);
+      DecodedRecord e = sequential.records().get(i++);
+      assertEquals(e, DecodedRecord.ofRow(r), "row " + i);
     }
     assertEquals(records, i);
   }
@@ -184,7 +165,7 @@ class ProfileSourceTest {
     Path p = SampleData.GPERFTOOLS.resolve("deep_recursion.prof");
     spark.sql("CREATE OR REPLACE TEMPORARY VIEW deep USING profile OPTIONS (path '" + p + "')");
     long sum = spark.sql("SELECT sum(count) FROM deep").first().getLong(0);
-    assertEquals(pprofTotal(p), sum);
+    assertEquals(SampleData.pprofSampleCount(p), sum);
   }
 
   @Test
@@ -212,7 +193,7 @@ class ProfileSourceTest {
     try (OutputStream out = new GZIPOutputStream(Files.newOutputStream(gz))) {
       out.write(Files.readAllBytes(src));
     }
-    List<Rec> expected = readRecords(src, 1 << 30);
+    List<DecodedRecord> expected = readRecords(src, 1 << 30);
     assertEquals(expected, readRecords(gz, 1 << 30));
     assertEquals(expected, readRecords(gz, 64));
     List<Row> frames = spark.read().format("profile").load(gz.toString())

@@ -12,28 +12,9 @@ import java.util.List;
 public final class CpuProfiles {
   private CpuProfiles() {}
 
-  /** One decoded record. */
-  public record Rec(long offset, long count, long[] pcs) {
-    @Override
-    public boolean equals(Object o) {
-      return o instanceof Rec r && r.offset == offset && r.count == count
-          && Arrays.equals(r.pcs, pcs);
-    }
-
-    @Override
-    public int hashCode() {
-      return Long.hashCode(offset) * 31 + Arrays.hashCode(pcs);
-    }
-
-    @Override
-    public String toString() {
-      return "Rec@" + offset + "[count=" + count + ", pcs=" + Arrays.toString(pcs) + "]";
-    }
-  }
-
   /** All records of a whole file, read sequentially, and how reading ended. */
-  public record Decoded(CpuProfileHeader header, List<Rec> records, CpuProfileReader.End end,
-      long stopOffset) {}
+  public record Decoded(CpuProfileHeader header, List<DecodedRecord> records,
+      CpuProfileReader.End end, long stopOffset) {}
 
   public static Decoded decode(String name, byte[] data) throws IOException {
     {
@@ -41,9 +22,9 @@ public final class CpuProfiles {
           data.length);
       CpuProfileReader r = CpuProfileReader.wholeFile(name, h, new ByteArrayInputStream(data),
           data.length, true);
-      List<Rec> out = new ArrayList<>();
+      List<DecodedRecord> out = new ArrayList<>();
       while (r.next()) {
-        out.add(new Rec(r.recordOffset(), r.count(), Arrays.copyOf(r.pcs(), r.depth())));
+        out.add(new DecodedRecord(r.recordOffset(), r.count(), Arrays.copyOf(r.pcs(), r.depth())));
       }
       return new Decoded(h, out, r.end(), r.stopOffset());
     }

@@ -1,29 +1,48 @@
 package dev.fleetprof.testing;
 
+import java.io.IOException;
+import java.io.Reader;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Properties;
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
 import org.apache.spark.sql.SparkSession;
 import org.apache.spark.sql.execution.SparkPlan;
+import org.apache.spark.sql.execution.adaptive.AdaptiveSparkPlanExec;
+import org.apache.spark.sql.execution.adaptive.QueryStageExec;
 import org.apache.spark.sql.execution.datasources.v2.BatchScanExec;
 import org.apache.spark.sql.execution.metric.SQLMetric;
 import scala.Option;
 
-/** One real local Spark session for all tests in the JVM. */
+/**
+ * One real local Spark session for all tests in the JVM, with the settings of the jobs' local
+ * runs ({@code conf/spark-defaults.conf}, adaptive query execution included) apart from the few
+ * that only suit a test JVM.
+ */
 public final class TestSpark {
+  /** The settings a job run locally starts from (see {@code Sessions} in the jobs). */
+  private static final Path PRODUCTION_DEFAULTS = Path.of("conf", "spark-defaults.conf");
+
   private static SparkSession spark;
 
   private TestSpark() {}
 
   public static synchronized SparkSession get() {
     if (spark == null) {
-      spark = SparkSession.builder()
+      SparkSession.Builder builder = SparkSession.builder();
+      productionDefaults().forEach((k, v) -> builder.config((String) k, ((String) v).strip()));
+      spark = builder
           // Two attempts per task, so that tests can check a retried task gives the same rows.
           .master("local[2,2]")
           .appName("fleetprof-tests")
           .config("spark.ui.enabled", "false")
+          .config("spark.ui.showConsoleProgress", "false")
+          // Tiny inputs: fewer shuffle files per map task than a real fleet needs.
           .config("spark.sql.shuffle.partitions", "4")
-          // Adaptive execution wraps the plan; tests read scan metrics from the plain plan.
-          .config("spark.sql.adaptive.enabled", "false")
           .config("spark.sql.warehouse.dir", System.getProperty("java.io.tmpdir")
               + "/fleetprof-test-warehouse")
           .getOrCreate();
@@ -31,13 +50,30 @@ public final class TestSpark {
     return spark;
   }
 
+  private static Properties productionDefaults() {
+    Properties p = new Properties();
+    try (Reader r = Files.newBufferedReader(PRODUCTION_DEFAULTS)) {
+      p.load(r);
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot read " + PRODUCTION_DEFAULTS, e);
+    }
+    return p;
+  }
+
+  /**
+   * The physical plan a query ran with: under adaptive execution, the final plan it arrived at
+   * (call it after the query ran); otherwise the executed plan itself.
+   */
+  public static SparkPlan finalPlan(Dataset<?> executed) {
+    SparkPlan plan = executed.queryExecution().executedPlan();
+    return plan instanceof AdaptiveSparkPlanExec adaptive ? adaptive.executedPlan() : plan;
+  }
+
   /** A custom metric of the (single) profile scan in an executed query's plan. */
   public static long scanMetric(Dataset<Row> executed, String name) {
-    SparkPlan plan = executed.queryExecution().executedPlan();
-    scala.collection.Iterator<SparkPlan> leaves = plan.collectLeaves().iterator();
-    while (leaves.hasNext()) {
-      SparkPlan leaf = leaves.next();
-      if (leaf instanceof BatchScanExec scan) {
+    SparkPlan plan = finalPlan(executed);
+    for (SparkPlan node : nodes(plan)) {
+      if (node instanceof BatchScanExec scan) {
         Option<SQLMetric> m = scan.metrics().get(name);
         if (m.isEmpty()) {
           throw new AssertionError("no metric " + name + " on " + scan);
@@ -46,5 +82,29 @@ public final class TestSpark {
       }
     }
     throw new AssertionError("no BatchScanExec in " + plan);
+  }
+
+  /**
+   * Every node of a plan, looking inside the query stages (and nested adaptive plans) that adaptive
+   * execution puts between a query and its scans, where Spark's own tree walk stops.
+   */
+  private static List<SparkPlan> nodes(SparkPlan plan) {
+    List<SparkPlan> out = new ArrayList<>();
+    List<SparkPlan> todo = new ArrayList<>(List.of(plan));
+    while (!todo.isEmpty()) {
+      SparkPlan node = todo.remove(todo.size() - 1);
+      out.add(node);
+      if (node instanceof AdaptiveSparkPlanExec adaptive) {
+        todo.add(adaptive.executedPlan());
+      } else if (node instanceof QueryStageExec stage) {
+        todo.add(stage.plan());
+      } else {
+        scala.collection.Iterator<SparkPlan> children = node.children().iterator();
+        while (children.hasNext()) {
+          todo.add(children.next());
+        }
+      }
+    }
+    return out;
   }
 }

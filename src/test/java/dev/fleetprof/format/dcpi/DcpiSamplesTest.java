@@ -1,5 +1,6 @@
 package dev.fleetprof.format.dcpi;
 
+import dev.fleetprof.testing.SampleData;
 import dev.fleetprof.testing.TestSources;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
@@ -12,12 +13,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.fleetprof.format.ByteSource;
 import dev.fleetprof.format.ProfileFormatException;
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.Paths;
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.stream.Collectors;
@@ -33,8 +31,8 @@ import org.junit.jupiter.params.provider.MethodSource;
  * {@code .expected} files, the instruction-unit and the malformed variants are in {@link #REF}.
  */
 class DcpiSamplesTest {
-  static final Path DIR = Paths.get("sample-data", "dcpi");
-  static final Path REF = DIR.resolve(DcpiSampleGenerator.REFERENCE);
+  static final Path DIR = SampleData.DCPI;
+  static final Path REF = SampleData.DCPI_REFERENCE;
 
   static Stream<String> validFiles() throws IOException {
     return list("valid-");
@@ -79,15 +77,7 @@ class DcpiSamplesTest {
   }
 
   static Map<String, String> expected(String name) throws IOException {
-    Map<String, String> m = new LinkedHashMap<>();
-    for (String line : Files.readAllLines(REF.resolve(name + ".expected"), StandardCharsets.UTF_8)) {
-      if (line.isEmpty() || line.startsWith("#")) {
-        continue;
-      }
-      int eq = line.indexOf('=');
-      m.put(line.substring(0, eq), line.substring(eq + 1));
-    }
-    return m;
+    return SampleData.dcpiExpected(name);
   }
 
   /** All rows of a file, plus what the reader reports at the end. */

@@ -6,7 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.fleetprof.format.ByteSource;
 import dev.fleetprof.testing.CpuProfiles;
 import dev.fleetprof.testing.CpuProfiles.Decoded;
-import dev.fleetprof.testing.CpuProfiles.Rec;
+import dev.fleetprof.testing.DecodedRecord;
 import dev.fleetprof.testing.SampleData;
 import dev.fleetprof.testing.TestSources;
 import java.nio.file.Path;
@@ -50,7 +50,7 @@ class CpuProfileBoundaryCheckerTest {
   void noFalsePositivesNoFalseNegativesAtAnySlot(Case c) throws Exception {
     Decoded truth = CpuProfiles.decode(c.name(), c.data());
     Set<Long> starts = new HashSet<>();
-    for (Rec r : truth.records()) {
+    for (DecodedRecord r : truth.records()) {
       starts.add(r.offset());
     }
     ByteSource src = TestSources.bytes(c.name(), c.data());

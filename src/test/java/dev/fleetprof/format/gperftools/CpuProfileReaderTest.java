@@ -10,7 +10,8 @@ import dev.fleetprof.format.MappingIndex;
 import dev.fleetprof.format.ProfileFormatException;
 import dev.fleetprof.testing.CpuProfiles;
 import dev.fleetprof.testing.CpuProfiles.Decoded;
-import dev.fleetprof.testing.CpuProfiles.Rec;
+import dev.fleetprof.testing.DecodedRecord;
+import dev.fleetprof.testing.PprofRaw;
 import dev.fleetprof.testing.SampleData;
 import dev.fleetprof.testing.TestSources;
 import java.io.ByteArrayInputStream;
@@ -39,13 +40,14 @@ class CpuProfileReaderTest {
   void callChainsAndCountsMatchPprof(Path profile) throws Exception {
     byte[] data = SampleData.read(profile);
     Decoded d = CpuProfiles.decode(profile.toString(), data);
-    PprofRaw pprof = PprofRaw.parse(SampleData.pprofRaw(profile));
+    PprofRaw pprof = PprofRaw.read(SampleData.pprofRaw(profile));
 
     assertEquals(CpuProfileReader.End.TRAILER, d.end(), "a complete profile ends at its trailer");
-    assertEquals(pprof.periodNanos, d.header().periodMicros() * 1000, "sampling period");
-    long total = d.records().stream().mapToLong(Rec::count).sum();
+    assertEquals(pprof.period, d.header().periodMicros() * 1000, "sampling period");
+    long total = d.records().stream().mapToLong(DecodedRecord::count).sum();
     assertEquals(pprof.totalSamples(), total, "total samples");
-    assertEquals(pprof.chains(), asPprofWouldLoad(d.records()), "call chains summed per chain");
+    assertEquals(pprof.addressChains(), asPprofWouldLoad(d.records()),
+        "call chains summed per chain");
   }
 
   @ParameterizedTest
@@ -53,12 +55,15 @@ class CpuProfileReaderTest {
   void mappingsAndFileOffsetsMatchPprof(Path profile) throws Exception {
     byte[] data = SampleData.read(profile);
     CpuProfileLayout layout = CpuProfileLayout.read(TestSources.bytes(profile.toString(), data));
-    PprofRaw pprof = PprofRaw.parse(SampleData.pprofRaw(profile));
+    PprofRaw pprof = PprofRaw.read(SampleData.pprofRaw(profile));
     MappingIndex index = layout.mappings();
     assertFalse(index.isEmpty(), "every real profile lists executable mappings");
-    for (Map.Entry<Long, Long> loc : pprof.locationMapping.entrySet()) {
-      long address = pprof.addresses.get(loc.getKey());
-      PprofRaw.PprofMapping pm = pprof.mappings.get(loc.getValue());
+    for (PprofRaw.Location loc : pprof.locations.values()) {
+      if (loc.mappingId() == 0) {
+        continue;
+      }
+      long address = loc.address();
+      PprofRaw.Mapping pm = pprof.mappings.get(loc.mappingId());
       int m = index.find(address);
       assertTrue(m >= 0, "a mapping holds 0x" + Long.toHexString(address));
       assertEquals(pm.file(), index.get(m).path(), "file of 0x" + Long.toHexString(address));
@@ -71,9 +76,9 @@ class CpuProfileReaderTest {
    * Our records as pprof's loader turns them into samples: -1 on non-leaf PCs; up to twice, the
    * second frame removed when nearly all samples share it; a leaf duplicated by the unwinder dropped.
    */
-  static Map<List<Long>, Long> asPprofWouldLoad(List<Rec> records) {
+  static Map<List<Long>, Long> asPprofWouldLoad(List<DecodedRecord> records) {
     List<List<Long>> chains = new ArrayList<>();
-    for (Rec r : records) {
+    for (DecodedRecord r : records) {
       List<Long> c = new ArrayList<>();
       for (int i = 0; i < r.pcs().length; i++) {
         c.add(i > 0 ? r.pcs()[i] - 1 : r.pcs()[i]);
@@ -190,7 +195,7 @@ class CpuProfileReaderTest {
       byte[] part = java.util.Arrays.copyOf(data, cut);
       Decoded d = CpuProfiles.decode("cut", part);
       assertEquals(CpuProfileReader.End.TRUNCATED, d.end(), "cut at " + cut);
-      List<Rec> expected = full.records().stream()
+      List<DecodedRecord> expected = full.records().stream()
           .filter(r -> r.offset() + (2L + r.pcs().length) * w <= cut).toList();
       assertEquals(expected, d.records(), "cut at " + cut);
       assertFalse(CpuProfileLayout.read(TestSources.bytes("cut", part)).hasTrailer()

@@ -10,7 +10,8 @@ import dev.fleetprof.format.DecodeOptions;
 import dev.fleetprof.format.ProfileFormatException;
 import dev.fleetprof.split.SplitPlanner;
 import dev.fleetprof.split.SplitPlanner.Slice;
-import dev.fleetprof.testing.CpuProfiles.Rec;
+import dev.fleetprof.testing.DecodedRecord;
+import dev.fleetprof.testing.PprofRaw;
 import dev.fleetprof.testing.SampleData;
 import dev.fleetprof.testing.TestSources;
 import java.io.IOException;
@@ -36,18 +37,18 @@ class CpuProfileSplitReaderTest {
 
   @ParameterizedTest
   @MethodSource("profiles")
-  void everySplitSizeReadsEachRecordOnce(Path profile) throws Exception {
+  void everySplitSizeReadsEachDecodedRecordordOnce(Path profile) throws Exception {
     byte[] data = SampleData.read(profile);
     ByteSource src = TestSources.bytes(profile.toString(), data);
     CpuProfileLayout layout = CpuProfileLayout.read(src);
-    List<Rec> whole = read(new GperftoolsFormat().open(src, DecodeOptions.ALL));
-    Map<List<Long>, Long> pprof = PprofRaw.parse(SampleData.pprofRaw(profile)).chains();
+    List<DecodedRecord> whole = read(new GperftoolsFormat().open(src, DecodeOptions.ALL));
+    Map<List<Long>, Long> pprof = PprofRaw.read(SampleData.pprofRaw(profile)).addressChains();
     assertEquals(pprof, CpuProfileReaderTest.asPprofWouldLoad(whole), "the whole file vs pprof");
     if (!layout.splittable()) {
       return; // e.g. a profile without executable mappings: never split
     }
     for (long size : new long[] {1, 7, 24, 64, 333, 1000, 4096, data.length / 3 + 1}) {
-      List<Rec> split = new ArrayList<>();
+      List<DecodedRecord> split = new ArrayList<>();
       int resynced = 0;
       for (Slice s : SplitPlanner.split(src.name(), data.length, layout.trailerOffset(), size)) {
         CpuProfileSplitReader r = CpuProfileSplitReader.split(src, layout, s.start(), s.end(),
@@ -57,8 +58,8 @@ class CpuProfileSplitReaderTest {
       }
       assertEquals(whole.size(), split.size(), "records with splits of " + size + " bytes");
       for (int i = 0; i < whole.size(); i++) {
-        Rec a = whole.get(i);
-        Rec b = split.get(i);
+        DecodedRecord a = whole.get(i);
+        DecodedRecord b = split.get(i);
         assertTrue(a.offset() == b.offset() && a.count() == b.count()
             && Arrays.equals(a.pcs(), b.pcs()), "record " + i + " with splits of " + size);
       }
@@ -84,17 +85,17 @@ class CpuProfileSplitReaderTest {
   }
 
   @Test
-  void aTruncatedWholeFileKeepsItsRecordsAndSaysSo() throws Exception {
+  void aTruncatedWholeFileKeepsItsDecodedRecordordsAndSaysSo() throws Exception {
     Path profile = SampleData.GPERFTOOLS.resolve("multithreaded.prof");
     byte[] data = SampleData.read(profile);
     CpuProfileLayout layout = CpuProfileLayout.read(TestSources.bytes("full", data));
     int cut = (int) layout.trailerOffset() - 1;
     ByteSource src = TestSources.bytes("cut.prof", Arrays.copyOf(data, cut), cut);
     CpuProfileSplitReader r = new GperftoolsFormat().open(src, DecodeOptions.ALL);
-    List<Rec> got = new ArrayList<>();
+    List<DecodedRecord> got = new ArrayList<>();
     ProfileFormatException e = assertThrows(ProfileFormatException.class, () -> {
       while (r.next()) {
-        got.add(new Rec(r.recordOffset(), r.count(), Arrays.copyOf(r.pcs(), r.depth())));
+        got.add(new DecodedRecord(r.recordOffset(), r.count(), Arrays.copyOf(r.pcs(), r.depth())));
       }
     });
     assertTrue(r.truncated(), "reported as truncated");
@@ -102,11 +103,11 @@ class CpuProfileSplitReaderTest {
     assertTrue(e.getMessage().contains("truncated"), e.getMessage());
   }
 
-  private static List<Rec> read(CpuProfileSplitReader r) throws IOException {
-    List<Rec> out = new ArrayList<>();
+  private static List<DecodedRecord> read(CpuProfileSplitReader r) throws IOException {
+    List<DecodedRecord> out = new ArrayList<>();
     try (r) {
       while (r.next()) {
-        out.add(new Rec(r.recordOffset(), r.count(), Arrays.copyOf(r.pcs(), r.depth())));
+        out.add(new DecodedRecord(r.recordOffset(), r.count(), Arrays.copyOf(r.pcs(), r.depth())));
       }
     }
     return out;

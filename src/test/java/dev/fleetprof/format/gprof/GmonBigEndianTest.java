@@ -1,5 +1,6 @@
 package dev.fleetprof.format.gprof;
 
+import dev.fleetprof.testing.SampleData;
 import dev.fleetprof.testing.TestSources;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
@@ -20,13 +21,13 @@ import org.junit.jupiter.params.provider.MethodSource;
  * structure walk, {@link GmonStructure}) and must decode to the same rows.
  */
 class GmonBigEndianTest {
-  static List<Samples.Sample> samples() {
-    return Samples.all();
+  static List<SampleData.Gmon> samples() {
+    return SampleData.gmonSamples();
   }
 
   @ParameterizedTest(name = "{0}")
   @MethodSource("samples")
-  void bigEndianCopyGivesIdenticalRows(Samples.Sample s) throws IOException {
+  void bigEndianCopyGivesIdenticalRows(SampleData.Gmon s) throws IOException {
     byte[] le = Files.readAllBytes(s.gmon());
     GmonStructure st = new GmonStructure(le, s.flavor(), s.pointerSize(), ByteOrder.LITTLE_ENDIAN, 4);
     byte[] be = st.swapped(le);

@@ -1,5 +1,6 @@
 package dev.fleetprof.format.gprof;
 
+import dev.fleetprof.testing.SampleData;
 import dev.fleetprof.testing.TestSources;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -21,13 +22,13 @@ import org.junit.jupiter.api.Test;
 
 /** Pointer size and byte order detection on every real sample file. */
 class GmonDetectionTest {
-  static List<Samples.Sample> samples() {
-    return Samples.all();
+  static List<SampleData.Gmon> samples() {
+    return SampleData.gmonSamples();
   }
 
   @ParameterizedTest(name = "{0}")
   @MethodSource("samples")
-  void detectsFlavorPointerSizeAndByteOrder(Samples.Sample s) throws IOException {
+  void detectsFlavorPointerSizeAndByteOrder(SampleData.Gmon s) throws IOException {
     GmonLayout layout = GmonFile.detect(TestSources.file(s.gmon()), GmonOptions.auto());
     System.out.println("[detection] " + s + " (" + s.howMade() + "): " + layout.describe());
     assertEquals(s.flavor(), layout.flavor());
@@ -49,7 +50,7 @@ class GmonDetectionTest {
 
   @ParameterizedTest(name = "{0}")
   @MethodSource("samples")
-  void sameLayoutFromAStreamOfUnknownLength(Samples.Sample s) throws IOException {
+  void sameLayoutFromAStreamOfUnknownLength(SampleData.Gmon s) throws IOException {
     byte[] data = Files.readAllBytes(s.gmon());
     GmonLayout fromFile = GmonFile.detect(TestSources.file(s.gmon()), GmonOptions.auto());
     GmonLayout fromGzip = GmonFile.detect(TestSources.gzip(s.toString() + ".gz", data), GmonOptions.auto());
@@ -64,7 +65,7 @@ class GmonDetectionTest {
 
   @ParameterizedTest(name = "{0}")
   @MethodSource("samples")
-  void forcingTheRightValuesGivesTheSameRows(Samples.Sample s) throws IOException {
+  void forcingTheRightValuesGivesTheSameRows(SampleData.Gmon s) throws IOException {
     ByteSource src = TestSources.file(s.gmon());
     GmonOptions forced = GmonOptions.auto().withPointerSize(s.pointerSize())
         .withByteOrder(ByteOrder.LITTLE_ENDIAN);
@@ -75,7 +76,7 @@ class GmonDetectionTest {
 
   @ParameterizedTest(name = "{0}")
   @MethodSource("samples")
-  void forcingTheWrongValuesFailsClearly(Samples.Sample s) {
+  void forcingTheWrongValuesFailsClearly(SampleData.Gmon s) {
     ByteSource src = TestSources.file(s.gmon());
     ProfileFormatException e = assertThrows(ProfileFormatException.class,
         () -> GmonFile.detect(src, GmonOptions.auto().withPointerSize(12 - s.pointerSize())));
@@ -87,7 +88,7 @@ class GmonDetectionTest {
 
   @ParameterizedTest(name = "{0}")
   @MethodSource("samples")
-  void sniffRecognisesEverySample(Samples.Sample s) throws IOException {
+  void sniffRecognisesEverySample(SampleData.Gmon s) throws IOException {
     byte[] data = Files.readAllBytes(s.gmon());
     byte[] head = Arrays.copyOf(data, 64);
     assertEquals(s.flavor(), GmonFile.sniff(head, Math.min(64, data.length), data.length));

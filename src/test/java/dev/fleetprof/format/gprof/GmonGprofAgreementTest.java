@@ -1,5 +1,6 @@
 package dev.fleetprof.format.gprof;
 
+import dev.fleetprof.testing.SampleData;
 import dev.fleetprof.testing.TestSources;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -20,11 +21,11 @@ import org.junit.jupiter.params.provider.MethodSource;
  * time (gprof-p.txt, gprof-q.txt, gprof-assign.txt) with the binary's symbols from nm.txt.
  */
 class GmonGprofAgreementTest {
-  static List<Samples.Sample> samples() {
-    return Samples.all();
+  static List<SampleData.Gmon> samples() {
+    return SampleData.gmonSamples();
   }
 
-  private static List<Row> rows(Samples.Sample s) throws IOException {
+  private static List<Row> rows(SampleData.Gmon s) throws IOException {
     return Row.readAll(TestSources.file(s.gmon()), GmonOptions.auto());
   }
 
@@ -45,7 +46,7 @@ class GmonGprofAgreementTest {
 
   @ParameterizedTest(name = "{0}")
   @MethodSource("samples")
-  void nonZeroBinsAreExactlyTheOnesGprofAssigns(Samples.Sample s) throws IOException {
+  void nonZeroBinsAreExactlyTheOnesGprofAssigns(SampleData.Gmon s) throws IOException {
     List<GprofText.Bin> expected = GprofText.assignedBins(s.text("gprof-assign.txt"));
     assertFalse(expected.isEmpty(), "gprof saw samples");
     assertEquals(expected, nonZeroBins(rows(s)));
@@ -53,7 +54,7 @@ class GmonGprofAgreementTest {
 
   @ParameterizedTest(name = "{0}")
   @MethodSource("samples")
-  void histogramTotalIsGprofsTotalTime(Samples.Sample s) throws IOException {
+  void histogramTotalIsGprofsTotalTime(SampleData.Gmon s) throws IOException {
     List<Row> rows = rows(s);
     double ticks = 0;
     long rate = -1;
@@ -77,7 +78,7 @@ class GmonGprofAgreementTest {
 
   @ParameterizedTest(name = "{0}")
   @MethodSource("samples")
-  void selfSecondsPerFunctionMatchTheFlatProfile(Samples.Sample s) throws IOException {
+  void selfSecondsPerFunctionMatchTheFlatProfile(SampleData.Gmon s) throws IOException {
     GprofText.Symbols syms = GprofText.symbols(s.text("nm.txt"));
     List<Row> rows = rows(s);
     // Credit each bin to the functions it overlaps, in proportion to the overlap, measured in gprof's
@@ -119,7 +120,7 @@ class GmonGprofAgreementTest {
 
   @ParameterizedTest(name = "{0}")
   @MethodSource("samples")
-  void arcCountsPerCallerAndCalleeAreGprofsCallCounts(Samples.Sample s) throws IOException {
+  void arcCountsPerCallerAndCalleeAreGprofsCallCounts(SampleData.Gmon s) throws IOException {
     GprofText.Symbols syms = GprofText.symbols(s.text("nm.txt"));
     Map<String, Long> ours = new TreeMap<>();
     int arcs = 0;
@@ -139,7 +140,7 @@ class GmonGprofAgreementTest {
 
   @ParameterizedTest(name = "{0}")
   @MethodSource("samples")
-  void callsIntoEachFunctionMatchTheFlatProfile(Samples.Sample s) throws IOException {
+  void callsIntoEachFunctionMatchTheFlatProfile(SampleData.Gmon s) throws IOException {
     GprofText.Symbols syms = GprofText.symbols(s.text("nm.txt"));
     Map<String, Long> calls = new HashMap<>();
     for (Row r : rows(s)) {

@@ -1,5 +1,6 @@
 package dev.fleetprof.format.gprof;
 
+import dev.fleetprof.testing.SampleData;
 import dev.fleetprof.testing.TestSources;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -27,19 +28,20 @@ import org.junit.jupiter.params.provider.MethodSource;
  * compressed stream of unknown length alike.
  */
 class GmonMalformedTest {
-  static List<Samples.Sample> gnuSamples() {
-    return List.of(Samples.C_PIE_64, Samples.C_32, Samples.CXX_NOPIE_64, Samples.SUM);
+  static List<SampleData.Gmon> gnuSamples() {
+    return List.of(SampleData.GMON_C_PIE_64, SampleData.GMON_C_32, SampleData.GMON_CXX_NOPIE_64,
+        SampleData.GMON_SUM);
   }
 
-  static List<Samples.Sample> bsdSamples() {
-    return List.of(Samples.BSD44, Samples.BSD_OLD);
+  static List<SampleData.Gmon> bsdSamples() {
+    return List.of(SampleData.GMON_BSD44, SampleData.GMON_BSD_OLD);
   }
 
-  private static byte[] data(Samples.Sample s) throws IOException {
+  private static byte[] data(SampleData.Gmon s) throws IOException {
     return Files.readAllBytes(s.gmon());
   }
 
-  private static GmonStructure structure(Samples.Sample s, byte[] d) {
+  private static GmonStructure structure(SampleData.Gmon s, byte[] d) {
     return new GmonStructure(d, s.flavor(), s.pointerSize(), ByteOrder.LITTLE_ENDIAN, 4);
   }
 
@@ -63,7 +65,7 @@ class GmonMalformedTest {
 
   @ParameterizedTest(name = "{0}")
   @MethodSource("gnuSamples")
-  void truncatedInsideAnArcRecord(Samples.Sample s) throws IOException {
+  void truncatedInsideAnArcRecord(SampleData.Gmon s) throws IOException {
     byte[] d = data(s);
     List<GmonStructure.Rec> arcs = structure(s, d).of('A');
     GmonStructure.Rec arc = arcs.get(arcs.size() / 2);
@@ -73,7 +75,7 @@ class GmonMalformedTest {
 
   @ParameterizedTest(name = "{0}")
   @MethodSource("gnuSamples")
-  void truncatedInsideTheHistogramHeader(Samples.Sample s) throws IOException {
+  void truncatedInsideTheHistogramHeader(SampleData.Gmon s) throws IOException {
     byte[] d = data(s);
     GmonStructure.Rec h = structure(s, d).of('H').get(0);
     expectFailure(s + "-cut-in-hist-header", Arrays.copyOf(d, h.offset() + 11), h.offset(),
@@ -82,7 +84,7 @@ class GmonMalformedTest {
 
   @ParameterizedTest(name = "{0}")
   @MethodSource("gnuSamples")
-  void truncatedInsideTheBins(Samples.Sample s) throws IOException {
+  void truncatedInsideTheBins(SampleData.Gmon s) throws IOException {
     byte[] d = data(s);
     GmonStructure.Rec h = structure(s, d).of('H').get(0);
     expectFailure(s + "-cut-in-bins", Arrays.copyOf(d, h.countField() + 8 + 16 + 101), h.countField(),
@@ -91,7 +93,7 @@ class GmonMalformedTest {
 
   @ParameterizedTest(name = "{0}")
   @MethodSource("gnuSamples")
-  void badTagByte(Samples.Sample s) throws IOException {
+  void badTagByte(SampleData.Gmon s) throws IOException {
     byte[] d = data(s);
     List<GmonStructure.Rec> arcs = structure(s, d).of('A');
     GmonStructure.Rec arc = arcs.get(arcs.size() / 3);
@@ -104,7 +106,7 @@ class GmonMalformedTest {
 
   @ParameterizedTest(name = "{0}")
   @MethodSource("gnuSamples")
-  void absurdHistSizeIsRejectedWithoutReadingTheBins(Samples.Sample s) throws IOException {
+  void absurdHistSizeIsRejectedWithoutReadingTheBins(SampleData.Gmon s) throws IOException {
     byte[] d = data(s);
     GmonStructure.Rec h = structure(s, d).of('H').get(0);
     for (int n : new int[] {0xfffffff0, 0x7fffffff, d.length}) {
@@ -118,7 +120,7 @@ class GmonMalformedTest {
 
   @ParameterizedTest(name = "{0}")
   @MethodSource("gnuSamples")
-  void glibcLdProfileHeaderIsRejected(Samples.Sample s) throws IOException {
+  void glibcLdProfileHeaderIsRejected(SampleData.Gmon s) throws IOException {
     byte[] bad = data(s);
     ByteBuffer.wrap(bad).order(ByteOrder.LITTLE_ENDIAN).putInt(4, 0x1ffff);
     expectFailure(s + "-ld-profile", bad, 4, "LD_PROFILE");
@@ -128,7 +130,7 @@ class GmonMalformedTest {
 
   @ParameterizedTest(name = "{0}")
   @MethodSource("gnuSamples")
-  void unknownVersionIsRejected(Samples.Sample s) throws IOException {
+  void unknownVersionIsRejected(SampleData.Gmon s) throws IOException {
     byte[] bad = data(s);
     ByteBuffer.wrap(bad).order(ByteOrder.LITTLE_ENDIAN).putInt(4, 2);
     expectFailure(s + "-v2", bad, 4, "unsupported gmon version");
@@ -136,13 +138,14 @@ class GmonMalformedTest {
 
   @ParameterizedTest(name = "{0}")
   @MethodSource("gnuSamples")
-  void headerCutShort(Samples.Sample s) throws IOException {
+  void headerCutShort(SampleData.Gmon s) throws IOException {
     expectFailure(s + "-10-bytes", Arrays.copyOf(data(s), 10), 10, "too short");
   }
 
   @ParameterizedTest(name = "{0}")
   @MethodSource("gnuSamples")
-  void partlyOverlappingHistogramIsRejectedAndAnIdenticalOneIsSummable(Samples.Sample s) throws IOException {
+  void partlyOverlappingHistogramIsRejectedAndAnIdenticalOneIsSummable(SampleData.Gmon s)
+      throws IOException {
     byte[] d = data(s);
     GmonStructure.Rec h = structure(s, d).of('H').get(0);
     int p = s.pointerSize();
@@ -165,7 +168,7 @@ class GmonMalformedTest {
 
   @ParameterizedTest(name = "{0}")
   @MethodSource("bsdSamples")
-  void bsdTruncatedInsideAnArc(Samples.Sample s) throws IOException {
+  void bsdTruncatedInsideAnArc(SampleData.Gmon s) throws IOException {
     byte[] d = data(s);
     List<GmonStructure.Rec> arcs = structure(s, d).of('a');
     GmonStructure.Rec last = arcs.get(arcs.size() - 1);
@@ -174,7 +177,7 @@ class GmonMalformedTest {
 
   @ParameterizedTest(name = "{0}")
   @MethodSource("bsdSamples")
-  void bsdTruncatedInsideTheBinsOrAbsurdNcnt(Samples.Sample s) throws IOException {
+  void bsdTruncatedInsideTheBinsOrAbsurdNcnt(SampleData.Gmon s) throws IOException {
     byte[] d = data(s);
     GmonStructure.Rec h = structure(s, d).of('h').get(0);
     expectFailure(s + "-cut-in-bins", Arrays.copyOf(d, h.end() - 100), h.countField(), "ncnt");
@@ -191,14 +194,15 @@ class GmonMalformedTest {
 
   // ------------------------------------------------------------------ robustness
 
-  static List<Samples.Sample> prefixSamples() {
-    return List.of(Samples.C_PIE_64, Samples.C_32, Samples.BSD_OLD, Samples.BSD44);
+  static List<SampleData.Gmon> prefixSamples() {
+    return List.of(SampleData.GMON_C_PIE_64, SampleData.GMON_C_32, SampleData.GMON_BSD_OLD,
+        SampleData.GMON_BSD44);
   }
 
   /** Every prefix of a real file: a result or a ProfileFormatException, never anything else, never a hang. */
   @ParameterizedTest(name = "{0}")
   @MethodSource("prefixSamples")
-  void everyPrefixFailsCleanlyOrParses(Samples.Sample s) throws IOException {
+  void everyPrefixFailsCleanlyOrParses(SampleData.Gmon s) throws IOException {
     byte[] d = data(s);
     List<Row> full = Row.readAll(TestSources.bytes("full", d), GmonOptions.auto());
     int[] outcomes = new int[2];
@@ -232,7 +236,7 @@ class GmonMalformedTest {
   /** Random byte corruption of real files: a result or a ProfileFormatException, nothing else. */
   @ParameterizedTest(name = "{0}")
   @MethodSource("prefixSamples")
-  void randomCorruptionFailsCleanlyOrParses(Samples.Sample s) throws IOException {
+  void randomCorruptionFailsCleanlyOrParses(SampleData.Gmon s) throws IOException {
     byte[] d = data(s);
     java.util.Random rnd = new java.util.Random(20240611L ^ s.dir().hashCode());
     Function<byte[], byte[]> mutate = in -> {

@@ -3,6 +3,7 @@ package dev.fleetprof.format.gprof;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.fleetprof.testing.SampleData;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -44,9 +45,9 @@ class SampleLayoutTest {
   @Test
   void theProfileSourceListsExactlyTheProfiles() throws IOException {
     List<Path> listed = new ArrayList<>();
-    list(Samples.ROOT, listed);
+    list(SampleData.GPROF, listed);
     Set<String> expected = new TreeSet<>();
-    for (Samples.Sample s : Samples.all()) {
+    for (SampleData.Gmon s : SampleData.gmonSamples()) {
       expected.add(s.gmon().toString());
     }
     Set<String> actual = new TreeSet<>();
@@ -58,14 +59,14 @@ class SampleLayoutTest {
 
   @Test
   void everyProfileHasItsReferenceFiles() {
-    for (Samples.Sample s : Samples.all()) {
+    for (SampleData.Gmon s : SampleData.gmonSamples()) {
       for (String name : List.of("gprof-p.txt", "gprof-q.txt", "gprof-assign.txt", "nm.txt")) {
         assertTrue(Files.isRegularFile(s.text(name)), s.text(name).toString());
       }
     }
     for (String name : List.of("README.md", "regenerate.sh", "versions.txt", "src/workload.c",
         "src/shapes.cpp", "src/gnu2bsd44.py")) {
-      assertTrue(Files.isRegularFile(Samples.REFERENCE.resolve(name)), name);
+      assertTrue(Files.isRegularFile(SampleData.GPROF_REFERENCE.resolve(name)), name);
     }
   }
 }

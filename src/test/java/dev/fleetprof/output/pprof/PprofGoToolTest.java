@@ -8,8 +8,8 @@ import dev.fleetprof.output.ExternalTool;
 import dev.fleetprof.output.Frame;
 import dev.fleetprof.output.SampleAggregate;
 import dev.fleetprof.output.WeightedStack;
+import dev.fleetprof.testing.PprofRaw;
 import dev.fleetprof.testing.SampleData;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -52,13 +52,13 @@ class PprofGoToolTest {
 
   @Test
   void rawStacksAndTotalsMatchTheAggregateAndTheDecoder() throws Exception {
-    PprofText raw = PprofText.parse(pprof("-raw", "-symbolize=none").stdout());
+    PprofRaw raw = PprofRaw.parse(pprof("-raw", "-symbolize=none").stdout());
     assertEquals("cpu nanoseconds", raw.periodType);
     assertEquals(1_000_000, raw.period, "1000 us in ns, as pprof converts the original files");
 
     long total = 0;
     Map<List<Frame>, Long> got = new HashMap<>();
-    for (PprofText.RawSample s : raw.samples) {
+    for (PprofRaw.Sample s : raw.samples) {
       assertEquals(s.values().get(0) * raw.period, s.values().get(1), "cpu = samples x period");
       total += s.values().get(0);
       got.merge(raw.frames(s), s.values().get(0), Long::sum);
@@ -78,14 +78,14 @@ class PprofGoToolTest {
   void leafWeightsMatchPprofsOwnReadingOfTheOriginalFiles() throws Exception {
     Map<Frame, Long> reference = new HashMap<>();
     for (Path p : SampleData.gperftoolsProfiles()) {
-      PprofText ref = PprofText.parse(Files.readString(SampleData.pprofRaw(p)));
-      for (PprofText.RawSample s : ref.samples) {
+      PprofRaw ref = PprofRaw.read(SampleData.pprofRaw(p));
+      for (PprofRaw.Sample s : ref.samples) {
         reference.merge(ref.leafFileOffset(s), s.values().get(0), Long::sum);
       }
     }
-    PprofText ours = PprofText.parse(pprof("-raw", "-symbolize=none").stdout());
+    PprofRaw ours = PprofRaw.parse(pprof("-raw", "-symbolize=none").stdout());
     Map<Frame, Long> got = new HashMap<>();
-    for (PprofText.RawSample s : ours.samples) {
+    for (PprofRaw.Sample s : ours.samples) {
       got.merge(ours.leafFileOffset(s), s.values().get(0), Long::sum);
     }
     assertFalse(reference.isEmpty());

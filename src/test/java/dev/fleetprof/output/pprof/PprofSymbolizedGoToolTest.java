@@ -10,6 +10,7 @@ import dev.fleetprof.output.SymbolizedStacks;
 import dev.fleetprof.output.ValueMeaning;
 import dev.fleetprof.output.WeightedStack;
 import dev.fleetprof.symbols.SourceLine;
+import dev.fleetprof.testing.PprofRaw;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -184,7 +185,7 @@ class PprofSymbolizedGoToolTest {
 
   @Test
   void rawLocationsCarryTheChainsLineEntries() throws Exception {
-    PprofText raw = PprofText.parse(pprof("-raw").stdout());
+    PprofRaw raw = PprofRaw.parse(pprof("-raw").stdout());
     assertEquals(STACKS.size(), raw.samples.size());
     for (int i = 0; i < STACKS.size(); i++) {
       List<Long> ids = raw.samples.get(i).locationIds();
@@ -192,12 +193,12 @@ class PprofSymbolizedGoToolTest {
       assertEquals(frames.size(), ids.size());
       for (int k = 0; k < frames.size(); k++) {
         Frame f = frames.get(k);
-        PprofText.RawLocation l = raw.locations.get(ids.get(k));
+        PprofRaw.Location l = raw.locations.get(ids.get(k));
         assertEquals(f.offset(), l.address(), "offsets pass through unchanged");
         assertEquals(f.module(), raw.mappings.get(l.mappingId()).file());
-        List<PprofText.RawLine> want = new ArrayList<>();
+        List<PprofRaw.Line> want = new ArrayList<>();
         for (SourceLine s : f.lines()) {
-          want.add(new PprofText.RawLine(s.function(), s.file() == null ? "" : s.file(), s.line(),
+          want.add(new PprofRaw.Line(s.function(), s.file() == null ? "" : s.file(), s.line(),
               s.symbol()));
         }
         assertEquals(want, l.lines(), "sample " + i + " frame " + k);
