@@ -11,6 +11,8 @@ import org.apache.spark.sql.Column;
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
 import org.apache.spark.sql.SparkSession;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
 
 /**
  * Exports one aggregate of the fleet job's output (a date, a host on a date, or the difference of two
@@ -18,66 +20,104 @@ import org.apache.spark.sql.SparkSession;
  * already use: {@code go tool pprof -http=: day.pb.gz}.
  */
 public final class ExportProfile {
-  static final String USAGE = String.join("\n",
-      "Usage: jobs/export-profile --from DIR --date YYYY-MM-DD [--host H] [--base YYYY-MM-DD]",
-      "                           [--format F] [--kind K] (--pprof F | --folded F | --flamegraph F)...",
-      "",
-      "Reads the fleet job's output (--from, its --output) and writes one aggregate:",
-      "  --date D       the day (required)",
-      "  --host H       only this host's stacks (from host_stacks/)",
-      "  --base D0      the difference D - D0, D0 scaled to D's total samples so that only shifts in",
-      "                 where time goes show (pprof only: folded stacks and flame graphs cannot show",
-      "                 negative weights)",
-      "  --format F     gperftools (default), gprof or dcpi",
-      "  --kind K       sample (default), histogram, arc, basic_block",
-      "  --pprof F, --folded F, --flamegraph F   the files to write (at least one)");
-
   private ExportProfile() {}
 
+  /** The formats of the fleet job's output. */
+  enum Format {
+    GPERFTOOLS, GPROF, DCPI;
+
+    @Override
+    public String toString() {
+      return CommandLines.word(this);
+    }
+  }
+
+  /** What the rows of a format count (the output's {@code kind}). */
+  enum Kind {
+    SAMPLE, HISTOGRAM, ARC, BASIC_BLOCK;
+
+    @Override
+    public String toString() {
+      return CommandLines.word(this);
+    }
+  }
+
+  /** The job's arguments. */
   record Args(String from, LocalDate date, String host, LocalDate base, String format, String kind,
       StandardOutputs.Targets targets) {
+    /** A command line's arguments, or an IllegalArgumentException saying what is wrong with it. */
     static Args parse(String[] argv) {
-      String from = null;
-      String host = null;
-      String format = "gperftools";
-      String kind = "sample";
-      LocalDate date = null;
-      LocalDate base = null;
-      String pprof = null;
-      String folded = null;
-      String flamegraph = null;
-      for (int i = 0; i < argv.length; i++) {
-        String a = argv[i];
-        if (i + 1 >= argv.length) {
-          throw new IllegalArgumentException(a + " needs a value");
-        }
-        String v = argv[++i];
-        switch (a) {
-          case "--from" -> from = v;
-          case "--date" -> date = FleetAggregate.Args.date(v);
-          case "--host" -> host = v;
-          case "--base" -> base = FleetAggregate.Args.date(v);
-          case "--format" -> format = v;
-          case "--kind" -> kind = v;
-          case "--pprof" -> pprof = v;
-          case "--folded" -> folded = v;
-          case "--flamegraph" -> flamegraph = v;
-          default -> throw new IllegalArgumentException("unknown argument '" + a + "'");
-        }
-      }
+      return CommandLines.parse(new Options(), argv);
+    }
+  }
+
+  /** The command line (see {@code --help}). */
+  @Command(name = "export-profile", sortOptions = false,
+      customSynopsis = {
+          "export-profile --from DIR --date YYYY-MM-DD [--host H] [--base YYYY-MM-DD]",
+          "                      [--format F] [--kind K] (--pprof FILE | --folded FILE |"
+              + " --flamegraph FILE)..."},
+      description = "Reads the fleet job's output (--from, its --output) and writes one aggregate:"
+          + " a date, a host on a date, or the difference of two dates, as pprof profile.proto,"
+          + " folded stacks or a flame graph page (at least one of --pprof, --folded,"
+          + " --flamegraph).",
+      optionListHeading = "%nOptions:%n")
+  static final class Options implements CommandLines.Options<Args> {
+    @Option(names = "--from", paramLabel = "DIR", required = true,
+        description = "the fleet job's output")
+    private String from;
+
+    @Option(names = "--date", paramLabel = "YYYY-MM-DD", required = true, description = "the day")
+    private LocalDate date;
+
+    @Option(names = "--host", paramLabel = "H",
+        description = "only this host's stacks (from host_stacks/)")
+    private String host;
+
+    @Option(names = "--base", paramLabel = "YYYY-MM-DD",
+        description = "the difference DATE - BASE, BASE scaled to DATE's total samples so that"
+            + " only shifts in where time goes show (pprof only: folded stacks and flame graphs"
+            + " cannot show negative weights)")
+    private LocalDate base;
+
+    @Option(names = "--format", paramLabel = "F", defaultValue = "gperftools",
+        description = "${COMPLETION-CANDIDATES} (default ${DEFAULT-VALUE})")
+    private Format format;
+
+    @Option(names = "--kind", paramLabel = "K", defaultValue = "sample",
+        description = "${COMPLETION-CANDIDATES} (default ${DEFAULT-VALUE})")
+    private Kind kind;
+
+    @Option(names = "--pprof", paramLabel = "FILE",
+        description = "write a gzipped pprof profile.proto (go tool pprof FILE)")
+    private String pprof;
+
+    @Option(names = "--folded", paramLabel = "FILE",
+        description = "write folded stacks (FlameGraph, speedscope)")
+    private String folded;
+
+    @Option(names = "--flamegraph", paramLabel = "FILE",
+        description = "write a flame graph page (HTML)")
+    private String flamegraph;
+
+    @Override
+    public Args args() {
       StandardOutputs.Targets targets = new StandardOutputs.Targets(pprof, folded, flamegraph);
-      if (from == null || date == null || !targets.any()) {
-        throw new IllegalArgumentException("--from, --date and an output file are required");
+      if (!targets.any()) {
+        throw new IllegalArgumentException("an output file is required: --pprof, --folded or"
+            + " --flamegraph");
       }
       if (base != null && (folded != null || flamegraph != null)) {
         throw new IllegalArgumentException("a difference (--base) can only be written as --pprof");
       }
-      return new Args(from, date, host, base, format, kind, targets);
+      return new Args(from, date, host, base, CommandLines.word(format), CommandLines.word(kind),
+          targets);
     }
   }
 
   public static void main(String[] argv) throws IOException {
-    Sessions.main("export-profile", USAGE, argv, true, Args::parse, ExportProfile::run);
+    CommandLines.exitOnError(CommandLines.run(new Options(), argv, System.out, System.err,
+        ExportProfile::run));
   }
 
   static void run(SparkSession spark, Args args) throws IOException {

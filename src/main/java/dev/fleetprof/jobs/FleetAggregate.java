@@ -6,10 +6,10 @@ import static org.apache.spark.sql.functions.expr;
 import static org.apache.spark.sql.functions.lit;
 import static org.apache.spark.sql.functions.sum;
 
+import dev.fleetprof.spark.ReadOptions;
 import java.io.IOException;
 import java.math.BigDecimal;
 import java.time.LocalDate;
-import java.time.format.DateTimeParseException;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -26,6 +26,8 @@ import org.apache.spark.sql.SparkSession;
 import org.apache.spark.storage.StorageLevel;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
 
 /**
  * The scheduled fleet aggregation job: a day of profiles from many hosts in, Parquet tables that say
@@ -33,7 +35,7 @@ import org.slf4j.LoggerFactory;
  * {@code .../date=2026-11-20/host=web042/cpu.prof} (key=value directories become columns; plain
  * directories work too) and writes, under {@code --output}, datasets partitioned by {@code date}:
  * {@code stacks/}, {@code host_stacks/}, {@code locations/}, {@code modules/} and {@code files/}
- * (see {@link #USAGE} and the README for their columns).
+ * (see {@code --help} and the README for their columns).
  *
  * <p>Idempotent by day: each dataset is written with dynamic partition overwrite, so re-running a date
  * replaces exactly that date's partitions and leaves the other dates alone; Spark stages the new
@@ -53,113 +55,125 @@ public final class FleetAggregate {
   static final String UNSIGNED_COUNT = "CASE WHEN count >= 0 THEN CAST(count AS DECIMAL(38,0))"
       + " ELSE CAST(count AS DECIMAL(38,0)) + 18446744073709551616 END";
 
-  static final String USAGE = String.join("\n",
-      "Usage: jobs/fleet-aggregate --input DIR [--input DIR ...] --output DIR [--date YYYY-MM-DD]",
-      "                            [--pprof FILE] [--folded FILE] [--flamegraph FILE] [options]",
-      "",
-      "Reads every profile under the inputs (gperftools, gprof, DCPI; on any Hadoop FileSystem:",
-      "file:, hdfs://, s3a://). Directories named key=value (date=2026-11-20/host=web042/) become",
-      "columns. Writes Parquet datasets under --output, each partitioned by date (re-running a date",
-      "replaces exactly that date's partitions):",
-      "  stacks/       format, kind, period, period_unit, frames -> count, records, profiles, hosts",
-      "  host_stacks/  the same per host",
-      "  locations/    format, kind, module, offset -> self_count (leaf), total_count (on stack),",
-      "                lines (the inline chain: function, file, line, symbol; innermost first)",
-      "  functions/    format, kind, module, function -> self_count, total_count (as pprof -top)",
-      "  modules/      host, format, kind, module -> self_count, total_count",
-      "  files/        host, path, format -> records, count, stacks, problems, problem",
-      "Counts are DECIMAL(38,0). Frames are (module, offset in the module's file), leaf first; as in",
-      "pprof, caller frames of CPU samples hold the return address minus one (the call instruction).",
-      "",
-      "Options:",
-      "  --input DIR        a directory, file or glob of profiles (repeatable; default sample-data)",
-      "  --output DIR       where the datasets go (default target/fleet-output)",
-      "  --date YYYY-MM-DD  the day to aggregate: with date= directories, only that day's are read;",
-      "                     without, every profile counts for that day. Default: the date=",
-      "                     directories' dates, or today when there are none",
-      "  --pprof FILE       also write this run's CPU-sample aggregate (gperftools samples) as a",
-      "                     gzipped pprof profile.proto (go tool pprof FILE)",
-      "  --folded FILE      ... as folded stacks (FlameGraph, speedscope)",
-      "  --flamegraph FILE  ... as a flame graph page (HTML)",
-      "  --binaries DIR     where to find the profiled binaries for names (repeatable; any Hadoop",
-      "                     FileSystem), searched like pprof's PPROF_BINARY_PATH: DIR/<build-id>/...,",
-      "                     DIR/<module's full path>, DIR/<module's file name>; then the module's own",
-      "                     path on this machine. Separate debug files are found by build ID",
-      "                     (DIR/.build-id/xx/rest.debug) or .gnu_debuglink. Missing binaries leave",
-      "                     frames unnamed and are listed in the summary; they never fail the job",
-      "  --gmon-binary PATH the program every gmon.out of this run profiled (gmon.out names none;",
-      "                     without it, a program=NAME directory above the file names it)",
-      "  --no-module-paths  do not fall back to the modules' own paths on this machine",
-      "  --format NAME      auto (default), gperftools, gprof or dcpi",
-      "  --glob PATTERN     only read files whose names match (Spark's pathGlobFilter)",
-      "  --mode MODE        PERMISSIVE (default: bad files are listed in files/ with their problem),",
-      "                     DROPMALFORMED or FAILFAST",
-      "  --help             this text",
-      "",
-      "Spark settings of local runs: conf/spark-defaults.conf. On a cluster: spark-submit --class",
-      "dev.fleetprof.jobs.FleetAggregate target/fleetprof-*.jar with the same arguments.");
+  /** The profile formats the job reads: {@code auto} tells each file's format from its bytes. */
+  enum Format {
+    AUTO, GPERFTOOLS, GPROF, DCPI;
 
-  /** Parsed command line. */
+    @Override
+    public String toString() {
+      return CommandLines.word(this);
+    }
+  }
+
+  /** The job's arguments. */
   record Args(List<String> inputs, String output, LocalDate date, String pprof, String folded,
       String flamegraph, String format, String glob, String mode, List<String> binaries,
       String gmonBinary, boolean useModulePaths) {
+    /** A command line's arguments, or an IllegalArgumentException saying what is wrong with it. */
     static Args parse(String[] argv) {
-      List<String> inputs = new ArrayList<>();
-      String output = "target/fleet-output";
-      LocalDate date = null;
-      String pprof = null;
-      String folded = null;
-      String flamegraph = null;
-      String format = "auto";
-      String glob = null;
-      String mode = "PERMISSIVE";
-      List<String> binaries = new ArrayList<>();
-      String gmonBinary = null;
-      boolean useModulePaths = true;
-      for (int i = 0; i < argv.length; i++) {
-        String a = argv[i];
-        switch (a) {
-          case "--input" -> inputs.add(value(argv, ++i, a));
-          case "--output" -> output = value(argv, ++i, a);
-          case "--date" -> date = date(value(argv, ++i, a));
-          case "--pprof" -> pprof = value(argv, ++i, a);
-          case "--folded" -> folded = value(argv, ++i, a);
-          case "--flamegraph" -> flamegraph = value(argv, ++i, a);
-          case "--format" -> format = value(argv, ++i, a);
-          case "--glob" -> glob = value(argv, ++i, a);
-          case "--mode" -> mode = value(argv, ++i, a);
-          case "--binaries" -> binaries.add(value(argv, ++i, a));
-          case "--gmon-binary" -> gmonBinary = value(argv, ++i, a);
-          case "--no-module-paths" -> useModulePaths = false;
-          default -> throw new IllegalArgumentException("unknown argument '" + a + "'");
-        }
-      }
-      if (inputs.isEmpty()) {
-        inputs.add("sample-data");
-      }
-      return new Args(inputs, output, date, pprof, folded, flamegraph, format, glob, mode,
-          binaries, gmonBinary, useModulePaths);
+      return CommandLines.parse(new Options(), argv);
     }
+  }
 
-    /** A --date-like argument, or an IllegalArgumentException saying what a date looks like. */
-    static LocalDate date(String s) {
-      try {
-        return LocalDate.parse(s);
-      } catch (DateTimeParseException e) {
-        throw new IllegalArgumentException("--date '" + s + "' is not a date like 2026-11-20");
-      }
-    }
+  /** The command line (see {@code --help}). */
+  @Command(name = "fleet-aggregate", sortOptions = false,
+      customSynopsis = {
+          "fleet-aggregate --input DIR [--input DIR ...] --output DIR [--date YYYY-MM-DD]",
+          "                       [--pprof FILE] [--folded FILE] [--flamegraph FILE] [options]"},
+      description = {
+          "Reads every profile under the inputs (gperftools, gprof, DCPI; on any Hadoop FileSystem:"
+              + " file:, hdfs://, s3a://). Directories named key=value (date=2026-11-20/host=web042/)"
+              + " become columns. Writes Parquet datasets under --output, each partitioned by date"
+              + " (re-running a date replaces exactly that date's partitions):",
+          "  stacks/       format, kind, period, period_unit, frames -> count, records, profiles,"
+              + " hosts",
+          "  host_stacks/  the same per host",
+          "  locations/    format, kind, module, offset -> self_count (leaf), total_count (on stack),",
+          "                lines (the inline chain: function, file, line, symbol; innermost first)",
+          "  functions/    format, kind, module, function -> self_count, total_count (as pprof -top)",
+          "  modules/      host, format, kind, module -> self_count, total_count",
+          "  files/        host, path, format -> records, count, stacks, problems, problem",
+          "Counts are DECIMAL(38,0). Frames are (module, offset in the module's file), leaf first; as"
+              + " in pprof, caller frames of CPU samples hold the return address minus one (the"
+              + " call instruction)."},
+      optionListHeading = "%nOptions:%n",
+      footerHeading = "%n",
+      footer = {
+          "Local runs: jobs/fleet-aggregate, which reads sample-data and writes target/fleet-output"
+              + " when --input or --output is not given; Spark settings in conf/spark-defaults.conf."
+              + " On a cluster: spark-submit --class dev.fleetprof.jobs.FleetAggregate"
+              + " target/fleetprof-*.jar with the same options (--input and --output required)."})
+  static final class Options implements CommandLines.Options<Args> {
+    @Option(names = "--input", paramLabel = "DIR", required = true,
+        description = "a directory, file or glob of profiles (repeatable)")
+    private List<String> inputs;
 
-    private static String value(String[] argv, int i, String flag) {
-      if (i >= argv.length) {
-        throw new IllegalArgumentException(flag + " needs a value");
-      }
-      return argv[i];
+    @Option(names = "--output", paramLabel = "DIR", required = true,
+        description = "where the datasets go")
+    private String output;
+
+    @Option(names = "--date", paramLabel = "YYYY-MM-DD",
+        description = "the day to aggregate: with date= directories, only that day's are read;"
+            + " without, every profile counts for that day. Default: the date= directories'"
+            + " dates, or today when there are none")
+    private LocalDate date;
+
+    @Option(names = "--pprof", paramLabel = "FILE",
+        description = "also write this run's CPU-sample aggregate (gperftools samples) as a"
+            + " gzipped pprof profile.proto (go tool pprof FILE)")
+    private String pprof;
+
+    @Option(names = "--folded", paramLabel = "FILE",
+        description = "... as folded stacks (FlameGraph, speedscope)")
+    private String folded;
+
+    @Option(names = "--flamegraph", paramLabel = "FILE",
+        description = "... as a flame graph page (HTML)")
+    private String flamegraph;
+
+    @Option(names = "--binaries", paramLabel = "DIR",
+        description = "where to find the profiled binaries for names (repeatable; any Hadoop"
+            + " FileSystem), searched like pprof's PPROF_BINARY_PATH: DIR/<build-id>/...,"
+            + " DIR/<module's full path>, DIR/<module's file name>; then the module's own path on"
+            + " this machine. Separate debug files are found by build ID"
+            + " (DIR/.build-id/xx/rest.debug) or by their debug link (.gnu_debuglink). Missing"
+            + " binaries leave frames unnamed and are listed in the summary; they never fail the"
+            + " job")
+    private List<String> binaries = new ArrayList<>();
+
+    @Option(names = "--gmon-binary", paramLabel = "PATH",
+        description = "the program every gmon.out of this run profiled (gmon.out names none;"
+            + " without it, a program=NAME directory above the file names it)")
+    private String gmonBinary;
+
+    @Option(names = "--no-module-paths",
+        description = "do not fall back to the modules' own paths on this machine")
+    private boolean noModulePaths;
+
+    @Option(names = "--format", paramLabel = "NAME", defaultValue = "auto",
+        description = "${COMPLETION-CANDIDATES} (default ${DEFAULT-VALUE})")
+    private Format format;
+
+    @Option(names = "--glob", paramLabel = "PATTERN",
+        description = "only read files whose names match (Spark's pathGlobFilter)")
+    private String glob;
+
+    @Option(names = "--mode", paramLabel = "MODE", defaultValue = "PERMISSIVE",
+        description = "PERMISSIVE (default: bad files are listed in files/ with their problem),"
+            + " DROPMALFORMED or FAILFAST")
+    private ReadOptions.Mode mode;
+
+    @Override
+    public Args args() {
+      return new Args(List.copyOf(inputs), output, date, pprof, folded, flamegraph,
+          CommandLines.word(format), glob, mode.name(), List.copyOf(binaries), gmonBinary,
+          !noModulePaths);
     }
   }
 
   public static void main(String[] argv) throws IOException {
-    Sessions.main("fleet-aggregate", USAGE, argv, false, Args::parse, FleetAggregate::run);
+    CommandLines.exitOnError(CommandLines.run(new Options(), argv, System.out, System.err,
+        FleetAggregate::run));
   }
 
   /**

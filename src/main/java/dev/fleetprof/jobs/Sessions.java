@@ -16,39 +16,6 @@ import org.apache.spark.sql.SparkSession;
 final class Sessions {
   private Sessions() {}
 
-  /** What a job does with its session and its parsed command line. */
-  interface Job<A> {
-    void run(SparkSession spark, A args) throws IOException;
-  }
-
-  /**
-   * A job's {@code main}: {@code --help} (or no arguments, when the job needs some) prints the usage;
-   * a command line that does not parse (IllegalArgumentException) prints why and the usage and exits
-   * with 2; otherwise the job runs on a session that is stopped afterwards.
-   */
-  static <A> void main(String name, String usage, String[] argv, boolean needsArguments,
-      java.util.function.Function<String[], A> parse, Job<A> job) throws IOException {
-    if ((needsArguments && argv.length == 0)
-        || (argv.length > 0 && (argv[0].equals("--help") || argv[0].equals("-h")))) {
-      System.out.println(usage);
-      return;
-    }
-    A args;
-    try {
-      args = parse.apply(argv);
-    } catch (IllegalArgumentException e) {
-      System.err.println(name + ": " + e.getMessage() + "\n\n" + usage);
-      System.exit(2);
-      return;
-    }
-    SparkSession spark = start("fleetprof " + name);
-    try {
-      job.run(spark, args);
-    } finally {
-      spark.stop();
-    }
-  }
-
   static SparkSession start(String appName) {
     SparkConf conf = new SparkConf();
     if (!conf.contains("spark.master")) {

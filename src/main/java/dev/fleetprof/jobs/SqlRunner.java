@@ -19,9 +19,11 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
+import java.util.function.Supplier;
 import org.apache.spark.sql.Column;
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Encoders;
@@ -37,6 +39,11 @@ import org.apache.spark.sql.types.StringType;
 import org.apache.spark.sql.types.StructField;
 import org.apache.spark.sql.types.StructType;
 import org.apache.spark.sql.types.VariantType;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.ITypeConverter;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+import picocli.CommandLine.TypeConversionException;
 import scala.runtime.BoxedUnit;
 
 /**
@@ -46,46 +53,128 @@ import scala.runtime.BoxedUnit;
  * and nothing else on stdout.
  */
 public final class SqlRunner {
-  static final String USAGE = String.join("\n",
-      "Usage: jobs/sql [-d KEY=VALUE ...] [--view NAME=PATH ...] [--format table|json|csv]",
-      "                [--max-rows N] (-e 'SQL;...' | FILE.sql)...",
-      "",
-      "  -d KEY=VALUE       replace ${KEY} in the statements (${KEY:-default} has a default), as",
-      "                     spark-sql's --define does; e.g. -d date=2026-11-20",
-      "  --view NAME=PATH   first run CREATE TEMPORARY VIEW NAME USING profile OPTIONS (path 'PATH')",
-      "  -e SQL             statements to run (separated by ';')",
-      "  FILE.sql           a file of statements to run",
-      "  --format F         how results are printed on stdout (default table):",
-      "                       table  each statement, then its result as Spark's show() prints it",
-      "                       json   JSON Lines: one object per row, keys are the column names and",
-      "                              values as Spark's to_json writes them (decimals exact, dates",
-      "                              and timestamps ISO 8601 to the microsecond, arrays and",
-      "                              structs nested, binary base64, nulls as null)",
-      "                       csv    a header line, then an RFC 4180 record per row (LF line",
-      "                              ends); values as json writes them but decimals never with",
-      "                              an exponent, nested ones as JSON text; null is an empty",
-      "                              field, the empty string is \"\"",
-      "                     json and csv print every row of every query (SELECT, WITH, VALUES",
-      "                     ...), in order, and nothing else: statements and the output of",
-      "                     commands (SET, SHOW, DESCRIBE, CREATE ...) go to stderr",
-      "  --max-rows N       rows to print per result with --format table (default 50)",
-      "",
-      "Example: jobs/sql --view p=sample-data/gperftools \\",
-      "           -e \"SELECT path, sum(count) AS samples FROM p GROUP BY path\"",
-      "         jobs/sql --format json -d date=2026-11-21 jobs/by-host.sql | jq .host");
-
   /** How results are printed on stdout. */
   enum Format {
-    TABLE, JSON, CSV
+    TABLE, JSON, CSV;
+
+    @Override
+    public String toString() {
+      return CommandLines.word(this);
+    }
   }
 
-  /**
-   * A parsed command line: the statements to run (variables substituted), how to print their
-   * results, and whether only the usage was asked for.
-   */
-  record Options(List<String> statements, Format format, int maxRows, boolean helpOnly) {}
+  /** The statements to run (variables substituted) and how to print their results. */
+  record Script(List<String> statements, Format format, int maxRows) {}
 
   private static final int DEFAULT_MAX_ROWS = 50;
+
+  /** The command line (see {@code --help}). */
+  @Command(name = "sql", sortOptions = false,
+      customSynopsis = {
+          "sql [-d KEY=VALUE ...] [--view NAME=PATH ...] [--format table|json|csv]",
+          "           [--max-rows N] (-e 'SQL;...' | FILE.sql)..."},
+      description = "Runs Spark SQL statements on an embedded Spark session where the profile"
+          + " source is available, in the order given, and prints each result.",
+      parameterListHeading = "%nArguments:%n",
+      optionListHeading = "%nOptions:%n",
+      footerHeading = "%n",
+      footer = {
+          "Example: jobs/sql --view p=sample-data/gperftools \\",
+          "           -e \"SELECT path, sum(count) AS samples FROM p GROUP BY path\"",
+          "         jobs/sql --format json -d date=2026-11-21 jobs/by-host.sql | jq .host"})
+  static final class Options implements CommandLines.Options<Script> {
+    /** The statements of -e, --view and the files, in command-line order (read when parsed). */
+    private final List<Supplier<List<String>>> parts = new ArrayList<>();
+    private final Map<String, String> vars = new HashMap<>();
+
+    @Option(names = {"-d", "--define"}, paramLabel = "KEY=VALUE", order = 1,
+        converter = Assignment.Parser.class,
+        description = "replace $${KEY} in the statements ($${KEY:-default} has a default), as"
+            + " spark-sql's --define does; e.g. -d date=2026-11-20")
+    private void define(Assignment a) {
+      vars.put(a.name(), a.value());
+    }
+
+    @Option(names = "--view", paramLabel = "NAME=PATH", order = 2, converter = Assignment.Parser.class,
+        description = "first run CREATE TEMPORARY VIEW NAME USING profile OPTIONS (path 'PATH')")
+    private void view(Assignment a) {
+      parts.add(() -> List.of("CREATE OR REPLACE TEMPORARY VIEW " + a.name()
+          + " USING profile OPTIONS (path '" + a.value().replace("'", "\\'") + "')"));
+    }
+
+    @Option(names = "-e", paramLabel = "SQL", order = 3, description = "statements to run (separated by ';')")
+    private void statements(String sql) {
+      parts.add(() -> split(sql));
+    }
+
+    @Parameters(paramLabel = "FILE.sql", index = "0..*", arity = "0..1",
+        description = "a file of statements to run")
+    private void file(String path) {
+      parts.add(() -> {
+        try {
+          return split(Files.readString(Path.of(path)));
+        } catch (IOException | java.io.UncheckedIOException e) {
+          throw new IllegalArgumentException("cannot read " + path + ": " + e);
+        }
+      });
+    }
+
+    @Option(names = "--format", paramLabel = "F", defaultValue = "table", order = 4,
+        description = {
+            "how results are printed on stdout (default ${DEFAULT-VALUE}):",
+            "  table  each statement, then its result as Spark's show() prints it",
+            "  json   JSON Lines: one object per row, keys are the column names",
+            "         and values as Spark's to_json writes them (decimals exact,",
+            "         dates and timestamps ISO 8601 to the microsecond, arrays and",
+            "         structs nested, binary base64, nulls as null)",
+            "  csv    a header line, then an RFC 4180 record per row (LF line ends);",
+            "         values as json writes them but decimals never with an",
+            "         exponent, nested ones as JSON text; null is an empty field, the",
+            "         empty string is \"\"",
+            "json and csv print every row of every query (SELECT, WITH, VALUES",
+            "...), in order, and nothing else: statements and the output of",
+            "commands (SET, SHOW, DESCRIBE, CREATE ...) go to stderr"})
+    private Format format;
+
+    @Option(names = "--max-rows", paramLabel = "N", order = 5, converter = CommandLines.NonNegativeInt.class,
+        description = "rows to print per result with --format table (default "
+            + DEFAULT_MAX_ROWS + ")")
+    private Integer maxRows;
+
+    @Override
+    public Script args() {
+      List<String> resolved = new ArrayList<>();
+      for (Supplier<List<String>> part : parts) {
+        for (String sql : part.get()) {
+          resolved.add(substitute(sql, vars));
+        }
+      }
+      if (resolved.isEmpty()) {
+        throw new IllegalArgumentException("no statements given (-e SQL or FILE.sql)");
+      }
+      if (maxRows != null && format != Format.TABLE) {
+        System.err.println("sql: --max-rows applies to --format table only; " + format
+            + " prints every row");
+      }
+      return new Script(List.copyOf(resolved), format,
+          maxRows != null ? maxRows : DEFAULT_MAX_ROWS);
+    }
+  }
+
+  /** A {@code NAME=VALUE} option value. */
+  record Assignment(String name, String value) {
+    /** Splits at the first '='. */
+    static final class Parser implements ITypeConverter<Assignment> {
+      @Override
+      public Assignment convert(String text) {
+        String[] nameValue = text.split("=", 2);
+        if (nameValue.length != 2) {
+          throw new TypeConversionException("'" + text + "' is not NAME=VALUE");
+        }
+        return new Assignment(nameValue[0], nameValue[1]);
+      }
+    }
+  }
 
   /**
    * How json (and csv, for values that are not plain strings, numbers or booleans) renders values:
@@ -98,111 +187,16 @@ public final class SqlRunner {
       "timestampNTZFormat", "yyyy-MM-dd'T'HH:mm:ss.SSSSSS");
 
   public static void main(String[] argv) throws IOException {
-    if (argv.length == 0) {
-      System.err.println(USAGE);
-      System.exit(2);
-    }
-    Options options;
-    try {
-      options = parse(argv);
-    } catch (IllegalArgumentException e) {
-      // One line, before Spark starts: a script sees at once what it got wrong.
-      System.err.println("sql: " + e.getMessage() + " (jobs/sql --help for usage)");
-      System.exit(2);
-      return;
-    }
-    if (options.helpOnly()) {
-      System.out.println(USAGE);
-      return;
-    }
-    SparkSession spark = Sessions.start("fleetprof sql");
-    try {
-      run(spark, options, System.out, System.err);
-    } finally {
-      spark.stop();
-    }
+    CommandLines.exitOnError(CommandLines.run(new Options(), argv, System.out, System.err,
+        (spark, script) -> run(spark, script, System.out, System.err)));
   }
 
   /**
    * Parses a command line and reads the .sql files it names; an IllegalArgumentException says what
    * is wrong with it.
    */
-  static Options parse(String[] argv) {
-    List<String> statements = new ArrayList<>();
-    Map<String, String> vars = new java.util.HashMap<>();
-    Format format = Format.TABLE;
-    int maxRows = DEFAULT_MAX_ROWS;
-    boolean maxRowsGiven = false;
-    for (int i = 0; i < argv.length; i++) {
-      String a = argv[i];
-      if (a.equals("--help") || a.equals("-h")) {
-        return new Options(List.of(), format, maxRows, true);
-      }
-      boolean takesValue = a.equals("--view") || a.equals("-d") || a.equals("--define")
-          || a.equals("-e") || a.equals("--format") || a.equals("--max-rows");
-      if (takesValue && i + 1 == argv.length) {
-        throw new IllegalArgumentException(a + " needs a value");
-      }
-      if (a.equals("--view")) {
-        String[] kv = argv[++i].split("=", 2);
-        if (kv.length != 2) {
-          throw new IllegalArgumentException("--view needs NAME=PATH, not '" + argv[i] + "'");
-        }
-        statements.add("CREATE OR REPLACE TEMPORARY VIEW " + kv[0]
-            + " USING profile OPTIONS (path '" + kv[1].replace("'", "\\'") + "')");
-      } else if (a.equals("-d") || a.equals("--define")) {
-        String[] kv = argv[++i].split("=", 2);
-        if (kv.length != 2) {
-          throw new IllegalArgumentException(a + " needs KEY=VALUE, not '" + argv[i] + "'");
-        }
-        vars.put(kv[0], kv[1]);
-      } else if (a.equals("-e")) {
-        statements.addAll(split(argv[++i]));
-      } else if (a.equals("--format")) {
-        format = switch (argv[++i]) {
-          case "table" -> Format.TABLE;
-          case "json" -> Format.JSON;
-          case "csv" -> Format.CSV;
-          default -> throw new IllegalArgumentException(
-              "--format must be table, json or csv, not '" + argv[i] + "'");
-        };
-      } else if (a.equals("--max-rows")) {
-        maxRows = parseMaxRows(argv[++i]);
-        maxRowsGiven = true;
-      } else if (!a.startsWith("-")) {
-        try {
-          statements.addAll(split(Files.readString(Path.of(a))));
-        } catch (IOException | java.io.UncheckedIOException e) {
-          throw new IllegalArgumentException("cannot read " + a + ": " + e);
-        }
-      } else {
-        throw new IllegalArgumentException("unknown argument '" + a + "'");
-      }
-    }
-    if (statements.isEmpty()) {
-      throw new IllegalArgumentException("no statements given (-e SQL or FILE.sql)");
-    }
-    if (maxRowsGiven && format != Format.TABLE) {
-      System.err.println("sql: --max-rows applies to --format table only; " + format.name()
-          .toLowerCase(java.util.Locale.ROOT) + " prints every row");
-    }
-    List<String> resolved = new ArrayList<>();
-    for (String sql : statements) {
-      resolved.add(substitute(sql, vars));
-    }
-    return new Options(List.copyOf(resolved), format, maxRows, false);
-  }
-
-  private static int parseMaxRows(String value) {
-    try {
-      int n = Integer.parseInt(value);
-      if (n >= 0) {
-        return n;
-      }
-    } catch (NumberFormatException e) {
-      // Said below, with the value.
-    }
-    throw new IllegalArgumentException("--max-rows needs a whole number >= 0, not '" + value + "'");
+  static Script parse(String[] argv) {
+    return CommandLines.parse(new Options(), argv);
   }
 
   /**
@@ -210,20 +204,20 @@ public final class SqlRunner {
    * and csv, {@code out} gets the rows of queries only: the statements themselves and what commands
    * return (SET, SHOW ...) go to {@code log} as tables.
    */
-  static void run(SparkSession spark, Options options, PrintStream out, PrintStream log)
+  static void run(SparkSession spark, Script script, PrintStream out, PrintStream log)
       throws IOException {
-    boolean table = options.format() == Format.TABLE;
-    for (String sql : options.statements()) {
+    boolean table = script.format() == Format.TABLE;
+    for (String sql : script.statements()) {
       (table ? out : log).println("-- " + sql.replaceAll("\\s+", " "));
       Dataset<Row> result = spark.sql(sql);
       if (result.columns().length == 0) {
         continue;
       }
       if (table) {
-        printTable(result, options.maxRows(), out);
+        printTable(result, script.maxRows(), out);
       } else if (isCommand(result)) {
-        printTable(result, options.maxRows(), log);
-      } else if (options.format() == Format.JSON) {
+        printTable(result, script.maxRows(), log);
+      } else if (script.format() == Format.JSON) {
         printJson(result, out);
       } else {
         printCsv(result, out);

@@ -15,6 +15,8 @@ import org.apache.spark.sql.SparkSession;
 import org.apache.spark.storage.StorageLevel;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
 
 /**
  * Late binaries: (re)symbolizes the dates of an existing fleet-job output, for binaries that arrive
@@ -26,49 +28,50 @@ import org.slf4j.LoggerFactory;
 public final class SymbolizeOutput {
   private static final Logger LOG = LoggerFactory.getLogger(SymbolizeOutput.class);
 
-  static final String USAGE = String.join("\n",
-      "Usage: jobs/symbolize --output DIR --binaries DIR [--binaries DIR ...] [--date YYYY-MM-DD ...]",
-      "                      [--no-module-paths]",
-      "",
-      "Names the frames of a fleet-aggregate output again, with binaries found since: rewrites the",
-      "lines of locations/ and the functions/ dataset for the dates given (default: every date).",
-      "Binaries are searched as fleet-aggregate's --binaries does (see jobs/fleet-aggregate --help).");
+  private SymbolizeOutput() {}
 
+  /** The job's arguments. */
   record Args(String output, List<String> binaries, List<LocalDate> dates,
       boolean useModulePaths) {
+    /** A command line's arguments, or an IllegalArgumentException saying what is wrong with it. */
     static Args parse(String[] argv) {
-      String output = null;
-      List<String> binaries = new ArrayList<>();
-      List<LocalDate> dates = new ArrayList<>();
-      boolean useModulePaths = true;
-      for (int i = 0; i < argv.length; i++) {
-        String a = argv[i];
-        switch (a) {
-          case "--output" -> output = value(argv, ++i, a);
-          case "--binaries" -> binaries.add(value(argv, ++i, a));
-          case "--date" -> dates.add(FleetAggregate.Args.date(value(argv, ++i, a)));
-          case "--no-module-paths" -> useModulePaths = false;
-          default -> throw new IllegalArgumentException("unknown argument '" + a + "'");
-        }
-      }
-      if (output == null) {
-        throw new IllegalArgumentException("--output is required");
-      }
-      return new Args(output, binaries, dates, useModulePaths);
-    }
-
-    private static String value(String[] argv, int i, String flag) {
-      if (i >= argv.length) {
-        throw new IllegalArgumentException(flag + " needs a value");
-      }
-      return argv[i];
+      return CommandLines.parse(new Options(), argv);
     }
   }
 
-  private SymbolizeOutput() {}
+  /** The command line (see {@code --help}). */
+  @Command(name = "symbolize", sortOptions = false,
+      description = "Names the frames of a fleet-aggregate output again, with binaries found since:"
+          + " rewrites the lines of locations/ and the functions/ dataset for the dates given"
+          + " (default: every date).",
+      optionListHeading = "%nOptions:%n")
+  static final class Options implements CommandLines.Options<Args> {
+    @Option(names = "--output", paramLabel = "DIR", required = true,
+        description = "the fleet job's output")
+    private String output;
+
+    @Option(names = "--binaries", paramLabel = "DIR",
+        description = "where to find the profiled binaries (repeatable), searched as"
+            + " fleet-aggregate's --binaries (see jobs/fleet-aggregate --help)")
+    private List<String> binaries = new ArrayList<>();
+
+    @Option(names = "--date", paramLabel = "YYYY-MM-DD",
+        description = "a date to symbolize again (repeatable; default: every date)")
+    private List<LocalDate> dates = new ArrayList<>();
+
+    @Option(names = "--no-module-paths",
+        description = "do not fall back to the modules' own paths on this machine")
+    private boolean noModulePaths;
+
+    @Override
+    public Args args() {
+      return new Args(output, List.copyOf(binaries), List.copyOf(dates), !noModulePaths);
+    }
+  }
 
   public static void main(String[] argv) throws IOException {
-    Sessions.main("symbolize", USAGE, argv, true, Args::parse, SymbolizeOutput::run);
+    CommandLines.exitOnError(CommandLines.run(new Options(), argv, System.out, System.err,
+        SymbolizeOutput::run));
   }
 
   static void run(SparkSession spark, Args args) throws IOException {

@@ -1,0 +1,178 @@
+package dev.fleetprof.jobs;
+
+import java.io.IOException;
+import java.io.PrintStream;
+import java.time.LocalDate;
+import java.time.format.DateTimeParseException;
+import java.util.Arrays;
+import java.util.Locale;
+import java.util.stream.Collectors;
+import org.apache.spark.sql.SparkSession;
+import picocli.CommandLine;
+import picocli.CommandLine.ITypeConverter;
+import picocli.CommandLine.Model.OptionSpec;
+import picocli.CommandLine.ParameterException;
+import picocli.CommandLine.TypeConversionException;
+
+/**
+ * The jobs' command lines, one behaviour for all of them: picocli fills a job's annotated options
+ * class and generates its usage. A command line that does not parse (an unknown option, a value of
+ * the wrong kind, a required option missing) prints one line naming the option and the value, then
+ * the usage, on stderr and exits with 2, before Spark starts; {@code -h}/{@code --help} prints the
+ * usage; a job that fails throws, as any Java main does (exit 1, and under {@code spark-submit}
+ * the application fails with the exception).
+ */
+final class CommandLines {
+  /** The exit code of a command line that does not parse (picocli's usage error). */
+  static final int BAD_COMMAND_LINE = CommandLine.ExitCode.USAGE;
+
+  private CommandLines() {}
+
+  /** A job's options, filled by picocli, and the arguments of the job they make. */
+  interface Options<A> {
+    /**
+     * The job's arguments, or an IllegalArgumentException saying what combination of options is
+     * wrong (each one parsed on its own).
+     */
+    A args();
+  }
+
+  /** What a job does with its session and its arguments. */
+  interface Job<A> {
+    void run(SparkSession spark, A args) throws IOException;
+  }
+
+  /**
+   * A job's {@code main}: runs the job on a session that is stopped afterwards and returns 0, or
+   * prints the usage ({@code --help}, 0) or what is wrong with the command line and the usage
+   * ({@link #BAD_COMMAND_LINE}) without starting Spark. The job's own exceptions propagate.
+   */
+  static <A> int run(Options<A> options, String[] argv, PrintStream out, PrintStream err,
+      Job<A> job) throws IOException {
+    CommandLine commandLine = commandLine(options);
+    String name = commandLine.getCommandName();
+    A args;
+    try {
+      commandLine.parseArgs(argv);
+      if (commandLine.isUsageHelpRequested()) {
+        out.print(commandLine.getUsageMessage());
+        out.flush();
+        return 0;
+      }
+      args = options.args();
+    } catch (ParameterException | IllegalArgumentException e) {
+      err.println(name + ": " + e.getMessage());
+      err.print(commandLine.getUsageMessage());
+      err.flush();
+      return BAD_COMMAND_LINE;
+    }
+    SparkSession spark = Sessions.start("fleetprof " + name);
+    try {
+      job.run(spark, args);
+    } finally {
+      spark.stop();
+    }
+    return 0;
+  }
+
+  /** Exits the JVM with {@code code} unless it is 0 (a job's main then just returns). */
+  static void exitOnError(int code) {
+    if (code != 0) {
+      System.exit(code);
+    }
+  }
+
+  /**
+   * The arguments of a command line, for callers that run a job on a session of their own; an
+   * IllegalArgumentException (with picocli's message) when it does not parse.
+   */
+  static <A> A parse(Options<A> options, String[] argv) {
+    try {
+      commandLine(options).parseArgs(argv);
+    } catch (ParameterException e) {
+      throw new IllegalArgumentException(e.getMessage(), e);
+    }
+    return options.args();
+  }
+
+  /** The generated usage text of a job's options. */
+  static String usage(Options<?> options) {
+    return commandLine(options).getUsageMessage();
+  }
+
+  @SuppressWarnings({"unchecked", "rawtypes"})
+  private static CommandLine commandLine(Options<?> options) {
+    CommandLine commandLine = new CommandLine(options)
+        // As the jobs always parsed: an option given again replaces its value (lists add to it).
+        .setOverwrittenOptionsAllowed(true)
+        // An argument starting with '@' is a path or a statement, never a file of arguments.
+        .setExpandAtFiles(false)
+        // Options and their values are separate arguments, as the jobs always took them.
+        .setSeparator(" ")
+        .setUsageHelpWidth(100)
+        .registerConverter(LocalDate.class, CommandLines::date);
+    for (OptionSpec option : commandLine.getCommandSpec().options()) {
+      Class<?> type = option.type();
+      if (type.isEnum()) {
+        commandLine.registerConverter((Class) type, new EnumWords(type));
+      }
+    }
+    commandLine.getCommandSpec().addOption(OptionSpec.builder("-h", "--help").usageHelp(true)
+        .description("print this text").order(Integer.MAX_VALUE).build());
+    return commandLine;
+  }
+
+  /** A date as ISO 8601 writes a day. */
+  static LocalDate date(String value) {
+    try {
+      return LocalDate.parse(value);
+    } catch (DateTimeParseException e) {
+      throw new TypeConversionException("'" + value + "' is not a date like 2026-11-20");
+    }
+  }
+
+  /**
+   * An enum value by its name in any case (the profile source reads its format and mode options
+   * so); a bad one is told the words the usage shows (each constant's {@code toString}).
+   */
+  private static final class EnumWords implements ITypeConverter<Object> {
+    private final Class<?> type;
+
+    EnumWords(Class<?> type) {
+      this.type = type;
+    }
+
+    @Override
+    public Object convert(String value) {
+      for (Object constant : type.getEnumConstants()) {
+        if (((Enum<?>) constant).name().equalsIgnoreCase(value)) {
+          return constant;
+        }
+      }
+      throw new TypeConversionException("'" + value + "' is not one of "
+          + Arrays.stream(type.getEnumConstants()).map(String::valueOf)
+              .collect(Collectors.joining(", ")));
+    }
+  }
+
+  /** The word a lower-case option value is written as: an enum constant's name, in lower case. */
+  static String word(Enum<?> constant) {
+    return constant.name().toLowerCase(Locale.ROOT);
+  }
+
+  /** A count of something that can be none: a whole number from 0 to {@code Integer.MAX_VALUE}. */
+  static final class NonNegativeInt implements ITypeConverter<Integer> {
+    @Override
+    public Integer convert(String value) {
+      try {
+        int n = Integer.parseInt(value);
+        if (n >= 0) {
+          return n;
+        }
+      } catch (NumberFormatException e) {
+        // Said below, with the value.
+      }
+      throw new TypeConversionException("'" + value + "' is not a whole number >= 0");
+    }
+  }
+}
