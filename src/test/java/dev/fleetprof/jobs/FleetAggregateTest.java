@@ -162,12 +162,16 @@ class FleetAggregateTest {
     assertEquals(List.of("a", "b"), a.inputs());
     assertEquals("o", a.output());
     assertEquals("*.prof", a.glob());
-    assertEquals(List.of("sample-data"), FleetAggregate.Args.parse(new String[0]).inputs());
+    // The job has no demo defaults (jobs/fleet-aggregate, the local script, has them).
+    assertThrows(IllegalArgumentException.class,
+        () -> FleetAggregate.Args.parse(new String[] {"--output", "o"}));
     Exception e = org.junit.jupiter.api.Assertions.assertThrows(IllegalArgumentException.class,
-        () -> FleetAggregate.Args.parse(new String[] {"--bogus"}));
+        () -> FleetAggregate.Args.parse(new String[] {"--input", "a", "--output", "o",
+            "--bogus"}));
     assertTrue(e.getMessage().contains("--bogus"));
     assertThrows(IllegalArgumentException.class,
-        () -> FleetAggregate.Args.parse(new String[] {"--date", "20/11/2026"}));
+        () -> FleetAggregate.Args.parse(new String[] {"--input", "a", "--output", "o",
+            "--date", "20/11/2026"}));
   }
 
   @Test

@@ -206,11 +206,14 @@ class SqlRunnerFormatTest {
 
   @Test
   void badValuesAreRefusedWithWhatIsWrong() {
-    assertMessage("--format must be table, json or csv, not 'xml'", "--format", "xml");
-    assertMessage("--max-rows needs a whole number >= 0, not 'abc'", "--max-rows", "abc");
-    assertMessage("--max-rows needs a whole number >= 0, not '-1'", "--max-rows", "-1");
-    assertMessage("--max-rows needs a whole number >= 0, not '99999999999'",
-        "--max-rows", "99999999999");
+    assertMessage("Invalid value for option '--format': 'xml' is not one of table, json, csv",
+        "--format", "xml");
+    assertMessage("Invalid value for option '--max-rows': 'abc' is not a whole number >= 0",
+        "--max-rows", "abc");
+    assertMessage("Invalid value for option '--max-rows': '-1' is not a whole number >= 0",
+        "--max-rows", "-1");
+    assertMessage("Invalid value for option '--max-rows': '99999999999' is not a whole number"
+        + " >= 0", "--max-rows", "99999999999");
     assertThrows(IllegalArgumentException.class,
         () -> SqlRunner.parse(new String[] {"-e", "SELECT 1", "--format"}));
   }
@@ -222,7 +225,7 @@ class SqlRunnerFormatTest {
   }
 
   @Test
-  void badValuesExitWithTwoAndOneLineBeforeSparkStarts() throws Exception {
+  void badValuesExitWithTwoAndOneLineAndTheUsageBeforeSparkStarts() throws Exception {
     for (String[] bad : List.of(new String[] {"--format", "xml"},
         new String[] {"--max-rows", "abc"})) {
       List<String> command = new ArrayList<>(List.of(
@@ -236,8 +239,11 @@ class SqlRunnerFormatTest {
       String err = new String(process.getErrorStream().readAllBytes(), StandardCharsets.UTF_8);
       assertEquals(2, process.exitValue(), err);
       assertEquals("", out);
-      assertEquals(1, err.lines().count(), err);
-      assertTrue(err.startsWith("sql: " + bad[0]) && err.contains(bad[1]), err);
+      List<String> lines = err.lines().toList();
+      assertTrue(lines.get(0).startsWith("sql: ") && lines.get(0).contains(bad[0])
+          && lines.get(0).contains("'" + bad[1] + "'"), err);
+      assertTrue(lines.get(1).startsWith("Usage: sql "), err);
+      assertFalse(err.contains("Exception"), err);
     }
   }
 
