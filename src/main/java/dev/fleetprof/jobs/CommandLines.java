@@ -1,11 +1,14 @@
 package dev.fleetprof.jobs;
 
+import dev.fleetprof.format.ProfileFormats;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.time.LocalDate;
 import java.time.format.DateTimeParseException;
+import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.Locale;
+import java.util.Iterator;
+import java.util.List;
 import java.util.stream.Collectors;
 import org.apache.spark.sql.SparkSession;
 import picocli.CommandLine;
@@ -118,7 +121,8 @@ final class CommandLines {
       }
     }
     commandLine.getCommandSpec().addOption(OptionSpec.builder("-h", "--help").usageHelp(true)
-        .description("print this text").order(Integer.MAX_VALUE).build());
+        // Last in the usage: the jobs' options have no order (-1) or a small one.
+        .description("print this text").order(1000).build());
     return commandLine;
   }
 
@@ -132,8 +136,8 @@ final class CommandLines {
   }
 
   /**
-   * An enum value by its name in any case (the profile source reads its format and mode options
-   * so); a bad one is told the words the usage shows (each constant's {@code toString}).
+   * An enum value by its name in any case (as the profile source reads its mode option); a bad one
+   * is told the words the usage shows (each constant's {@code toString}).
    */
   private static final class EnumWords implements ITypeConverter<Object> {
     private final Class<?> type;
@@ -155,9 +159,47 @@ final class CommandLines {
     }
   }
 
-  /** The word a lower-case option value is written as: an enum constant's name, in lower case. */
-  static String word(Enum<?> constant) {
-    return constant.name().toLowerCase(Locale.ROOT);
+  /**
+   * The name of a format the project reads (any case; the format registry's spelling), for an
+   * option naming the format of profiles already read. Also the usage's list of them.
+   */
+  static final class FormatName implements ITypeConverter<String>, Iterable<String> {
+    @Override
+    public String convert(String value) {
+      return oneOf(value, this);
+    }
+
+    @Override
+    public Iterator<String> iterator() {
+      return ProfileFormats.names().iterator();
+    }
+  }
+
+  /** As {@link FormatName}, or {@code auto}: each file's format told from its bytes. */
+  static final class FormatToRead implements ITypeConverter<String>, Iterable<String> {
+    @Override
+    public String convert(String value) {
+      return oneOf(value, this);
+    }
+
+    @Override
+    public Iterator<String> iterator() {
+      List<String> names = new ArrayList<>();
+      names.add(ProfileFormats.AUTO);
+      names.addAll(ProfileFormats.names());
+      return names.iterator();
+    }
+  }
+
+  private static String oneOf(String value, Iterable<String> words) {
+    List<String> all = new ArrayList<>();
+    for (String w : words) {
+      if (w.equalsIgnoreCase(value)) {
+        return w;
+      }
+      all.add(w);
+    }
+    throw new TypeConversionException("'" + value + "' is not one of " + String.join(", ", all));
   }
 
   /** A count of something that can be none: a whole number from 0 to {@code Integer.MAX_VALUE}. */

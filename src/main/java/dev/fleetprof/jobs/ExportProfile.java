@@ -22,26 +22,6 @@ import picocli.CommandLine.Option;
 public final class ExportProfile {
   private ExportProfile() {}
 
-  /** The formats of the fleet job's output. */
-  enum Format {
-    GPERFTOOLS, GPROF, DCPI;
-
-    @Override
-    public String toString() {
-      return CommandLines.word(this);
-    }
-  }
-
-  /** What the rows of a format count (the output's {@code kind}). */
-  enum Kind {
-    SAMPLE, HISTOGRAM, ARC, BASIC_BLOCK;
-
-    @Override
-    public String toString() {
-      return CommandLines.word(this);
-    }
-  }
-
   /** The job's arguments. */
   record Args(String from, LocalDate date, String host, LocalDate base, String format, String kind,
       StandardOutputs.Targets targets) {
@@ -81,12 +61,14 @@ public final class ExportProfile {
     private LocalDate base;
 
     @Option(names = "--format", paramLabel = "F", defaultValue = "gperftools",
+        converter = CommandLines.FormatName.class,
+        completionCandidates = CommandLines.FormatName.class,
         description = "${COMPLETION-CANDIDATES} (default ${DEFAULT-VALUE})")
-    private Format format;
+    private String format;
 
     @Option(names = "--kind", paramLabel = "K", defaultValue = "sample",
-        description = "${COMPLETION-CANDIDATES} (default ${DEFAULT-VALUE})")
-    private Kind kind;
+        description = "what the rows count: sample (default), histogram, arc, basic_block")
+    private String kind;
 
     @Option(names = "--pprof", paramLabel = "FILE",
         description = "write a gzipped pprof profile.proto (go tool pprof FILE)")
@@ -110,8 +92,7 @@ public final class ExportProfile {
       if (base != null && (folded != null || flamegraph != null)) {
         throw new IllegalArgumentException("a difference (--base) can only be written as --pprof");
       }
-      return new Args(from, date, host, base, CommandLines.word(format), CommandLines.word(kind),
-          targets);
+      return new Args(from, date, host, base, format, kind, targets);
     }
   }
 

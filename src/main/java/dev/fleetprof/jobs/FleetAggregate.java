@@ -6,6 +6,7 @@ import static org.apache.spark.sql.functions.expr;
 import static org.apache.spark.sql.functions.lit;
 import static org.apache.spark.sql.functions.sum;
 
+import dev.fleetprof.format.ProfileFormats;
 import dev.fleetprof.spark.ReadOptions;
 import java.io.IOException;
 import java.math.BigDecimal;
@@ -54,16 +55,6 @@ public final class FleetAggregate {
    */
   static final String UNSIGNED_COUNT = "CASE WHEN count >= 0 THEN CAST(count AS DECIMAL(38,0))"
       + " ELSE CAST(count AS DECIMAL(38,0)) + 18446744073709551616 END";
-
-  /** The profile formats the job reads: {@code auto} tells each file's format from its bytes. */
-  enum Format {
-    AUTO, GPERFTOOLS, GPROF, DCPI;
-
-    @Override
-    public String toString() {
-      return CommandLines.word(this);
-    }
-  }
 
   /** The job's arguments. */
   record Args(List<String> inputs, String output, LocalDate date, String pprof, String folded,
@@ -150,9 +141,11 @@ public final class FleetAggregate {
         description = "do not fall back to the modules' own paths on this machine")
     private boolean noModulePaths;
 
-    @Option(names = "--format", paramLabel = "NAME", defaultValue = "auto",
+    @Option(names = "--format", paramLabel = "NAME", defaultValue = ProfileFormats.AUTO,
+        converter = CommandLines.FormatToRead.class,
+        completionCandidates = CommandLines.FormatToRead.class,
         description = "${COMPLETION-CANDIDATES} (default ${DEFAULT-VALUE})")
-    private Format format;
+    private String format;
 
     @Option(names = "--glob", paramLabel = "PATTERN",
         description = "only read files whose names match (Spark's pathGlobFilter)")
@@ -166,7 +159,7 @@ public final class FleetAggregate {
     @Override
     public Args args() {
       return new Args(List.copyOf(inputs), output, date, pprof, folded, flamegraph,
-          CommandLines.word(format), glob, mode.name(), List.copyOf(binaries), gmonBinary,
+          format, glob, mode.name(), List.copyOf(binaries), gmonBinary,
           !noModulePaths);
     }
   }

@@ -59,7 +59,7 @@ public final class SqlRunner {
 
     @Override
     public String toString() {
-      return CommandLines.word(this);
+      return name().toLowerCase(java.util.Locale.ROOT);
     }
   }
 

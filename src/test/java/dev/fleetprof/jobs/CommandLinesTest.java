@@ -99,8 +99,8 @@ class CommandLinesTest {
             List.of("--format", "'bogus'", "auto, gperftools, gprof, dcpi")),
         Arguments.of(sql, sql.with("--format", "xml"),
             List.of("--format", "'xml'", "table, json, csv")),
-        Arguments.of(export, export.with("--kind", "bogus"),
-            List.of("--kind", "'bogus'", "sample, histogram, arc, basic_block")),
+        Arguments.of(export, export.with("--format", "bogus"),
+            List.of("--format", "'bogus'", "gperftools, gprof, dcpi")),
         Arguments.of(export, export.with("--format", "auto"),
             List.of("--format", "'auto'", "gperftools, gprof, dcpi")),
         // A date that is not one.
@@ -194,7 +194,7 @@ class CommandLinesTest {
   @Test
   void exportAndSymbolizeArgumentsAreTheOptionsGiven() {
     ExportProfile.Args e = ExportProfile.Args.parse(new String[] {"--from", "o", "--date",
-        "2026-11-21", "--base", "2026-11-20", "--kind", "basic_block", "--format", "gprof",
+        "2026-11-21", "--base", "2026-11-20", "--kind", "basic_block", "--format", "GProf",
         "--pprof", "p"});
     assertEquals(List.of("o", "2026-11-21", "2026-11-20", "gprof", "basic_block", "p"),
         List.of(e.from(), e.date().toString(), e.base().toString(), e.format(), e.kind(),
