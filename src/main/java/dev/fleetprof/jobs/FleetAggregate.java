@@ -72,28 +72,32 @@ public final class FleetAggregate {
           "fleet-aggregate --input DIR [--input DIR ...] --output DIR [--date YYYY-MM-DD]",
           "                       [--pprof FILE] [--folded FILE] [--flamegraph FILE] [options]"},
       description = {
-          "Reads every profile under the inputs (gperftools, gprof, DCPI; on any Hadoop FileSystem:"
-              + " file:, hdfs://, s3a://). Directories named key=value (date=2026-11-20/host=web042/)"
-              + " become columns. Writes Parquet datasets under --output, each partitioned by date"
-              + " (re-running a date replaces exactly that date's partitions):",
-          "  stacks/       format, kind, period, period_unit, frames -> count, records, profiles,"
-              + " hosts",
+          "Reads every profile under the inputs (gperftools, gprof, DCPI; on any Hadoop"
+              + " FileSystem: file:, hdfs://, s3a://). Directories named key=value"
+              + " (date=2026-11-20/host=web042/) become columns. Writes Parquet datasets under"
+              + " --output, each partitioned by date (re-running a date replaces exactly that"
+              + " date's partitions):",
+          "  stacks/       format, kind, period, period_unit, frames"
+              + " -> count, records, profiles, hosts",
           "  host_stacks/  the same per host",
-          "  locations/    format, kind, module, offset -> self_count (leaf), total_count (on stack),",
+          "  locations/    format, kind, module, offset"
+              + " -> self_count (leaf), total_count (on stack),",
           "                lines (the inline chain: function, file, line, symbol; innermost first)",
-          "  functions/    format, kind, module, function -> self_count, total_count (as pprof -top)",
+          "  functions/    format, kind, module, function"
+              + " -> self_count, total_count (as pprof -top)",
           "  modules/      host, format, kind, module -> self_count, total_count",
           "  files/        host, path, format -> records, count, stacks, problems, problem",
-          "Counts are DECIMAL(38,0). Frames are (module, offset in the module's file), leaf first; as"
-              + " in pprof, caller frames of CPU samples hold the return address minus one (the"
+          "Counts are DECIMAL(38,0). Frames are (module, offset in the module's file), leaf first;"
+              + " as in pprof, caller frames of CPU samples hold the return address minus one (the"
               + " call instruction)."},
       optionListHeading = "%nOptions:%n",
       footerHeading = "%n",
       footer = {
-          "Local runs: jobs/fleet-aggregate, which reads sample-data and writes target/fleet-output"
-              + " when --input or --output is not given; Spark settings in conf/spark-defaults.conf."
-              + " On a cluster: spark-submit --class dev.fleetprof.jobs.FleetAggregate"
-              + " target/fleetprof-*.jar with the same options (--input and --output required)."})
+          "Local runs: jobs/fleet-aggregate, which reads sample-data and writes"
+              + " target/fleet-output when --input or --output is not given; Spark settings in"
+              + " conf/spark-defaults.conf. On a cluster: spark-submit --class"
+              + " dev.fleetprof.jobs.FleetAggregate target/fleetprof-*.jar with the same options"
+              + " (--input and --output required)."})
   static final class Options implements CommandLines.Options<Args> {
     @Option(names = "--input", paramLabel = "DIR", required = true,
         description = "a directory, file or glob of profiles (repeatable)")

@@ -83,7 +83,10 @@ public final class SqlRunner {
           "           -e \"SELECT path, sum(count) AS samples FROM p GROUP BY path\"",
           "         jobs/sql --format json -d date=2026-11-21 jobs/by-host.sql | jq .host"})
   static final class Options implements CommandLines.Options<Script> {
-    /** The statements of -e, --view and the files, in command-line order (read when parsed). */
+    /**
+     * The statements of -e, --view and the files, in command-line order: these options are
+     * setters, which picocli calls in that order (fields would keep each option's values apart).
+     */
     private final List<Supplier<List<String>>> parts = new ArrayList<>();
     private final Map<String, String> vars = new HashMap<>();
 
@@ -95,14 +98,16 @@ public final class SqlRunner {
       vars.put(a.name(), a.value());
     }
 
-    @Option(names = "--view", paramLabel = "NAME=PATH", order = 2, converter = Assignment.Parser.class,
+    @Option(names = "--view", paramLabel = "NAME=PATH", order = 2,
+        converter = Assignment.Parser.class,
         description = "first run CREATE TEMPORARY VIEW NAME USING profile OPTIONS (path 'PATH')")
     private void view(Assignment a) {
       parts.add(() -> List.of("CREATE OR REPLACE TEMPORARY VIEW " + a.name()
           + " USING profile OPTIONS (path '" + a.value().replace("'", "\\'") + "')"));
     }
 
-    @Option(names = "-e", paramLabel = "SQL", order = 3, description = "statements to run (separated by ';')")
+    @Option(names = "-e", paramLabel = "SQL", order = 3,
+        description = "statements to run (separated by ';')")
     private void statements(String sql) {
       parts.add(() -> split(sql));
     }
@@ -136,7 +141,8 @@ public final class SqlRunner {
             "commands (SET, SHOW, DESCRIBE, CREATE ...) go to stderr"})
     private Format format;
 
-    @Option(names = "--max-rows", paramLabel = "N", order = 5, converter = CommandLines.NonNegativeInt.class,
+    @Option(names = "--max-rows", paramLabel = "N", order = 5,
+        converter = CommandLines.NonNegativeInt.class,
         description = "rows to print per result with --format table (default "
             + DEFAULT_MAX_ROWS + ")")
     private Integer maxRows;
