@@ -17,8 +17,8 @@ public final class ByteArraySource implements ByteSource {
   /** The file {@code name} whose bytes are {@code bytes[0..length)}; the array is not copied. */
   public ByteArraySource(String name, byte[] bytes, int length) {
     if (length < 0 || length > bytes.length) {
-      throw new IllegalArgumentException("length " + length + " of a " + bytes.length
-          + "-byte array");
+      throw new IllegalArgumentException(
+          "length " + length + " of a " + bytes.length + "-byte array");
     }
     this.name = name;
     this.bytes = bytes;

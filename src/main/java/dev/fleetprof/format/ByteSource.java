@@ -4,8 +4,8 @@ import java.io.IOException;
 import java.io.InputStream;
 
 /**
- * The bytes of one profile file, as the decoders see them: plain Java, no Spark, no Hadoop. The Spark
- * layer backs it with a Hadoop FileSystem; tests back it with local files or byte arrays.
+ * The bytes of one profile file, as the decoders see them: plain Java, no Spark, no Hadoop. The
+ * Spark layer backs it with a Hadoop FileSystem; tests back it with local files or byte arrays.
  */
 public interface ByteSource {
   /** The file's name for error messages (its full path where there is one). */

@@ -7,8 +7,8 @@ import java.util.Map;
  * names), whether call chains and the file's mappings are needed at all (a reader that only sums
  * counts skips both, which is most of the work), and an optional read buffer to reuse across files.
  */
-public record DecodeOptions(Map<String, String> formatOptions, boolean needsChains,
-    boolean needsMappings, byte[] buffer) {
+public record DecodeOptions(
+    Map<String, String> formatOptions, boolean needsChains, boolean needsMappings, byte[] buffer) {
 
   /** Everything decoded, no format options: what tests and tools that read one file want. */
   public static final DecodeOptions ALL = new DecodeOptions(Map.of(), true, true, null);

@@ -8,15 +8,15 @@ package dev.fleetprof.format;
 public final class ForeignFiles {
   /** Signatures of files often found beside profiles, and what to call them. */
   private static final Object[][] FOREIGN = {
-      {new byte[] {0x7f, 'E', 'L', 'F'}, "an ELF file"},
-      {new byte[] {(byte) 0x1f, (byte) 0x8b}, "gzip data (only files named *.gz are decompressed)"},
-      {new byte[] {(byte) 0x89, 'P', 'N', 'G', '\r', '\n', 0x1a, '\n'}, "a PNG image"},
-      {new byte[] {(byte) 0xff, (byte) 0xd8, (byte) 0xff}, "a JPEG image"},
-      {new byte[] {'%', 'P', 'D', 'F', '-'}, "a PDF document"},
-      {new byte[] {'P', 'K', 3, 4}, "a zip archive (or a jar)"},
-      {new byte[] {'B', 'Z', 'h'}, "bzip2 data"},
-      {new byte[] {(byte) 0xfd, '7', 'z', 'X', 'Z', 0}, "xz data"},
-      {new byte[] {(byte) 0x28, (byte) 0xb5, (byte) 0x2f, (byte) 0xfd}, "zstd data"},
+    {new byte[] {0x7f, 'E', 'L', 'F'}, "an ELF file"},
+    {new byte[] {(byte) 0x1f, (byte) 0x8b}, "gzip data (only files named *.gz are decompressed)"},
+    {new byte[] {(byte) 0x89, 'P', 'N', 'G', '\r', '\n', 0x1a, '\n'}, "a PNG image"},
+    {new byte[] {(byte) 0xff, (byte) 0xd8, (byte) 0xff}, "a JPEG image"},
+    {new byte[] {'%', 'P', 'D', 'F', '-'}, "a PDF document"},
+    {new byte[] {'P', 'K', 3, 4}, "a zip archive (or a jar)"},
+    {new byte[] {'B', 'Z', 'h'}, "bzip2 data"},
+    {new byte[] {(byte) 0xfd, '7', 'z', 'X', 'Z', 0}, "xz data"},
+    {new byte[] {(byte) 0x28, (byte) 0xb5, (byte) 0x2f, (byte) 0xfd}, "zstd data"},
   };
 
   private ForeignFiles() {}
@@ -41,8 +41,8 @@ public final class ForeignFiles {
   private static String foreign(byte[] head, int len) {
     for (Object[] f : FOREIGN) {
       byte[] magic = (byte[]) f[0];
-      if (len >= magic.length && java.util.Arrays.equals(head, 0, magic.length, magic, 0,
-          magic.length)) {
+      if (len >= magic.length
+          && java.util.Arrays.equals(head, 0, magic.length, magic, 0, magic.length)) {
         return (String) f[1];
       }
     }
@@ -54,8 +54,10 @@ public final class ForeignFiles {
     if (len < 18 || (head[5] != 1 && head[5] != 2)) {
       return "an ELF file";
     }
-    int type = head[5] == 1 ? (head[16] & 0xff) | (head[17] & 0xff) << 8
-        : (head[16] & 0xff) << 8 | (head[17] & 0xff);
+    int type =
+        head[5] == 1
+            ? (head[16] & 0xff) | (head[17] & 0xff) << 8
+            : (head[16] & 0xff) << 8 | (head[17] & 0xff);
     switch (type) {
       case 1:
         return "an ELF object file";
@@ -70,7 +72,10 @@ public final class ForeignFiles {
     }
   }
 
-  /** No control bytes but tab, newline, carriage return, form feed, escape: text in any ASCII superset. */
+  /**
+   * No control bytes but tab, newline, carriage return, form feed, escape: text in any ASCII
+   * superset.
+   */
   private static boolean isText(byte[] head, int len) {
     for (int i = 0; i < len; i++) {
       int b = head[i] & 0xff;

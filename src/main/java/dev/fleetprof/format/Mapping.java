@@ -16,7 +16,9 @@ public record Mapping(long start, long limit, long offset, String path, boolean 
     return Long.compareUnsigned(pc, start) >= 0 && Long.compareUnsigned(pc, limit) < 0;
   }
 
-  /** The file offset of {@code pc}: the same in every process that mapped this file (ASLR-proof). */
+  /**
+   * The file offset of {@code pc}: the same in every process that mapped this file (ASLR-proof).
+   */
   public long fileOffset(long pc) {
     return pc - start + offset;
   }

@@ -8,18 +8,20 @@ import java.util.List;
 import java.util.PriorityQueue;
 
 /**
- * The executable mappings of one profile, sorted by start address, for finding the mapping that holds
- * a PC by binary search (the hot path of every {@code frames} column and of the split boundary
- * checker). Overlapping mappings (which real maps text never has) fall back to the first listed:
- * the index is then cut into disjoint segments, each owned by the first-listed mapping covering it,
- * so that a maps text of a million overlapping lines still costs one binary search per PC.
+ * The executable mappings of one profile, sorted by start address, for finding the mapping that
+ * holds a PC by binary search (the hot path of every {@code frames} column and of the split
+ * boundary checker). Overlapping mappings (which real maps text never has) fall back to the first
+ * listed: the index is then cut into disjoint segments, each owned by the first-listed mapping
+ * covering it, so that a maps text of a million overlapping lines still costs one binary search per
+ * PC.
  */
 public final class MappingIndex implements Serializable {
   private static final long serialVersionUID = 3L;
   public static final MappingIndex EMPTY = new MappingIndex(List.of());
 
   private final Mapping[] mappings;
-  // Disjoint segments [start, limit) held by mappings[owners[i]], their bounds XOR Long.MIN_VALUE so
+  // Disjoint segments [start, limit) held by mappings[owners[i]], their bounds XOR Long.MIN_VALUE
+  // so
   // that signed comparison orders them as the unsigned addresses they are.
   private final long[] flippedStarts;
   private final long[] flippedLimits;

@@ -22,8 +22,9 @@ public interface ProfileFormat {
   boolean hasSignature(byte[] head, int len);
 
   /**
-   * Whether a file with no signature is of this format by its structure (e.g. sizes in a header that
-   * add up to the file's length). Only asked for bytes that are no known foreign file and no text.
+   * Whether a file with no signature is of this format by its structure (e.g. sizes in a header
+   * that add up to the file's length). Only asked for bytes that are no known foreign file and no
+   * text.
    *
    * @param fileLength the file's length, or -1 when unknown (compressed)
    */

@@ -3,9 +3,9 @@ package dev.fleetprof.format;
 import java.io.IOException;
 
 /**
- * A profile file whose bytes do not follow its format. Every decoder reports malformed input with this
- * exception, naming the file and the byte offset where the problem was found, so that a fleet job over
- * thousands of files can say exactly which file is bad and where.
+ * A profile file whose bytes do not follow its format. Every decoder reports malformed input with
+ * this exception, naming the file and the byte offset where the problem was found, so that a fleet
+ * job over thousands of files can say exactly which file is bad and where.
  */
 public class ProfileFormatException extends IOException {
   private final String file;

@@ -8,8 +8,8 @@ import java.util.List;
 
 /**
  * The formats this project reads, in the order they are tried on a file's first bytes. To add a
- * format: write its package (a {@link ProfileFormat} and its {@link ProfileRecordReader}) and add it
- * to {@link #ALL}.
+ * format: write its package (a {@link ProfileFormat} and its {@link ProfileRecordReader}) and add
+ * it to {@link #ALL}.
  */
 public final class ProfileFormats {
   /** Every format; signatures are tried in this order, then the structure-only recognisers. */
@@ -54,7 +54,8 @@ public final class ProfileFormats {
 
   /**
    * The format of a file starting with {@code head}, or null when it is none: signatures first;
-   * then, for bytes that are no known foreign file and no text, the formats recognised by structure.
+   * then, for bytes that are no known foreign file and no text, the formats recognised by
+   * structure.
    *
    * @param fileLength the file's length, or -1 when unknown (compressed)
    */
@@ -78,16 +79,20 @@ public final class ProfileFormats {
   /**
    * As {@link #detect}, failing for a file of no known format.
    *
-   * @throws ProfileFormatException "not a profile file of any known format (...): it looks like ..."
-   *     (at offset 0) when it is none
+   * @throws ProfileFormatException "not a profile file of any known format (...): it looks like
+   *     ..." (at offset 0) when it is none
    */
   public static ProfileFormat require(String file, byte[] head, int len, long fileLength)
       throws ProfileFormatException {
     ProfileFormat format = detect(head, len, fileLength);
     if (format == null) {
-      throw new ProfileFormatException(file, 0, "not a profile file of any known format ("
-          + String.join(", ", names()) + "): it looks like "
-          + ForeignFiles.describe(head, len));
+      throw new ProfileFormatException(
+          file,
+          0,
+          "not a profile file of any known format ("
+              + String.join(", ", names())
+              + "): it looks like "
+              + ForeignFiles.describe(head, len));
     }
     return format;
   }

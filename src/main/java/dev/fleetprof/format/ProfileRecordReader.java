@@ -6,9 +6,10 @@ import java.io.IOException;
 /**
  * A pull-style reader over the records of one profile file (or one split of it), as every format's
  * decoder exposes it (opened through {@link ProfileFormat#open}). It builds no object per record:
- * after {@link #next()} returns true, the accessors describe the current record until the next call.
- * What every format has (kind, count, call chain, period, the file's mappings) is here; facts only
- * one format has (histogram rate, DCPI header lines...) are exposed by the implementing classes.
+ * after {@link #next()} returns true, the accessors describe the current record until the next
+ * call. What every format has (kind, count, call chain, period, the file's mappings) is here; facts
+ * only one format has (histogram rate, DCPI header lines...) are exposed by the implementing
+ * classes.
  */
 public interface ProfileRecordReader extends Closeable {
   /** Advances to the next record; false at the end of the file or split. */
@@ -28,8 +29,8 @@ public interface ProfileRecordReader extends Closeable {
 
   /**
    * The current call chain, leaf first, in its first {@link #depth()} entries: {@code into} (or a
-   * larger array when it is too small) filled by {@link #pc}, or the reader's own array where it has
-   * one. Valid until the next record.
+   * larger array when it is too small) filled by {@link #pc}, or the reader's own array where it
+   * has one. Valid until the next record.
    */
   default long[] chain(long[] into) {
     int depth = depth();
@@ -62,8 +63,8 @@ public interface ProfileRecordReader extends Closeable {
   }
 
   /**
-   * Whether every record has the same kind and period (and only count, chain and offset change),
-   * so that a caller may set those once per file.
+   * Whether every record has the same kind and period (and only count, chain and offset change), so
+   * that a caller may set those once per file.
    */
   default boolean uniformRecords() {
     return false;

@@ -22,8 +22,8 @@ import picocli.CommandLine.TypeConversionException;
  * class and generates its usage. A command line that does not parse (an unknown option, a value of
  * the wrong kind, a required option missing) prints one line naming the option and the value, then
  * the usage, on stderr and exits with 2, before Spark starts; {@code -h}/{@code --help} prints the
- * usage; a job that fails throws, as any Java main does (exit 1, and under {@code spark-submit}
- * the application fails with the exception).
+ * usage; a job that fails throws, as any Java main does (exit 1, and under {@code spark-submit} the
+ * application fails with the exception).
  */
 final class CommandLines {
   /** The exit code of a command line that does not parse (picocli's usage error). */
@@ -50,8 +50,9 @@ final class CommandLines {
    * prints the usage ({@code --help}, 0) or what is wrong with the command line and the usage
    * ({@link #BAD_COMMAND_LINE}) without starting Spark. The job's own exceptions propagate.
    */
-  static <A> int run(Options<A> options, String[] argv, PrintStream out, PrintStream err,
-      Job<A> job) throws IOException {
+  static <A> int run(
+      Options<A> options, String[] argv, PrintStream out, PrintStream err, Job<A> job)
+      throws IOException {
     CommandLine commandLine = commandLine(options);
     String name = commandLine.getCommandName();
     A args;
@@ -105,24 +106,32 @@ final class CommandLines {
 
   @SuppressWarnings({"unchecked", "rawtypes"})
   private static CommandLine commandLine(Options<?> options) {
-    CommandLine commandLine = new CommandLine(options)
-        // As the jobs always parsed: an option given again replaces its value (lists add to it).
-        .setOverwrittenOptionsAllowed(true)
-        // An argument starting with '@' is a path or a statement, never a file of arguments.
-        .setExpandAtFiles(false)
-        // Options and their values are separate arguments, as the jobs always took them.
-        .setSeparator(" ")
-        .setUsageHelpWidth(100)
-        .registerConverter(LocalDate.class, CommandLines::date);
+    CommandLine commandLine =
+        new CommandLine(options)
+            // As the jobs always parsed: an option given again replaces its value (lists add to
+            // it).
+            .setOverwrittenOptionsAllowed(true)
+            // An argument starting with '@' is a path or a statement, never a file of arguments.
+            .setExpandAtFiles(false)
+            // Options and their values are separate arguments, as the jobs always took them.
+            .setSeparator(" ")
+            .setUsageHelpWidth(100)
+            .registerConverter(LocalDate.class, CommandLines::date);
     for (OptionSpec option : commandLine.getCommandSpec().options()) {
       Class<?> type = option.type();
       if (type.isEnum()) {
         commandLine.registerConverter((Class) type, new EnumWords(type));
       }
     }
-    commandLine.getCommandSpec().addOption(OptionSpec.builder("-h", "--help").usageHelp(true)
-        // Last in the usage: the jobs' options have no order (-1) or a small one.
-        .description("print this text").order(1000).build());
+    commandLine
+        .getCommandSpec()
+        .addOption(
+            OptionSpec.builder("-h", "--help")
+                .usageHelp(true)
+                // Last in the usage: the jobs' options have no order (-1) or a small one.
+                .description("print this text")
+                .order(1000)
+                .build());
     return commandLine;
   }
 
@@ -153,9 +162,13 @@ final class CommandLines {
           return constant;
         }
       }
-      throw new TypeConversionException("'" + value + "' is not one of "
-          + Arrays.stream(type.getEnumConstants()).map(String::valueOf)
-              .collect(Collectors.joining(", ")));
+      throw new TypeConversionException(
+          "'"
+              + value
+              + "' is not one of "
+              + Arrays.stream(type.getEnumConstants())
+                  .map(String::valueOf)
+                  .collect(Collectors.joining(", ")));
     }
   }
 

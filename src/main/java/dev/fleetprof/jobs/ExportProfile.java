@@ -15,15 +15,21 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
 /**
- * Exports one aggregate of the fleet job's output (a date, a host on a date, or the difference of two
- * dates) as pprof {@code profile.proto}, folded stacks or a flame graph page, for the tools people
- * already use: {@code go tool pprof -http=: day.pb.gz}.
+ * Exports one aggregate of the fleet job's output (a date, a host on a date, or the difference of
+ * two dates) as pprof {@code profile.proto}, folded stacks or a flame graph page, for the tools
+ * people already use: {@code go tool pprof -http=: day.pb.gz}.
  */
 public final class ExportProfile {
   private ExportProfile() {}
 
   /** The job's arguments. */
-  record Args(String from, LocalDate date, String host, LocalDate base, String format, String kind,
+  record Args(
+      String from,
+      LocalDate date,
+      String host,
+      LocalDate base,
+      String format,
+      String kind,
       StandardOutputs.Targets targets) {
     /** A command line's arguments, or an IllegalArgumentException saying what is wrong with it. */
     static Args parse(String[] argv) {
@@ -32,53 +38,77 @@ public final class ExportProfile {
   }
 
   /** The command line (see {@code --help}). */
-  @Command(name = "export-profile", sortOptions = false,
+  @Command(
+      name = "export-profile",
+      sortOptions = false,
       customSynopsis = {
-          "export-profile --from DIR --date YYYY-MM-DD [--host H] [--base YYYY-MM-DD]",
-          "                      [--format F] [--kind K] (--pprof FILE | --folded FILE |"
-              + " --flamegraph FILE)..."},
-      description = "Reads the fleet job's output (--from, its --output) and writes one aggregate:"
-          + " a date, a host on a date, or the difference of two dates, as pprof profile.proto,"
-          + " folded stacks or a flame graph page (at least one of --pprof, --folded,"
-          + " --flamegraph).",
+        "export-profile --from DIR --date YYYY-MM-DD [--host H] [--base YYYY-MM-DD]",
+        "                      [--format F] [--kind K] (--pprof FILE | --folded FILE |"
+            + " --flamegraph FILE)..."
+      },
+      description =
+          "Reads the fleet job's output (--from, its --output) and writes one aggregate:"
+              + " a date, a host on a date, or the difference of two dates, as pprof profile.proto,"
+              + " folded stacks or a flame graph page (at least one of --pprof, --folded,"
+              + " --flamegraph).",
       optionListHeading = "%nOptions:%n")
   static final class Options implements CommandLines.Options<Args> {
-    @Option(names = "--from", paramLabel = "DIR", required = true,
+    @Option(
+        names = "--from",
+        paramLabel = "DIR",
+        required = true,
         description = "the fleet job's output")
     private String from;
 
     @Option(names = "--date", paramLabel = "YYYY-MM-DD", required = true, description = "the day")
     private LocalDate date;
 
-    @Option(names = "--host", paramLabel = "H",
+    @Option(
+        names = "--host",
+        paramLabel = "H",
         description = "only this host's stacks (from host_stacks/)")
     private String host;
 
-    @Option(names = "--base", paramLabel = "YYYY-MM-DD",
-        description = "the difference DATE - BASE, BASE scaled to DATE's total samples so that"
-            + " only shifts in where time goes show (pprof only: folded stacks and flame graphs"
-            + " cannot show negative weights)")
+    @Option(
+        names = "--base",
+        paramLabel = "YYYY-MM-DD",
+        description =
+            "the difference DATE - BASE, BASE scaled to DATE's total samples so that"
+                + " only shifts in where time goes show (pprof only: folded stacks and flame graphs"
+                + " cannot show negative weights)")
     private LocalDate base;
 
-    @Option(names = "--format", paramLabel = "F", defaultValue = "gperftools",
+    @Option(
+        names = "--format",
+        paramLabel = "F",
+        defaultValue = "gperftools",
         converter = CommandLines.FormatName.class,
         completionCandidates = CommandLines.FormatName.class,
         description = "${COMPLETION-CANDIDATES} (default ${DEFAULT-VALUE})")
     private String format;
 
-    @Option(names = "--kind", paramLabel = "K", defaultValue = "sample",
+    @Option(
+        names = "--kind",
+        paramLabel = "K",
+        defaultValue = "sample",
         description = "what the rows count: sample (default), histogram, arc, basic_block")
     private String kind;
 
-    @Option(names = "--pprof", paramLabel = "FILE",
+    @Option(
+        names = "--pprof",
+        paramLabel = "FILE",
         description = "write a gzipped pprof profile.proto (go tool pprof FILE)")
     private String pprof;
 
-    @Option(names = "--folded", paramLabel = "FILE",
+    @Option(
+        names = "--folded",
+        paramLabel = "FILE",
         description = "write folded stacks (FlameGraph, speedscope)")
     private String folded;
 
-    @Option(names = "--flamegraph", paramLabel = "FILE",
+    @Option(
+        names = "--flamegraph",
+        paramLabel = "FILE",
         description = "write a flame graph page (HTML)")
     private String flamegraph;
 
@@ -86,8 +116,8 @@ public final class ExportProfile {
     public Args args() {
       StandardOutputs.Targets targets = new StandardOutputs.Targets(pprof, folded, flamegraph);
       if (!targets.any()) {
-        throw new IllegalArgumentException("an output file is required: --pprof, --folded or"
-            + " --flamegraph");
+        throw new IllegalArgumentException(
+            "an output file is required: --pprof, --folded or" + " --flamegraph");
       }
       if (base != null && (folded != null || flamegraph != null)) {
         throw new IllegalArgumentException("a difference (--base) can only be written as --pprof");
@@ -97,21 +127,29 @@ public final class ExportProfile {
   }
 
   public static void main(String[] argv) throws IOException {
-    CommandLines.exitOnError(CommandLines.run(new Options(), argv, System.out, System.err,
-        ExportProfile::run));
+    CommandLines.exitOnError(
+        CommandLines.run(new Options(), argv, System.out, System.err, ExportProfile::run));
   }
 
   static void run(SparkSession spark, Args args) throws IOException {
-    Dataset<Row> table = spark.read().parquet(args.from() + "/"
-        + (args.host() != null ? "host_stacks" : "stacks"))
-        .where(col("format").equalTo(args.format()).and(col("kind").equalTo(args.kind())));
+    Dataset<Row> table =
+        spark
+            .read()
+            .parquet(args.from() + "/" + (args.host() != null ? "host_stacks" : "stacks"))
+            .where(col("format").equalTo(args.format()).and(col("kind").equalTo(args.kind())));
     if (args.host() != null) {
       table = table.where(col("host").equalTo(args.host()));
     }
     Dataset<Row> day = table.where(col("date").equalTo(lit(args.date())));
     ValueMeaning meaning = StandardOutputs.meaningOf(day);
-    String title = "fleetprof: " + args.format() + " " + args.kind() + " " + args.date()
-        + (args.host() != null ? " host " + args.host() : "");
+    String title =
+        "fleetprof: "
+            + args.format()
+            + " "
+            + args.kind()
+            + " "
+            + args.date()
+            + (args.host() != null ? " host " + args.host() : "");
     Dataset<Row> aggregate = day.select("format", "frames", "count");
     if (args.base() != null) {
       Dataset<Row> base = table.where(col("date").equalTo(lit(args.base())));
@@ -123,16 +161,20 @@ public final class ExportProfile {
       // Base counts scaled to the day's total, negated: the sum per stack is the day's count minus
       // what the base would have given it on a fleet of the day's size.
       String scale = dayTotal.toPlainString() + "BD / " + baseTotal.toPlainString() + "BD";
-      aggregate = aggregate.union(base.selectExpr("format", "frames",
-          "CAST(round(-count * " + scale + ") AS DECIMAL(38,0)) AS count"));
+      aggregate =
+          aggregate.union(
+              base.selectExpr(
+                  "format",
+                  "frames",
+                  "CAST(round(-count * " + scale + ") AS DECIMAL(38,0)) AS count"));
       title += " minus " + args.base() + " (scaled by " + scale.replace("BD", "") + ")";
     }
     StandardOutputs.write(spark, aggregate, symbols(spark, args), meaning, args.targets(), title);
   }
 
   /**
-   * The names the fleet job gave the locations of the dates written ({@code locations/}'s
-   * {@code lines}), or null for an output written before it symbolized.
+   * The names the fleet job gave the locations of the dates written ({@code locations/}'s {@code
+   * lines}), or null for an output written before it symbolized.
    */
   private static Dataset<Row> symbols(SparkSession spark, Args args) {
     Dataset<Row> locations = spark.read().parquet(args.from() + "/locations");
@@ -143,7 +185,8 @@ public final class ExportProfile {
     if (args.base() != null) {
       dates = dates.or(col("date").equalTo(lit(args.base())));
     }
-    return locations.where(dates.and(col("format").equalTo(args.format())))
+    return locations
+        .where(dates.and(col("format").equalTo(args.format())))
         .select("format", "module", "offset", "lines")
         .dropDuplicates("format", "module", "offset");
   }

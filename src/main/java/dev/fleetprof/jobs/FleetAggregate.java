@@ -31,35 +31,46 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
 /**
- * The scheduled fleet aggregation job: a day of profiles from many hosts in, Parquet tables that say
- * where the fleet's CPU went out. Reads profile directories laid out like
- * {@code .../date=2026-11-20/host=web042/cpu.prof} (key=value directories become columns; plain
+ * The scheduled fleet aggregation job: a day of profiles from many hosts in, Parquet tables that
+ * say where the fleet's CPU went out. Reads profile directories laid out like {@code
+ * .../date=2026-11-20/host=web042/cpu.prof} (key=value directories become columns; plain
  * directories work too) and writes, under {@code --output}, datasets partitioned by {@code date}:
  * {@code stacks/}, {@code host_stacks/}, {@code locations/}, {@code modules/} and {@code files/}
  * (see {@code --help} and the README for their columns).
  *
- * <p>Idempotent by day: each dataset is written with dynamic partition overwrite, so re-running a date
- * replaces exactly that date's partitions and leaves the other dates alone; Spark stages the new
- * files and only swaps a partition in when the write commits, so a run that dies leaves the
+ * <p>Idempotent by day: each dataset is written with dynamic partition overwrite, so re-running a
+ * date replaces exactly that date's partitions and leaves the other dates alone; Spark stages the
+ * new files and only swaps a partition in when the write commits, so a run that dies leaves the
  * previous output of its date in place.
  *
- * <p>Run locally with {@code jobs/fleet-aggregate}, or on a cluster with {@code spark-submit --class
- * dev.fleetprof.jobs.FleetAggregate target/fleetprof-*.jar}.
+ * <p>Run locally with {@code jobs/fleet-aggregate}, or on a cluster with {@code spark-submit
+ * --class dev.fleetprof.jobs.FleetAggregate target/fleetprof-*.jar}.
  */
 public final class FleetAggregate {
   private static final Logger LOG = LoggerFactory.getLogger(FleetAggregate.class);
 
   /**
-   * Counts are unsigned 64-bit values in a bigint; summed as DECIMAL(38,0) they can neither overflow
-   * (ANSI mode would fail the job) nor turn negative.
+   * Counts are unsigned 64-bit values in a bigint; summed as DECIMAL(38,0) they can neither
+   * overflow (ANSI mode would fail the job) nor turn negative.
    */
-  static final String UNSIGNED_COUNT = "CASE WHEN count >= 0 THEN CAST(count AS DECIMAL(38,0))"
-      + " ELSE CAST(count AS DECIMAL(38,0)) + 18446744073709551616 END";
+  static final String UNSIGNED_COUNT =
+      "CASE WHEN count >= 0 THEN CAST(count AS DECIMAL(38,0))"
+          + " ELSE CAST(count AS DECIMAL(38,0)) + 18446744073709551616 END";
 
   /** The job's arguments. */
-  record Args(List<String> inputs, String output, LocalDate date, String pprof, String folded,
-      String flamegraph, String format, String glob, String mode, List<String> binaries,
-      String gmonBinary, boolean useModulePaths) {
+  record Args(
+      List<String> inputs,
+      String output,
+      LocalDate date,
+      String pprof,
+      String folded,
+      String flamegraph,
+      String format,
+      String glob,
+      String mode,
+      List<String> binaries,
+      String gmonBinary,
+      boolean useModulePaths) {
     /** A command line's arguments, or an IllegalArgumentException saying what is wrong with it. */
     static Args parse(String[] argv) {
       return CommandLines.parse(new Options(), argv);
@@ -67,117 +78,164 @@ public final class FleetAggregate {
   }
 
   /** The command line (see {@code --help}). */
-  @Command(name = "fleet-aggregate", sortOptions = false,
+  @Command(
+      name = "fleet-aggregate",
+      sortOptions = false,
       customSynopsis = {
-          "fleet-aggregate --input DIR [--input DIR ...] --output DIR [--date YYYY-MM-DD]",
-          "                       [--pprof FILE] [--folded FILE] [--flamegraph FILE] [options]"},
+        "fleet-aggregate --input DIR [--input DIR ...] --output DIR [--date YYYY-MM-DD]",
+        "                       [--pprof FILE] [--folded FILE] [--flamegraph FILE] [options]"
+      },
       description = {
-          "Reads every profile under the inputs (gperftools, gprof, DCPI; on any Hadoop"
-              + " FileSystem: file:, hdfs://, s3a://). Directories named key=value"
-              + " (date=2026-11-20/host=web042/) become columns. Writes Parquet datasets under"
-              + " --output, each partitioned by date (re-running a date replaces exactly that"
-              + " date's partitions):",
-          "  stacks/       format, kind, period, period_unit, frames"
-              + " -> count, records, profiles, hosts",
-          "  host_stacks/  the same per host",
-          "  locations/    format, kind, module, offset"
-              + " -> self_count (leaf), total_count (on stack),",
-          "                lines (the inline chain: function, file, line, symbol; innermost first)",
-          "  functions/    format, kind, module, function"
-              + " -> self_count, total_count (as pprof -top)",
-          "  modules/      host, format, kind, module -> self_count, total_count",
-          "  files/        host, path, format -> records, count, stacks, problems, problem",
-          "Counts are DECIMAL(38,0). Frames are (module, offset in the module's file), leaf first;"
-              + " as in pprof, caller frames of CPU samples hold the return address minus one (the"
-              + " call instruction)."},
+        "Reads every profile under the inputs (gperftools, gprof, DCPI; on any Hadoop"
+            + " FileSystem: file:, hdfs://, s3a://). Directories named key=value"
+            + " (date=2026-11-20/host=web042/) become columns. Writes Parquet datasets under"
+            + " --output, each partitioned by date (re-running a date replaces exactly that"
+            + " date's partitions):",
+        "  stacks/       format, kind, period, period_unit, frames"
+            + " -> count, records, profiles, hosts",
+        "  host_stacks/  the same per host",
+        "  locations/    format, kind, module, offset"
+            + " -> self_count (leaf), total_count (on stack),",
+        "                lines (the inline chain: function, file, line, symbol; innermost first)",
+        "  functions/    format, kind, module, function"
+            + " -> self_count, total_count (as pprof -top)",
+        "  modules/      host, format, kind, module -> self_count, total_count",
+        "  files/        host, path, format -> records, count, stacks, problems, problem",
+        "Counts are DECIMAL(38,0). Frames are (module, offset in the module's file), leaf first;"
+            + " as in pprof, caller frames of CPU samples hold the return address minus one (the"
+            + " call instruction)."
+      },
       optionListHeading = "%nOptions:%n",
       footerHeading = "%n",
       footer = {
-          "Local runs: jobs/fleet-aggregate, which reads sample-data and writes"
-              + " target/fleet-output when --input or --output is not given; Spark settings in"
-              + " conf/spark-defaults.conf. On a cluster: spark-submit --class"
-              + " dev.fleetprof.jobs.FleetAggregate target/fleetprof-*.jar with the same options"
-              + " (--input and --output required)."})
+        "Local runs: jobs/fleet-aggregate, which reads sample-data and writes"
+            + " target/fleet-output when --input or --output is not given; Spark settings in"
+            + " conf/spark-defaults.conf. On a cluster: spark-submit --class"
+            + " dev.fleetprof.jobs.FleetAggregate target/fleetprof-*.jar with the same options"
+            + " (--input and --output required)."
+      })
   static final class Options implements CommandLines.Options<Args> {
-    @Option(names = "--input", paramLabel = "DIR", required = true,
+    @Option(
+        names = "--input",
+        paramLabel = "DIR",
+        required = true,
         description = "a directory, file or glob of profiles (repeatable)")
     private List<String> inputs;
 
-    @Option(names = "--output", paramLabel = "DIR", required = true,
+    @Option(
+        names = "--output",
+        paramLabel = "DIR",
+        required = true,
         description = "where the datasets go")
     private String output;
 
-    @Option(names = "--date", paramLabel = "YYYY-MM-DD",
-        description = "the day to aggregate: with date= directories, only that day's are read;"
-            + " without, every profile counts for that day. Default: the date= directories'"
-            + " dates, or today when there are none")
+    @Option(
+        names = "--date",
+        paramLabel = "YYYY-MM-DD",
+        description =
+            "the day to aggregate: with date= directories, only that day's are read;"
+                + " without, every profile counts for that day. Default: the date= directories'"
+                + " dates, or today when there are none")
     private LocalDate date;
 
-    @Option(names = "--pprof", paramLabel = "FILE",
-        description = "also write this run's CPU-sample aggregate (gperftools samples) as a"
-            + " gzipped pprof profile.proto (go tool pprof FILE)")
+    @Option(
+        names = "--pprof",
+        paramLabel = "FILE",
+        description =
+            "also write this run's CPU-sample aggregate (gperftools samples) as a"
+                + " gzipped pprof profile.proto (go tool pprof FILE)")
     private String pprof;
 
-    @Option(names = "--folded", paramLabel = "FILE",
+    @Option(
+        names = "--folded",
+        paramLabel = "FILE",
         description = "... as folded stacks (FlameGraph, speedscope)")
     private String folded;
 
-    @Option(names = "--flamegraph", paramLabel = "FILE",
+    @Option(
+        names = "--flamegraph",
+        paramLabel = "FILE",
         description = "... as a flame graph page (HTML)")
     private String flamegraph;
 
-    @Option(names = "--binaries", paramLabel = "DIR",
-        description = "where to find the profiled binaries for names (repeatable; any Hadoop"
-            + " FileSystem), searched like pprof's PPROF_BINARY_PATH: DIR/<build-id>/...,"
-            + " DIR/<module's full path>, DIR/<module's file name>; then the module's own path on"
-            + " this machine. Separate debug files are found by build ID"
-            + " (DIR/.build-id/xx/rest.debug) or by their debug link (.gnu_debuglink). Missing"
-            + " binaries leave frames unnamed and are listed in the summary; they never fail the"
-            + " job")
+    @Option(
+        names = "--binaries",
+        paramLabel = "DIR",
+        description =
+            "where to find the profiled binaries for names (repeatable; any Hadoop"
+                + " FileSystem), searched like pprof's PPROF_BINARY_PATH: DIR/<build-id>/...,"
+                + " DIR/<module's full path>, DIR/<module's file name>; then the module's own path on"
+                + " this machine. Separate debug files are found by build ID"
+                + " (DIR/.build-id/xx/rest.debug) or by their debug link (.gnu_debuglink). Missing"
+                + " binaries leave frames unnamed and are listed in the summary; they never fail the"
+                + " job")
     private List<String> binaries = new ArrayList<>();
 
-    @Option(names = "--gmon-binary", paramLabel = "PATH",
-        description = "the program every gmon.out of this run profiled (gmon.out names none;"
-            + " without it, a program=NAME directory above the file names it)")
+    @Option(
+        names = "--gmon-binary",
+        paramLabel = "PATH",
+        description =
+            "the program every gmon.out of this run profiled (gmon.out names none;"
+                + " without it, a program=NAME directory above the file names it)")
     private String gmonBinary;
 
-    @Option(names = "--no-module-paths",
+    @Option(
+        names = "--no-module-paths",
         description = "do not fall back to the modules' own paths on this machine")
     private boolean noModulePaths;
 
-    @Option(names = "--format", paramLabel = "NAME", defaultValue = ProfileFormats.AUTO,
+    @Option(
+        names = "--format",
+        paramLabel = "NAME",
+        defaultValue = ProfileFormats.AUTO,
         converter = CommandLines.FormatToRead.class,
         completionCandidates = CommandLines.FormatToRead.class,
         description = "${COMPLETION-CANDIDATES} (default ${DEFAULT-VALUE})")
     private String format;
 
-    @Option(names = "--glob", paramLabel = "PATTERN",
+    @Option(
+        names = "--glob",
+        paramLabel = "PATTERN",
         description = "only read files whose names match (Spark's pathGlobFilter)")
     private String glob;
 
-    @Option(names = "--mode", paramLabel = "MODE", defaultValue = "PERMISSIVE",
-        description = "PERMISSIVE (default: bad files are listed in files/ with their problem),"
-            + " DROPMALFORMED or FAILFAST")
+    @Option(
+        names = "--mode",
+        paramLabel = "MODE",
+        defaultValue = "PERMISSIVE",
+        description =
+            "PERMISSIVE (default: bad files are listed in files/ with their problem),"
+                + " DROPMALFORMED or FAILFAST")
     private ReadOptions.Mode mode;
 
     @Override
     public Args args() {
-      return new Args(List.copyOf(inputs), output, date, pprof, folded, flamegraph,
-          format, glob, mode.name(), List.copyOf(binaries), gmonBinary,
+      return new Args(
+          List.copyOf(inputs),
+          output,
+          date,
+          pprof,
+          folded,
+          flamegraph,
+          format,
+          glob,
+          mode.name(),
+          List.copyOf(binaries),
+          gmonBinary,
           !noModulePaths);
     }
   }
 
   public static void main(String[] argv) throws IOException {
-    CommandLines.exitOnError(CommandLines.run(new Options(), argv, System.out, System.err,
-        FleetAggregate::run));
+    CommandLines.exitOnError(
+        CommandLines.run(new Options(), argv, System.out, System.err, FleetAggregate::run));
   }
 
   /**
    * Lets adaptive execution coalesce the shuffle under the persisted aggregates to what the data
-   * needs, as it does for any other shuffle. Otherwise they keep all
-   * {@code spark.sql.shuffle.partitions} partitions, every write from them makes that many files in
-   * each date partition, and every later stage runs that many tasks.
+   * needs, as it does for any other shuffle. Otherwise they keep all {@code
+   * spark.sql.shuffle.partitions} partitions, every write from them makes that many files in each
+   * date partition, and every later stage runs that many tasks.
    */
   private static final String COALESCE_CACHED =
       "spark.sql.optimizer.canChangeCachedPlanOutputPartitioning";
@@ -201,8 +259,8 @@ public final class FleetAggregate {
   private static Summary aggregate(SparkSession spark, Args args) throws IOException {
     long started = System.nanoTime();
     LOG.info("fleet-aggregate: reading {} -> {}", args.inputs(), args.output());
-    DataFrameReader reader = spark.read().format("profile").option("format", args.format())
-        .option("mode", args.mode());
+    DataFrameReader reader =
+        spark.read().format("profile").option("format", args.format()).option("mode", args.mode());
     if (args.glob() != null) {
       reader = reader.option("pathGlobFilter", args.glob());
     }
@@ -212,9 +270,12 @@ public final class FleetAggregate {
       // Prunes the other days' directories at planning (the source evaluates partition filters).
       raw = raw.where(col("date").isNull().or(col("date").equalTo(lit(args.date()))));
     }
-    Dataset<Row> base = pprofFrames(raw
-        .withColumn("date", dateOf(columns, args.date()))
-        .withColumn("host", hostOf(columns)), columns, args.gmonBinary());
+    Dataset<Row> base =
+        pprofFrames(
+            raw.withColumn("date", dateOf(columns, args.date()))
+                .withColumn("host", hostOf(columns)),
+            columns,
+            args.gmonBinary());
     if (args.date() != null) {
       base = base.where(col("date").equalTo(lit(args.date())));
     }
@@ -223,58 +284,115 @@ public final class FleetAggregate {
     // before any aggregation. The per-file, per-host and fleet-wide aggregates all group by a
     // superset of these columns, so Spark plans them in the partitions this one exchange made,
     // instead of shuffling every frames array again at each level.
-    Dataset<Row> byStack = base
-        .select(col("date"), col("host"), col("path"), col("format"), col("kind"), col("period"),
-            col("period_unit"), col("frames"), col("error"), col("count"))
-        .repartition(col("date"), col("format"), col("kind"), col("period"),
-            col("period_unit"), col("frames"));
-    Dataset<Row> fileStacks = persist(byStack
-        .groupBy(col("date"), col("host"), col("path"), col("format"), col("kind"), col("period"),
-            col("period_unit"), col("frames"), col("error"))
-        .agg(sum(expr(UNSIGNED_COUNT)).cast("decimal(38,0)").as("count"),
-            count(lit(1)).as("records")));
+    Dataset<Row> byStack =
+        base.select(
+                col("date"),
+                col("host"),
+                col("path"),
+                col("format"),
+                col("kind"),
+                col("period"),
+                col("period_unit"),
+                col("frames"),
+                col("error"),
+                col("count"))
+            .repartition(
+                col("date"),
+                col("format"),
+                col("kind"),
+                col("period"),
+                col("period_unit"),
+                col("frames"));
+    Dataset<Row> fileStacks =
+        persist(
+            byStack
+                .groupBy(
+                    col("date"),
+                    col("host"),
+                    col("path"),
+                    col("format"),
+                    col("kind"),
+                    col("period"),
+                    col("period_unit"),
+                    col("frames"),
+                    col("error"))
+                .agg(
+                    sum(expr(UNSIGNED_COUNT)).cast("decimal(38,0)").as("count"),
+                    count(lit(1)).as("records")));
     // Each of these feeds several outputs: persisted, so that no write recomputes it.
-    Dataset<Row> hostStacks = persist(fileStacks.where("kind <> 'error'")
-        .groupBy("date", "host", "format", "kind", "period", "period_unit", "frames")
-        .agg(sum("count").cast("decimal(38,0)").as("count"),
-            sum("records").as("records"), count(lit(1)).as("profiles")));
-    Dataset<Row> stacks = persist(hostStacks
-        .groupBy("date", "format", "kind", "period", "period_unit", "frames")
-        .agg(sum("count").cast("decimal(38,0)").as("count"), sum("records").as("records"),
-            sum("profiles").as("profiles"), count(col("host")).as("hosts")));
+    Dataset<Row> hostStacks =
+        persist(
+            fileStacks
+                .where("kind <> 'error'")
+                .groupBy("date", "host", "format", "kind", "period", "period_unit", "frames")
+                .agg(
+                    sum("count").cast("decimal(38,0)").as("count"),
+                    sum("records").as("records"),
+                    count(lit(1)).as("profiles")));
+    Dataset<Row> stacks =
+        persist(
+            hostStacks
+                .groupBy("date", "format", "kind", "period", "period_unit", "frames")
+                .agg(
+                    sum("count").cast("decimal(38,0)").as("count"),
+                    sum("records").as("records"),
+                    sum("profiles").as("profiles"),
+                    count(col("host")).as("hosts")));
     Dataset<Row> symbols = null;
     try {
       // A location on the stack twice (recursion) counts once. array_distinct over structs
       // compares every pair of frames in interpreted code; distinct offsets (almost every stack)
       // already mean distinct frames, and array_distinct over bigints is a generated hash set.
-      Dataset<Row> rawLocations = stacks
-          .selectExpr("date", "format", "kind", "count", "try_element_at(frames, 1) AS leaf",
-              "explode(IF(size(array_distinct(frames.offset)) = size(frames), frames,"
-                  + " array_distinct(frames))) AS frame")
-          .groupBy("date", "format", "kind", "frame.module", "frame.offset")
-          .agg(sum(expr("CASE WHEN frame = leaf THEN count ELSE 0 END"))
-                  .cast("decimal(38,0)").as("self_count"),
-              sum("count").cast("decimal(38,0)").as("total_count"));
+      Dataset<Row> rawLocations =
+          stacks
+              .selectExpr(
+                  "date",
+                  "format",
+                  "kind",
+                  "count",
+                  "try_element_at(frames, 1) AS leaf",
+                  "explode(IF(size(array_distinct(frames.offset)) = size(frames), frames,"
+                      + " array_distinct(frames))) AS frame")
+              .groupBy("date", "format", "kind", "frame.module", "frame.offset")
+              .agg(
+                  sum(expr("CASE WHEN frame = leaf THEN count ELSE 0 END"))
+                      .cast("decimal(38,0)")
+                      .as("self_count"),
+                  sum("count").cast("decimal(38,0)").as("total_count"));
       // Names: the run's distinct locations, symbolized once each, joined back.
-      symbols = persist(Symbolization.symbolize(spark, rawLocations,
-          new Symbolization.Options(args.binaries(), args.useModulePaths())));
+      symbols =
+          persist(
+              Symbolization.symbolize(
+                  spark,
+                  rawLocations,
+                  new Symbolization.Options(args.binaries(), args.useModulePaths())));
       Dataset<Row> locations = joinLines(rawLocations, symbols);
       Dataset<Row> functions = functions(stacks, symbols);
-      Dataset<Row> modules = hostStacks
-          .selectExpr("date", "host", "format", "kind", "count",
-              "try_element_at(frames, 1).module AS leaf_module",
-              "explode(array_distinct(frames.module)) AS module")
-          .groupBy("date", "host", "format", "kind", "module")
-          .agg(sum(expr("CASE WHEN module <=> leaf_module THEN count ELSE 0 END"))
-                  .cast("decimal(38,0)").as("self_count"),
-              sum("count").cast("decimal(38,0)").as("total_count"));
-      Dataset<Row> files = fileStacks
-          .groupBy("date", "host", "path", "format")
-          .agg(sum(expr("CASE WHEN kind = 'error' THEN 0 ELSE records END")).as("records"),
-              sum("count").cast("decimal(38,0)").as("count"),
-              count(expr("CASE WHEN kind <> 'error' THEN 1 END")).as("stacks"),
-              count(col("error")).as("problems"),
-              expr("min(error)").as("problem"));
+      Dataset<Row> modules =
+          hostStacks
+              .selectExpr(
+                  "date",
+                  "host",
+                  "format",
+                  "kind",
+                  "count",
+                  "try_element_at(frames, 1).module AS leaf_module",
+                  "explode(array_distinct(frames.module)) AS module")
+              .groupBy("date", "host", "format", "kind", "module")
+              .agg(
+                  sum(expr("CASE WHEN module <=> leaf_module THEN count ELSE 0 END"))
+                      .cast("decimal(38,0)")
+                      .as("self_count"),
+                  sum("count").cast("decimal(38,0)").as("total_count"));
+      Dataset<Row> files =
+          fileStacks
+              .groupBy("date", "host", "path", "format")
+              .agg(
+                  sum(expr("CASE WHEN kind = 'error' THEN 0 ELSE records END")).as("records"),
+                  sum("count").cast("decimal(38,0)").as("count"),
+                  count(expr("CASE WHEN kind <> 'error' THEN 1 END")).as("stacks"),
+                  count(col("error")).as("problems"),
+                  expr("min(error)").as("problem"));
 
       List<Object> dates = new ArrayList<>();
       for (Row r : fileStacks.select("date").distinct().collectAsList()) {
@@ -290,10 +408,13 @@ public final class FleetAggregate {
       for (Map.Entry<String, Dataset<Row>> t : tables.entrySet()) {
         writeDated(spark, t.getValue(), args.output() + "/" + t.getKey(), dates);
       }
-      Summary summary = summarise(spark, args, tables.keySet(), dates, started,
-          symbolizationReport(symbols));
-      StandardOutputs.writeCpuSamples(spark, stacks.where(col("date").isin(dates.toArray())),
-          symbols, new StandardOutputs.Targets(args.pprof(), args.folded(), args.flamegraph()),
+      Summary summary =
+          summarise(spark, args, tables.keySet(), dates, started, symbolizationReport(symbols));
+      StandardOutputs.writeCpuSamples(
+          spark,
+          stacks.where(col("date").isin(dates.toArray())),
+          symbols,
+          new StandardOutputs.Targets(args.pprof(), args.folded(), args.flamegraph()),
           "fleetprof: CPU samples of " + summary.dates() + ", " + summary.files() + " files");
       return summary;
     } finally {
@@ -309,23 +430,29 @@ public final class FleetAggregate {
   /**
    * Frames as pprof shows them, so that every dataset and output names a frame the same way and a
    * symbolizer looks up the right instruction: a caller frame of a CPU sample is a return address,
-   * so it becomes the return address minus one, inside the call instruction (pprof does the same
-   * in {@code legacy_profile.go}); the leaf stays as sampled. gmon.out frames have no module: they
-   * get the program's name ({@code --gmon-binary}, else a {@code program=NAME} directory), which
-   * the symbolizer looks up like any module; their addresses are link-time addresses already.
+   * so it becomes the return address minus one, inside the call instruction (pprof does the same in
+   * {@code legacy_profile.go}); the leaf stays as sampled. gmon.out frames have no module: they get
+   * the program's name ({@code --gmon-binary}, else a {@code program=NAME} directory), which the
+   * symbolizer looks up like any module; their addresses are link-time addresses already.
    */
-  private static Dataset<Row> pprofFrames(Dataset<Row> rows, Set<String> columns,
-      String gmonBinary) {
-    Column program = gmonBinary != null ? lit(gmonBinary)
-        : columns.contains("program") ? expr("CAST(program AS STRING)")
-        : expr("nullif(regexp_extract(path, '/program=([^/]+)/', 1), '')");
+  private static Dataset<Row> pprofFrames(
+      Dataset<Row> rows, Set<String> columns, String gmonBinary) {
+    Column program =
+        gmonBinary != null
+            ? lit(gmonBinary)
+            : columns.contains("program")
+                ? expr("CAST(program AS STRING)")
+                : expr("nullif(regexp_extract(path, '/program=([^/]+)/', 1), '')");
     return rows.withColumn("program_module", program)
-        .withColumn("frames", expr("CASE"
-            + " WHEN format = 'gperftools' AND kind = 'sample' THEN transform(frames, (f, i) ->"
-            + "   IF(i = 0, f, named_struct('module', f.module, 'offset', f.offset - 1)))"
-            + " WHEN format = 'gprof' THEN transform(frames, f ->"
-            + "   named_struct('module', coalesce(f.module, program_module), 'offset', f.offset))"
-            + " ELSE frames END"))
+        .withColumn(
+            "frames",
+            expr(
+                "CASE"
+                    + " WHEN format = 'gperftools' AND kind = 'sample' THEN transform(frames, (f, i) ->"
+                    + "   IF(i = 0, f, named_struct('module', f.module, 'offset', f.offset - 1)))"
+                    + " WHEN format = 'gprof' THEN transform(frames, f ->"
+                    + "   named_struct('module', coalesce(f.module, program_module), 'offset', f.offset))"
+                    + " ELSE frames END"))
         .drop("program_module");
   }
 
@@ -337,44 +464,68 @@ public final class FleetAggregate {
   /**
    * Per function, with {@code pprof -top}'s meaning: {@code self_count} is the weight of the stacks
    * whose leaf's innermost (inlined) function it is, {@code total_count} of the stacks it is
-   * anywhere on, inlined frames included, once per stack however often it recurs. A location
-   * with no name counts for the function null of its module (pprof shows it as
-   * {@code [module]}).
+   * anywhere on, inlined frames included, once per stack however often it recurs. A location with
+   * no name counts for the function null of its module (pprof shows it as {@code [module]}).
    */
   static Dataset<Row> functions(Dataset<Row> stacks, Dataset<Row> symbols) {
-    Dataset<Row> frames = stacks
-        .withColumn("stack_id", org.apache.spark.sql.functions.monotonically_increasing_id())
-        .selectExpr("stack_id", "date", "format", "kind", "count",
-            "posexplode(frames) AS (frame_pos, frame)");
+    Dataset<Row> frames =
+        stacks
+            .withColumn("stack_id", org.apache.spark.sql.functions.monotonically_increasing_id())
+            .selectExpr(
+                "stack_id",
+                "date",
+                "format",
+                "kind",
+                "count",
+                "posexplode(frames) AS (frame_pos, frame)");
     return Symbolization.joinNames(frames, "frame.module", "frame.offset", symbols)
-        .selectExpr("stack_id", "date", "format", "kind", "count", "frame_pos",
+        .selectExpr(
+            "stack_id",
+            "date",
+            "format",
+            "kind",
+            "count",
+            "frame_pos",
             "frame.module AS module",
             "posexplode(coalesce(lines.function, array(CAST(NULL AS STRING))))"
                 + " AS (line_pos, function)")
         .groupBy("stack_id", "date", "format", "kind", "module", "function")
-        .agg(expr("max(frame_pos = 0 AND line_pos = 0)").as("is_self"),
+        .agg(
+            expr("max(frame_pos = 0 AND line_pos = 0)").as("is_self"),
             expr("first(count)").as("count"))
         .groupBy("date", "format", "kind", "module", "function")
-        .agg(sum(expr("CASE WHEN is_self THEN count ELSE 0 END")).cast("decimal(38,0)")
+        .agg(
+            sum(expr("CASE WHEN is_self THEN count ELSE 0 END"))
+                .cast("decimal(38,0)")
                 .as("self_count"),
             sum("count").cast("decimal(38,0)").as("total_count"));
   }
 
   /**
-   * How much of the run has names: locations symbolized, and per module the locations left
-   * unnamed with the reason, for the summary (a missing binary never fails the job).
+   * How much of the run has names: locations symbolized, and per module the locations left unnamed
+   * with the reason, for the summary (a missing binary never fails the job).
    */
   static String symbolizationReport(Dataset<Row> symbols) {
     Dataset<Row> candidates = symbols.where(col("format").notEqual("dcpi"));
     Row all = candidates.agg(count(lit(1)), count(col("lines"))).first();
-    StringBuilder sb = new StringBuilder(String.format("symbolized %d of %d locations"
-        + " (DCPI images are not symbolized)", all.getLong(1), all.getLong(0)));
-    List<Row> missing = candidates.where("lines IS NULL")
-        .groupBy("module").agg(count(lit(1)).as("n"), expr("min(problem)").as("problem"))
-        .orderBy(col("n").desc()).limit(20).collectAsList();
+    StringBuilder sb =
+        new StringBuilder(
+            String.format(
+                "symbolized %d of %d locations" + " (DCPI images are not symbolized)",
+                all.getLong(1), all.getLong(0)));
+    List<Row> missing =
+        candidates
+            .where("lines IS NULL")
+            .groupBy("module")
+            .agg(count(lit(1)).as("n"), expr("min(problem)").as("problem"))
+            .orderBy(col("n").desc())
+            .limit(20)
+            .collectAsList();
     for (Row m : missing) {
-      sb.append(String.format("%n  unnamed: %d locations in %s: %s", m.getLong(1),
-          m.isNullAt(0) ? "(no module)" : m.getString(0), m.getString(2)));
+      sb.append(
+          String.format(
+              "%n  unnamed: %d locations in %s: %s",
+              m.getLong(1), m.isNullAt(0) ? "(no module)" : m.getString(0), m.getString(2)));
     }
     return sb.toString();
   }
@@ -390,7 +541,9 @@ public final class FleetAggregate {
   static void writeDated(SparkSession spark, Dataset<Row> table, String path, List<Object> dates)
       throws IOException {
     LOG.info("writing {}", path);
-    table.write().mode(SaveMode.Overwrite)
+    table
+        .write()
+        .mode(SaveMode.Overwrite)
         .option("partitionOverwriteMode", "dynamic")
         .partitionBy("date")
         .parquet(path);
@@ -416,12 +569,14 @@ public final class FleetAggregate {
 
   /** The day of each row: the date= directory, else --date, else today. */
   private static Column dateOf(Set<String> columns, LocalDate date) {
-    Column fromPath = columns.contains("date")
-        ? expr("try_cast(date AS DATE)")
-        : expr("try_cast(nullif(regexp_extract(path, '/date=([0-9]{4}-[0-9]{2}-[0-9]{2})/', 1),"
-            + " '') AS DATE)");
-    return org.apache.spark.sql.functions.coalesce(fromPath,
-        date != null ? lit(date) : expr("current_date()"));
+    Column fromPath =
+        columns.contains("date")
+            ? expr("try_cast(date AS DATE)")
+            : expr(
+                "try_cast(nullif(regexp_extract(path, '/date=([0-9]{4}-[0-9]{2}-[0-9]{2})/', 1),"
+                    + " '') AS DATE)");
+    return org.apache.spark.sql.functions.coalesce(
+        fromPath, date != null ? lit(date) : expr("current_date()"));
   }
 
   /** The host of each row: the host= directory (below or above the input path), else null. */
@@ -432,13 +587,26 @@ public final class FleetAggregate {
   }
 
   /** Reads back what this run wrote, for the log and the caller. */
-  private static Summary summarise(SparkSession spark, Args args, Set<String> written,
-      List<Object> dates, long started, String symbolization) throws IOException {
+  private static Summary summarise(
+      SparkSession spark,
+      Args args,
+      Set<String> written,
+      List<Object> dates,
+      long started,
+      String symbolization)
+      throws IOException {
     Dataset<Row> files = spark.read().parquet(args.output() + "/files");
     // Only this run's dates: other dates in the output are other runs' work.
     Column thisRun = col("date").isin(dates.toArray());
-    Row totals = files.where(thisRun).agg(count(lit(1)), sum("records"), sum("count"),
-        sum(expr("CASE WHEN problems > 0 THEN 1 ELSE 0 END"))).first();
+    Row totals =
+        files
+            .where(thisRun)
+            .agg(
+                count(lit(1)),
+                sum("records"),
+                sum("count"),
+                sum(expr("CASE WHEN problems > 0 THEN 1 ELSE 0 END")))
+            .first();
     Map<String, Long> rows = new LinkedHashMap<>();
     for (String t : written) {
       rows.put(t, spark.read().parquet(args.output() + "/" + t).where(thisRun).count());
@@ -453,15 +621,30 @@ public final class FleetAggregate {
         // gone since it was read: the summary counts what is still there
       }
     }
-    Summary s = new Summary(totals.getLong(0), totals.isNullAt(1) ? 0 : totals.getLong(1),
-        totals.isNullAt(2) ? BigDecimal.ZERO : totals.getDecimal(2),
-        totals.isNullAt(3) ? 0 : totals.getLong(3), bytes, rows,
-        dates.stream().map(String::valueOf).sorted().toList(),
-        (System.nanoTime() - started) / 1_000_000, args.output());
-    String line = String.format("fleet-aggregate: %d files (%d with problems, see files/), %d"
-            + " records, %,d bytes, total count %s, dates %s -> rows written %s under %s in %.1f s",
-        s.files(), s.filesWithProblems(), s.records(), s.bytes(), s.totalCount().toPlainString(),
-        s.dates(), s.rowsWritten(), s.output(), s.millis() / 1000.0);
+    Summary s =
+        new Summary(
+            totals.getLong(0),
+            totals.isNullAt(1) ? 0 : totals.getLong(1),
+            totals.isNullAt(2) ? BigDecimal.ZERO : totals.getDecimal(2),
+            totals.isNullAt(3) ? 0 : totals.getLong(3),
+            bytes,
+            rows,
+            dates.stream().map(String::valueOf).sorted().toList(),
+            (System.nanoTime() - started) / 1_000_000,
+            args.output());
+    String line =
+        String.format(
+            "fleet-aggregate: %d files (%d with problems, see files/), %d"
+                + " records, %,d bytes, total count %s, dates %s -> rows written %s under %s in %.1f s",
+            s.files(),
+            s.filesWithProblems(),
+            s.records(),
+            s.bytes(),
+            s.totalCount().toPlainString(),
+            s.dates(),
+            s.rowsWritten(),
+            s.output(),
+            s.millis() / 1000.0);
     LOG.info(line);
     System.out.println(line);
     LOG.info("fleet-aggregate: {}", symbolization);
@@ -470,6 +653,14 @@ public final class FleetAggregate {
   }
 
   /** What a run did. */
-  record Summary(long files, long records, BigDecimal totalCount, long filesWithProblems,
-      long bytes, Map<String, Long> rowsWritten, List<String> dates, long millis, String output) {}
+  record Summary(
+      long files,
+      long records,
+      BigDecimal totalCount,
+      long filesWithProblems,
+      long bytes,
+      Map<String, Long> rowsWritten,
+      List<String> dates,
+      long millis,
+      String output) {}
 }

@@ -10,8 +10,8 @@ import org.apache.spark.sql.SparkSession;
 
 /**
  * The Spark session of a job. Under {@code spark-submit} the cluster's settings apply untouched;
- * run locally (no {@code spark.master} set) it uses {@code conf/spark-defaults.conf} and local mode,
- * so that a local run needs nothing but Maven and a JDK.
+ * run locally (no {@code spark.master} set) it uses {@code conf/spark-defaults.conf} and local
+ * mode, so that a local run needs nothing but Maven and a JDK.
  */
 final class Sessions {
   private Sessions() {}
@@ -19,8 +19,8 @@ final class Sessions {
   static SparkSession start(String appName) {
     SparkConf conf = new SparkConf();
     if (!conf.contains("spark.master")) {
-      Path defaults = Path.of(System.getProperty("fleetprof.conf.dir", "conf"))
-          .resolve("spark-defaults.conf");
+      Path defaults =
+          Path.of(System.getProperty("fleetprof.conf.dir", "conf")).resolve("spark-defaults.conf");
       if (Files.isRegularFile(defaults)) {
         Properties p = new Properties();
         try (Reader r = Files.newBufferedReader(defaults)) {

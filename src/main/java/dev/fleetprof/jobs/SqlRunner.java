@@ -47,15 +47,17 @@ import picocli.CommandLine.TypeConversionException;
 import scala.runtime.BoxedUnit;
 
 /**
- * Runs Spark SQL statements (given inline or from .sql files) on an embedded Spark session where the
- * {@code profile} source is available, and prints each result: ad-hoc SQL over profiles without a
- * notebook or a cluster. {@code --format json|csv} prints the rows of queries for scripts to read,
- * and nothing else on stdout.
+ * Runs Spark SQL statements (given inline or from .sql files) on an embedded Spark session where
+ * the {@code profile} source is available, and prints each result: ad-hoc SQL over profiles without
+ * a notebook or a cluster. {@code --format json|csv} prints the rows of queries for scripts to
+ * read, and nothing else on stdout.
  */
 public final class SqlRunner {
   /** How results are printed on stdout. */
   enum Format {
-    TABLE, JSON, CSV;
+    TABLE,
+    JSON,
+    CSV;
 
     @Override
     public String toString() {
@@ -69,82 +71,116 @@ public final class SqlRunner {
   private static final int DEFAULT_MAX_ROWS = 50;
 
   /** The command line (see {@code --help}). */
-  @Command(name = "sql", sortOptions = false,
+  @Command(
+      name = "sql",
+      sortOptions = false,
       customSynopsis = {
-          "sql [-d KEY=VALUE ...] [--view NAME=PATH ...] [--format table|json|csv]",
-          "           [--max-rows N] (-e 'SQL;...' | FILE.sql)..."},
-      description = "Runs Spark SQL statements on an embedded Spark session where the profile"
-          + " source is available, in the order given, and prints each result.",
+        "sql [-d KEY=VALUE ...] [--view NAME=PATH ...] [--format table|json|csv]",
+        "           [--max-rows N] (-e 'SQL;...' | FILE.sql)..."
+      },
+      description =
+          "Runs Spark SQL statements on an embedded Spark session where the profile"
+              + " source is available, in the order given, and prints each result.",
       parameterListHeading = "%nArguments:%n",
       optionListHeading = "%nOptions:%n",
       footerHeading = "%n",
       footer = {
-          "Example: jobs/sql --view p=sample-data/gperftools \\",
-          "           -e \"SELECT path, sum(count) AS samples FROM p GROUP BY path\"",
-          "         jobs/sql --format json -d date=2026-11-21 jobs/by-host.sql | jq .host"})
+        "Example: jobs/sql --view p=sample-data/gperftools \\",
+        "           -e \"SELECT path, sum(count) AS samples FROM p GROUP BY path\"",
+        "         jobs/sql --format json -d date=2026-11-21 jobs/by-host.sql | jq .host"
+      })
   static final class Options implements CommandLines.Options<Script> {
     /**
-     * The statements of -e, --view and the files, in command-line order: these options are
-     * setters, which picocli calls in that order (fields would keep each option's values apart).
+     * The statements of -e, --view and the files, in command-line order: these options are setters,
+     * which picocli calls in that order (fields would keep each option's values apart).
      */
     private final List<Supplier<List<String>>> parts = new ArrayList<>();
+
     private final Map<String, String> vars = new HashMap<>();
 
-    @Option(names = {"-d", "--define"}, paramLabel = "KEY=VALUE", order = 1,
+    @Option(
+        names = {"-d", "--define"},
+        paramLabel = "KEY=VALUE",
+        order = 1,
         converter = Assignment.Parser.class,
-        description = "replace $${KEY} in the statements ($${KEY:-default} has a default), as"
-            + " spark-sql's --define does; e.g. -d date=2026-11-20")
+        description =
+            "replace $${KEY} in the statements ($${KEY:-default} has a default), as"
+                + " spark-sql's --define does; e.g. -d date=2026-11-20")
     private void define(Assignment a) {
       vars.put(a.name(), a.value());
     }
 
-    @Option(names = "--view", paramLabel = "NAME=PATH", order = 2,
+    @Option(
+        names = "--view",
+        paramLabel = "NAME=PATH",
+        order = 2,
         converter = Assignment.Parser.class,
         description = "first run CREATE TEMPORARY VIEW NAME USING profile OPTIONS (path 'PATH')")
     private void view(Assignment a) {
-      parts.add(() -> List.of("CREATE OR REPLACE TEMPORARY VIEW " + a.name()
-          + " USING profile OPTIONS (path '" + a.value().replace("'", "\\'") + "')"));
+      parts.add(
+          () ->
+              List.of(
+                  "CREATE OR REPLACE TEMPORARY VIEW "
+                      + a.name()
+                      + " USING profile OPTIONS (path '"
+                      + a.value().replace("'", "\\'")
+                      + "')"));
     }
 
-    @Option(names = "-e", paramLabel = "SQL", order = 3,
+    @Option(
+        names = "-e",
+        paramLabel = "SQL",
+        order = 3,
         description = "statements to run (separated by ';')")
     private void statements(String sql) {
       parts.add(() -> split(sql));
     }
 
-    @Parameters(paramLabel = "FILE.sql", index = "0..*", arity = "0..1",
+    @Parameters(
+        paramLabel = "FILE.sql",
+        index = "0..*",
+        arity = "0..1",
         description = "a file of statements to run")
     private void file(String path) {
-      parts.add(() -> {
-        try {
-          return split(Files.readString(Path.of(path)));
-        } catch (IOException | java.io.UncheckedIOException e) {
-          throw new IllegalArgumentException("cannot read " + path + ": " + e);
-        }
-      });
+      parts.add(
+          () -> {
+            try {
+              return split(Files.readString(Path.of(path)));
+            } catch (IOException | java.io.UncheckedIOException e) {
+              throw new IllegalArgumentException("cannot read " + path + ": " + e);
+            }
+          });
     }
 
-    @Option(names = "--format", paramLabel = "F", defaultValue = "table", order = 4,
+    @Option(
+        names = "--format",
+        paramLabel = "F",
+        defaultValue = "table",
+        order = 4,
         description = {
-            "how results are printed on stdout (default ${DEFAULT-VALUE}):",
-            "  table  each statement, then its result as Spark's show() prints it",
-            "  json   JSON Lines: one object per row, keys are the column names",
-            "         and values as Spark's to_json writes them (decimals exact,",
-            "         dates and timestamps ISO 8601 to the microsecond, arrays and",
-            "         structs nested, binary base64, nulls as null)",
-            "  csv    a header line, then an RFC 4180 record per row (LF line ends);",
-            "         values as json writes them but decimals never with an",
-            "         exponent, nested ones as JSON text; null is an empty field, the",
-            "         empty string is \"\"",
-            "json and csv print every row of every query (SELECT, WITH, VALUES",
-            "...), in order, and nothing else: statements and the output of",
-            "commands (SET, SHOW, DESCRIBE, CREATE ...) go to stderr"})
+          "how results are printed on stdout (default ${DEFAULT-VALUE}):",
+          "  table  each statement, then its result as Spark's show() prints it",
+          "  json   JSON Lines: one object per row, keys are the column names",
+          "         and values as Spark's to_json writes them (decimals exact,",
+          "         dates and timestamps ISO 8601 to the microsecond, arrays and",
+          "         structs nested, binary base64, nulls as null)",
+          "  csv    a header line, then an RFC 4180 record per row (LF line ends);",
+          "         values as json writes them but decimals never with an",
+          "         exponent, nested ones as JSON text; null is an empty field, the",
+          "         empty string is \"\"",
+          "json and csv print every row of every query (SELECT, WITH, VALUES",
+          "...), in order, and nothing else: statements and the output of",
+          "commands (SET, SHOW, DESCRIBE, CREATE ...) go to stderr"
+        })
     private Format format;
 
-    @Option(names = "--max-rows", paramLabel = "N", order = 5,
+    @Option(
+        names = "--max-rows",
+        paramLabel = "N",
+        order = 5,
         converter = CommandLines.NonNegativeInt.class,
-        description = "rows to print per result with --format table (default "
-            + DEFAULT_MAX_ROWS + ")")
+        description =
+            "rows to print per result with --format table (default " + DEFAULT_MAX_ROWS + ")")
     private Integer maxRows;
 
     @Override
@@ -159,11 +195,11 @@ public final class SqlRunner {
         throw new IllegalArgumentException("no statements given (-e SQL or FILE.sql)");
       }
       if (maxRows != null && format != Format.TABLE) {
-        System.err.println("sql: --max-rows applies to --format table only; " + format
-            + " prints every row");
+        System.err.println(
+            "sql: --max-rows applies to --format table only; " + format + " prints every row");
       }
-      return new Script(List.copyOf(resolved), format,
-          maxRows != null ? maxRows : DEFAULT_MAX_ROWS);
+      return new Script(
+          List.copyOf(resolved), format, maxRows != null ? maxRows : DEFAULT_MAX_ROWS);
     }
   }
 
@@ -187,14 +223,20 @@ public final class SqlRunner {
    * Spark's JSON writer, keeping null fields and timestamps to the microsecond (its default format
    * stops at milliseconds).
    */
-  static final Map<String, String> JSON_OPTIONS = Map.of(
-      "ignoreNullFields", "false",
-      "timestampFormat", "yyyy-MM-dd'T'HH:mm:ss.SSSSSSXXX",
-      "timestampNTZFormat", "yyyy-MM-dd'T'HH:mm:ss.SSSSSS");
+  static final Map<String, String> JSON_OPTIONS =
+      Map.of(
+          "ignoreNullFields", "false",
+          "timestampFormat", "yyyy-MM-dd'T'HH:mm:ss.SSSSSSXXX",
+          "timestampNTZFormat", "yyyy-MM-dd'T'HH:mm:ss.SSSSSS");
 
   public static void main(String[] argv) throws IOException {
-    CommandLines.exitOnError(CommandLines.run(new Options(), argv, System.out, System.err,
-        (spark, script) -> run(spark, script, System.out, System.err)));
+    CommandLines.exitOnError(
+        CommandLines.run(
+            new Options(),
+            argv,
+            System.out,
+            System.err,
+            (spark, script) -> run(spark, script, System.out, System.err)));
   }
 
   /**
@@ -238,17 +280,19 @@ public final class SqlRunner {
 
   /** Spark's show(), which prints with Scala's println: on Console.out, here made {@code out}. */
   private static void printTable(Dataset<Row> result, int maxRows, PrintStream out) {
-    scala.Console.withOut(out, () -> {
-      result.show(maxRows, false);
-      return BoxedUnit.UNIT;
-    });
+    scala.Console.withOut(
+        out,
+        () -> {
+          result.show(maxRows, false);
+          return BoxedUnit.UNIT;
+        });
     out.flush();
   }
 
   /** JSON Lines by Spark's own JSON writer, a partition at a time (never the whole result). */
   static void printJson(Dataset<Row> result, PrintStream out) throws IOException {
-    Dataset<String> lines = result.select(to_json(struct(col("*")), JSON_OPTIONS))
-        .as(Encoders.STRING());
+    Dataset<String> lines =
+        result.select(to_json(struct(col("*")), JSON_OPTIONS)).as(Encoders.STRING());
     Writer w = utf8(out);
     Iterator<String> it = lines.toLocalIterator();
     while (it.hasNext()) {
@@ -291,15 +335,16 @@ public final class SqlRunner {
 
   /**
    * A CSV field's value: strings, numbers and booleans as they are (Java's text of them is
-   * Spark's);
-   * nested values as JSON text; anything else (dates, timestamps, intervals, binary) as the JSON
-   * writer renders it, taken out of its JSON string.
+   * Spark's); nested values as JSON text; anything else (dates, timestamps, intervals, binary) as
+   * the JSON writer renders it, taken out of its JSON string.
    */
   private static Column csvText(Column c, DataType type) {
     if (type instanceof StringType || type instanceof NumericType || type instanceof BooleanType) {
       return c;
     }
-    if (type instanceof StructType || type instanceof ArrayType || type instanceof MapType
+    if (type instanceof StructType
+        || type instanceof ArrayType
+        || type instanceof MapType
         || type instanceof VariantType) {
       return to_json(c, JSON_OPTIONS);
     }
@@ -334,15 +379,18 @@ public final class SqlRunner {
   private static final java.util.regex.Pattern VARIABLE =
       java.util.regex.Pattern.compile("\\$\\{([A-Za-z_][A-Za-z0-9_.]*)(?::-([^}]*))?}");
 
-  /** Replaces {@code ${KEY}} and {@code ${KEY:-default}}; a KEY with neither value nor default fails. */
+  /**
+   * Replaces {@code ${KEY}} and {@code ${KEY:-default}}; a KEY with neither value nor default
+   * fails.
+   */
   static String substitute(String sql, java.util.Map<String, String> vars) {
     java.util.regex.Matcher m = VARIABLE.matcher(sql);
     StringBuilder out = new StringBuilder();
     while (m.find()) {
       String v = vars.getOrDefault(m.group(1), m.group(2));
       if (v == null) {
-        throw new IllegalArgumentException("${" + m.group(1) + "} has no value: pass -d "
-            + m.group(1) + "=...");
+        throw new IllegalArgumentException(
+            "${" + m.group(1) + "} has no value: pass -d " + m.group(1) + "=...");
       }
       m.appendReplacement(out, java.util.regex.Matcher.quoteReplacement(v));
     }

@@ -7,9 +7,9 @@ import dev.fleetprof.output.StackWriter;
 import dev.fleetprof.output.ValueMeaning;
 import dev.fleetprof.output.WeightedStack;
 import dev.fleetprof.output.flamegraph.FlameGraphWriter;
-import dev.fleetprof.symbols.SourceLine;
 import dev.fleetprof.output.folded.FoldedWriter;
 import dev.fleetprof.output.pprof.PprofWriter;
+import dev.fleetprof.symbols.SourceLine;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.math.BigDecimal;
@@ -24,9 +24,9 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Writes an aggregate of stacks in the formats profiling tools open: a gzipped pprof
- * {@code profile.proto}, folded stacks, a flame graph page. The aggregate streams from the executors
- * to the writers ({@code toLocalIterator}), one partition at a time, so the driver holds the writers'
+ * Writes an aggregate of stacks in the formats profiling tools open: a gzipped pprof {@code
+ * profile.proto}, folded stacks, a flame graph page. The aggregate streams from the executors to
+ * the writers ({@code toLocalIterator}), one partition at a time, so the driver holds the writers'
  * own state (distinct locations, the flame graph's capped tree), not the stacks.
  */
 final class StandardOutputs {
@@ -45,8 +45,9 @@ final class StandardOutputs {
    * The fleet job's CPU samples (gperftools {@code sample} rows of {@code stacks}: the run's dates,
    * all hosts) to the files the command line asked for.
    */
-  static void writeCpuSamples(SparkSession spark, Dataset<Row> stacks, Dataset<Row> symbols,
-      Targets targets, String title) throws IOException {
+  static void writeCpuSamples(
+      SparkSession spark, Dataset<Row> stacks, Dataset<Row> symbols, Targets targets, String title)
+      throws IOException {
     if (!targets.any()) {
       return;
     }
@@ -60,43 +61,57 @@ final class StandardOutputs {
    * common period labels them, with a warning naming the others.
    */
   static ValueMeaning meaningOf(Dataset<Row> stacks) {
-    List<Row> groups = stacks.groupBy("kind", "period", "period_unit")
-        .agg(org.apache.spark.sql.functions.sum("count").as("n"))
-        .orderBy(col("n").desc()).collectAsList();
+    List<Row> groups =
+        stacks
+            .groupBy("kind", "period", "period_unit")
+            .agg(org.apache.spark.sql.functions.sum("count").as("n"))
+            .orderBy(col("n").desc())
+            .collectAsList();
     if (groups.isEmpty()) {
       return ValueMeaning.forKind("sample", null, null);
     }
     Row top = groups.get(0);
     if (groups.size() > 1) {
-      LOG.warn("stacks of {} different (kind, period, unit) groups are written as one aggregate"
-          + " labelled with the largest, {}: {}", groups.size(), top, groups);
+      LOG.warn(
+          "stacks of {} different (kind, period, unit) groups are written as one aggregate"
+              + " labelled with the largest, {}: {}",
+          groups.size(),
+          top,
+          groups);
     }
-    return ValueMeaning.forKind(top.getString(0), top.isNullAt(1) ? null : top.getLong(1),
-        top.getString(2));
+    return ValueMeaning.forKind(
+        top.getString(0), top.isNullAt(1) ? null : top.getLong(1), top.getString(2));
   }
 
   /**
-   * Writes {@code stacks} (columns {@code format}, {@code frames} and a DECIMAL {@code count};
-   * rows with equal frames are summed first) to every target, each frame named by its inline chain
-   * from {@code symbols} (columns format, module, offset, lines; null: frames stay unnamed).
+   * Writes {@code stacks} (columns {@code format}, {@code frames} and a DECIMAL {@code count}; rows
+   * with equal frames are summed first) to every target, each frame named by its inline chain from
+   * {@code symbols} (columns format, module, offset, lines; null: frames stay unnamed).
    */
-  static void write(SparkSession spark, Dataset<Row> stacks, Dataset<Row> symbols,
-      ValueMeaning meaning, Targets targets, String title) throws IOException {
-    Dataset<Row> rows = stacks.groupBy("format", "frames")
-        .agg(org.apache.spark.sql.functions.sum("count").as("count"));
-    rows = symbols != null ? Symbolization.withLines(rows, symbols) : rows.select("frames", "count");
+  static void write(
+      SparkSession spark,
+      Dataset<Row> stacks,
+      Dataset<Row> symbols,
+      ValueMeaning meaning,
+      Targets targets,
+      String title)
+      throws IOException {
+    Dataset<Row> rows =
+        stacks
+            .groupBy("format", "frames")
+            .agg(org.apache.spark.sql.functions.sum("count").as("count"));
+    rows =
+        symbols != null ? Symbolization.withLines(rows, symbols) : rows.select("frames", "count");
     List<StackWriter> writers = new ArrayList<>();
     try {
       if (targets.pprof() != null) {
-        writers.add(new PprofWriter(open(spark, targets.pprof()), meaning)
-            .comment(title));
+        writers.add(new PprofWriter(open(spark, targets.pprof()), meaning).comment(title));
       }
       if (targets.folded() != null) {
         writers.add(new FoldedWriter(open(spark, targets.folded())));
       }
       if (targets.flamegraph() != null) {
-        writers.add(new FlameGraphWriter(open(spark, targets.flamegraph()), title,
-            meaning));
+        writers.add(new FlameGraphWriter(open(spark, targets.flamegraph()), title, meaning));
       }
       long n = 0;
       Iterator<Row> it = rows.toLocalIterator();
@@ -105,8 +120,11 @@ final class StandardOutputs {
         List<Row> frames = r.getList(0);
         List<Frame> chain = new ArrayList<>(frames.size());
         for (Row f : frames) {
-          chain.add(new Frame(f.isNullAt(0) ? null : f.getString(0), f.getLong(1),
-              f.size() > 2 && !f.isNullAt(2) ? sourceLines(f.getList(2)) : List.of()));
+          chain.add(
+              new Frame(
+                  f.isNullAt(0) ? null : f.getString(0),
+                  f.getLong(1),
+                  f.size() > 2 && !f.isNullAt(2) ? sourceLines(f.getList(2)) : List.of()));
         }
         WeightedStack s = WeightedStack.of(chain, (BigDecimal) r.get(1));
         for (StackWriter w : writers) {
@@ -134,8 +152,12 @@ final class StandardOutputs {
   static List<SourceLine> sourceLines(List<Row> lines) {
     List<SourceLine> out = new ArrayList<>(lines.size());
     for (Row l : lines) {
-      out.add(new SourceLine(l.getString(0), l.isNullAt(3) ? l.getString(0) : l.getString(3),
-          l.isNullAt(1) ? null : l.getString(1), l.isNullAt(2) ? 0 : l.getLong(2)));
+      out.add(
+          new SourceLine(
+              l.getString(0),
+              l.isNullAt(3) ? l.getString(0) : l.getString(3),
+              l.isNullAt(1) ? null : l.getString(1),
+              l.isNullAt(2) ? 0 : l.getLong(2)));
     }
     return out;
   }

@@ -31,27 +31,29 @@ import org.apache.spark.sql.types.StructType;
  * never per record.
  *
  * <p>On the executors, locations are grouped by module so that each task opens each binary once;
- * the opened binaries (their DWARF index and symbol table) are also kept per JVM, a bounded number of
- * them, for the next tasks. Executors need nothing installed: the binaries are read through Hadoop's
- * FileSystem and decoded in plain Java ({@code dev.fleetprof.symbols}).
+ * the opened binaries (their DWARF index and symbol table) are also kept per JVM, a bounded number
+ * of them, for the next tasks. Executors need nothing installed: the binaries are read through
+ * Hadoop's FileSystem and decoded in plain Java ({@code dev.fleetprof.symbols}).
  */
 final class Symbolization {
   /** One entry of a location's inline chain, innermost first (pprof's {@code Location.Line}). */
-  static final StructType LINE_TYPE = new StructType()
-      .add("function", DataTypes.StringType, false)
-      .add("file", DataTypes.StringType, true)
-      .add("line", DataTypes.LongType, true)
-      .add("symbol", DataTypes.StringType, true);
+  static final StructType LINE_TYPE =
+      new StructType()
+          .add("function", DataTypes.StringType, false)
+          .add("file", DataTypes.StringType, true)
+          .add("line", DataTypes.LongType, true)
+          .add("symbol", DataTypes.StringType, true);
 
   static final ArrayType LINES_TYPE = new ArrayType(LINE_TYPE, false);
 
   /** What {@link #symbolize} returns: a location, its chain (null: not symbolized) and why not. */
-  static final StructType SYMBOLIZED = new StructType()
-      .add("format", DataTypes.StringType, false)
-      .add("module", DataTypes.StringType, true)
-      .add("offset", DataTypes.LongType, false)
-      .add("lines", LINES_TYPE, true)
-      .add("problem", DataTypes.StringType, true);
+  static final StructType SYMBOLIZED =
+      new StructType()
+          .add("format", DataTypes.StringType, false)
+          .add("module", DataTypes.StringType, true)
+          .add("offset", DataTypes.LongType, false)
+          .add("lines", LINES_TYPE, true)
+          .add("problem", DataTypes.StringType, true);
 
   /** The problem of every DCPI location: DCPI images are Alpha/Tru64 binaries. */
   static final String NOT_SYMBOLIZED_DCPI = "DCPI images are not symbolized";
@@ -72,34 +74,48 @@ final class Symbolization {
    * @return {@link #SYMBOLIZED} rows, one per distinct location
    */
   static Dataset<Row> symbolize(SparkSession spark, Dataset<Row> locations, Options options) {
-    Broadcast<SerializableConfiguration> conf = spark.sparkContext().broadcast(
-        new SerializableConfiguration(spark.sparkContext().hadoopConfiguration()),
-        scala.reflect.ClassTag$.MODULE$.apply(SerializableConfiguration.class));
-    return locations.select("format", "module", "offset").distinct()
+    Broadcast<SerializableConfiguration> conf =
+        spark
+            .sparkContext()
+            .broadcast(
+                new SerializableConfiguration(spark.sparkContext().hadoopConfiguration()),
+                scala.reflect.ClassTag$.MODULE$.apply(SerializableConfiguration.class));
+    return locations
+        .select("format", "module", "offset")
+        .distinct()
         .repartition(col("module"))
         .sortWithinPartitions("module")
         .mapPartitions(new Symbolizer(conf, options), Encoders.row(SYMBOLIZED));
   }
 
   /**
-   * A chain for every frame of {@code frames} (array of module/offset structs, as in
-   * {@code stacks}): the frames with a {@code lines} field added from {@code symbols} (columns
-   * format, module, offset, lines), for the writers of pprof, folded and flame-graph files.
+   * A chain for every frame of {@code frames} (array of module/offset structs, as in {@code
+   * stacks}): the frames with a {@code lines} field added from {@code symbols} (columns format,
+   * module, offset, lines), for the writers of pprof, folded and flame-graph files.
    *
    * @param stacks columns {@code format}, {@code frames}, {@code count}
    * @return columns {@code frames} (array of struct module, offset, lines) and {@code count}
    */
   static Dataset<Row> withLines(Dataset<Row> stacks, Dataset<Row> symbols) {
-    Dataset<Row> exploded = stacks
-        .withColumn("stack_id", org.apache.spark.sql.functions.monotonically_increasing_id())
-        .selectExpr("stack_id", "format", "count", "posexplode(frames) AS (pos, frame)");
+    Dataset<Row> exploded =
+        stacks
+            .withColumn("stack_id", org.apache.spark.sql.functions.monotonically_increasing_id())
+            .selectExpr("stack_id", "format", "count", "posexplode(frames) AS (pos, frame)");
     return joinNames(exploded, "frame.module", "frame.offset", symbols)
         .groupBy("stack_id", "count")
-        .agg(org.apache.spark.sql.functions.expr(
-            "array_sort(collect_list(struct(pos, frame.module AS module, frame.offset AS offset,"
-                + " lines)))").as("f"))
-        .selectExpr("transform(f, x -> struct(x.module AS module, x.offset AS offset,"
-            + " x.lines AS lines)) AS frames", "count");
+        .agg(
+            org.apache
+                .spark
+                .sql
+                .functions
+                .expr(
+                    "array_sort(collect_list(struct(pos, frame.module AS module, frame.offset AS offset,"
+                        + " lines)))")
+                .as("f"))
+        .selectExpr(
+            "transform(f, x -> struct(x.module AS module, x.offset AS offset,"
+                + " x.lines AS lines)) AS frames",
+            "count");
   }
 
   /**
@@ -107,13 +123,21 @@ final class Symbolization {
    * offset, lines) at the location of each row: its {@code format} and the given module and offset
    * columns; a null module matches a null module.
    */
-  static Dataset<Row> joinNames(Dataset<Row> rows, String module, String offset,
-      Dataset<Row> symbols) {
-    Dataset<Row> s = symbols.select(col("format").as("s_format"), col("module").as("s_module"),
-        col("offset").as("s_offset"), col("lines"));
-    return rows.join(s, col("format").equalTo(col("s_format"))
-            .and(col(module).eqNullSafe(col("s_module")))
-            .and(col(offset).equalTo(col("s_offset"))), "left")
+  static Dataset<Row> joinNames(
+      Dataset<Row> rows, String module, String offset, Dataset<Row> symbols) {
+    Dataset<Row> s =
+        symbols.select(
+            col("format").as("s_format"),
+            col("module").as("s_module"),
+            col("offset").as("s_offset"),
+            col("lines"));
+    return rows.join(
+            s,
+            col("format")
+                .equalTo(col("s_format"))
+                .and(col(module).eqNullSafe(col("s_module")))
+                .and(col(offset).equalTo(col("s_offset"))),
+            "left")
         .drop("s_format", "s_module", "s_offset");
   }
 
@@ -131,8 +155,11 @@ final class Symbolization {
 
     @Override
     public Iterator<Row> call(Iterator<Row> rows) {
-      BinaryLocator locator = new BinaryLocator(new HadoopBinaryFiles(conf.value().get()),
-          options.binaries(), options.useModulePaths());
+      BinaryLocator locator =
+          new BinaryLocator(
+              new HadoopBinaryFiles(conf.value().get()),
+              options.binaries(),
+              options.useModulePaths());
       return new Iterator<>() {
         @Override
         public boolean hasNext() {
@@ -148,8 +175,9 @@ final class Symbolization {
           try {
             return symbolizeOne(locator, format, module, offset);
           } catch (IOException e) {
-            throw new UncheckedIOException("symbolizing " + module + "+0x"
-                + Long.toHexString(offset) + ": " + e.getMessage(), e);
+            throw new UncheckedIOException(
+                "symbolizing " + module + "+0x" + Long.toHexString(offset) + ": " + e.getMessage(),
+                e);
           }
         }
       };
@@ -162,9 +190,14 @@ final class Symbolization {
         return RowFactory.create(format, module, offset, null, NOT_SYMBOLIZED_DCPI);
       }
       if (module == null) {
-        return RowFactory.create(format, module, offset, null, format.equals("gprof")
-            ? "gmon.out names no program: give --gmon-binary or a program=NAME directory"
-            : "the address is in no mapping");
+        return RowFactory.create(
+            format,
+            module,
+            offset,
+            null,
+            format.equals("gprof")
+                ? "gmon.out names no program: give --gmon-binary or a program=NAME directory"
+                : "the address is in no mapping");
       }
       BinaryLocator.Found found = BinaryCache.find(locator, options, module);
       if (!found.ok()) {
@@ -173,23 +206,28 @@ final class Symbolization {
       // gmon.out holds link-time addresses; every other format's frames hold file offsets.
       List<SourceLine> chain;
       try {
-        chain = format.equals("gprof")
-            ? found.symbols().atAddress(offset)
-            : found.symbols().atFileOffset(offset);
+        chain =
+            format.equals("gprof")
+                ? found.symbols().atAddress(offset)
+                : found.symbols().atFileOffset(offset);
       } catch (IOException e) {
         // A binary with malformed symbols leaves its frames unnamed, like a missing one: the
         // job goes on, and the summary says why.
-        return RowFactory.create(format, module, offset, null,
+        return RowFactory.create(
+            format,
+            module,
+            offset,
+            null,
             "cannot read the symbols of " + found.binary() + ": " + e.getMessage());
       }
       if (chain.isEmpty()) {
-        return RowFactory.create(format, module, offset, null,
-            "no symbol at this offset in " + found.binary());
+        return RowFactory.create(
+            format, module, offset, null, "no symbol at this offset in " + found.binary());
       }
       List<Row> lines = new ArrayList<>(chain.size());
       for (SourceLine l : chain) {
-        lines.add(RowFactory.create(l.function(), l.file(), l.line() > 0 ? l.line() : null,
-            l.symbol()));
+        lines.add(
+            RowFactory.create(l.function(), l.file(), l.line() > 0 ? l.line() : null, l.symbol()));
       }
       return RowFactory.create(format, module, offset, lines.toArray(), null);
     }

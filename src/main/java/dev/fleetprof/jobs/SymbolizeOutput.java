@@ -10,7 +10,6 @@ import java.util.List;
 import org.apache.spark.sql.Column;
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
-import org.apache.spark.sql.SaveMode;
 import org.apache.spark.sql.SparkSession;
 import org.apache.spark.storage.StorageLevel;
 import org.slf4j.Logger;
@@ -20,10 +19,10 @@ import picocli.CommandLine.Option;
 
 /**
  * Late binaries: (re)symbolizes the dates of an existing fleet-job output, for binaries that arrive
- * after the profiles (a release's debug files uploaded a day later, say). Reads the dates'
- * {@code locations/} and {@code stacks/}, symbolizes their distinct locations again and rewrites
- * {@code locations/} (its {@code lines}) and {@code functions/} for exactly those dates, with the
- * fleet job's dynamic partition overwrite: idempotent per date, other dates untouched.
+ * after the profiles (a release's debug files uploaded a day later, say). Reads the dates' {@code
+ * locations/} and {@code stacks/}, symbolizes their distinct locations again and rewrites {@code
+ * locations/} (its {@code lines}) and {@code functions/} for exactly those dates, with the fleet
+ * job's dynamic partition overwrite: idempotent per date, other dates untouched.
  */
 public final class SymbolizeOutput {
   private static final Logger LOG = LoggerFactory.getLogger(SymbolizeOutput.class);
@@ -31,8 +30,7 @@ public final class SymbolizeOutput {
   private SymbolizeOutput() {}
 
   /** The job's arguments. */
-  record Args(String output, List<String> binaries, List<LocalDate> dates,
-      boolean useModulePaths) {
+  record Args(String output, List<String> binaries, List<LocalDate> dates, boolean useModulePaths) {
     /** A command line's arguments, or an IllegalArgumentException saying what is wrong with it. */
     static Args parse(String[] argv) {
       return CommandLines.parse(new Options(), argv);
@@ -40,26 +38,38 @@ public final class SymbolizeOutput {
   }
 
   /** The command line (see {@code --help}). */
-  @Command(name = "symbolize", sortOptions = false,
-      description = "Names the frames of a fleet-aggregate output again, with binaries found since:"
-          + " rewrites the lines of locations/ and the functions/ dataset for the dates given"
-          + " (default: every date).",
+  @Command(
+      name = "symbolize",
+      sortOptions = false,
+      description =
+          "Names the frames of a fleet-aggregate output again, with binaries found since:"
+              + " rewrites the lines of locations/ and the functions/ dataset for the dates given"
+              + " (default: every date).",
       optionListHeading = "%nOptions:%n")
   static final class Options implements CommandLines.Options<Args> {
-    @Option(names = "--output", paramLabel = "DIR", required = true,
+    @Option(
+        names = "--output",
+        paramLabel = "DIR",
+        required = true,
         description = "the fleet job's output")
     private String output;
 
-    @Option(names = "--binaries", paramLabel = "DIR",
-        description = "where to find the profiled binaries (repeatable), searched as"
-            + " fleet-aggregate's --binaries (see jobs/fleet-aggregate --help)")
+    @Option(
+        names = "--binaries",
+        paramLabel = "DIR",
+        description =
+            "where to find the profiled binaries (repeatable), searched as"
+                + " fleet-aggregate's --binaries (see jobs/fleet-aggregate --help)")
     private List<String> binaries = new ArrayList<>();
 
-    @Option(names = "--date", paramLabel = "YYYY-MM-DD",
+    @Option(
+        names = "--date",
+        paramLabel = "YYYY-MM-DD",
         description = "a date to symbolize again (repeatable; default: every date)")
     private List<LocalDate> dates = new ArrayList<>();
 
-    @Option(names = "--no-module-paths",
+    @Option(
+        names = "--no-module-paths",
         description = "do not fall back to the modules' own paths on this machine")
     private boolean noModulePaths;
 
@@ -70,8 +80,8 @@ public final class SymbolizeOutput {
   }
 
   public static void main(String[] argv) throws IOException {
-    CommandLines.exitOnError(CommandLines.run(new Options(), argv, System.out, System.err,
-        SymbolizeOutput::run));
+    CommandLines.exitOnError(
+        CommandLines.run(new Options(), argv, System.out, System.err, SymbolizeOutput::run));
   }
 
   static void run(SparkSession spark, Args args) throws IOException {
@@ -91,28 +101,39 @@ public final class SymbolizeOutput {
       dates.add(r.get(0));
     }
     if (dates.isEmpty()) {
-      throw new IllegalArgumentException("no dates to symbolize in " + args.output()
-          + "/locations" + (args.dates().isEmpty() ? "" : " for " + args.dates()));
+      throw new IllegalArgumentException(
+          "no dates to symbolize in "
+              + args.output()
+              + "/locations"
+              + (args.dates().isEmpty() ? "" : " for " + args.dates()));
     }
     Dataset<Row> unnamed = locations.drop("lines");
-    Dataset<Row> symbols = Symbolization.symbolize(spark, unnamed,
-        new Symbolization.Options(args.binaries(), args.useModulePaths()))
-        .persist(StorageLevel.MEMORY_AND_DISK());
+    Dataset<Row> symbols =
+        Symbolization.symbolize(
+                spark, unnamed, new Symbolization.Options(args.binaries(), args.useModulePaths()))
+            .persist(StorageLevel.MEMORY_AND_DISK());
     // The new tables are computed in full before a partition is replaced: they are read from
     // the partitions they replace.
-    Dataset<Row> newLocations = FleetAggregate.joinLines(unnamed, symbols)
-        .persist(StorageLevel.MEMORY_AND_DISK());
-    Dataset<Row> newFunctions = FleetAggregate.functions(stacks, symbols)
-        .persist(StorageLevel.MEMORY_AND_DISK());
+    Dataset<Row> newLocations =
+        FleetAggregate.joinLines(unnamed, symbols).persist(StorageLevel.MEMORY_AND_DISK());
+    Dataset<Row> newFunctions =
+        FleetAggregate.functions(stacks, symbols).persist(StorageLevel.MEMORY_AND_DISK());
     try {
       long l = newLocations.count();
       long f = newFunctions.count();
       String report = FleetAggregate.symbolizationReport(symbols);
       FleetAggregate.writeDated(spark, newLocations, args.output() + "/locations", dates);
       FleetAggregate.writeDated(spark, newFunctions, args.output() + "/functions", dates);
-      String line = String.format("symbolize: dates %s: %d locations, %d functions rewritten under"
-          + " %s in %.1f s; %s", dates.stream().map(String::valueOf).sorted().toList(), l, f,
-          args.output(), (System.nanoTime() - started) / 1e9, report);
+      String line =
+          String.format(
+              "symbolize: dates %s: %d locations, %d functions rewritten under"
+                  + " %s in %.1f s; %s",
+              dates.stream().map(String::valueOf).sorted().toList(),
+              l,
+              f,
+              args.output(),
+              (System.nanoTime() - started) / 1e9,
+              report);
       LOG.info(line);
       System.out.println(line);
     } finally {

@@ -9,12 +9,12 @@ import java.util.Objects;
  * pc's offset in it, so that the same code has the same frame on every host (ASLR-proof), and, once
  * the frame is symbolized, what source code that offset is.
  *
- * <p>Offsets follow pprof's convention: a caller frame of a CPU sample holds the return address minus
- * one (inside the call instruction), so its offset and its {@code lines} name the call, not the
- * instruction after it. The writers do not adjust offsets.
+ * <p>Offsets follow pprof's convention: a caller frame of a CPU sample holds the return address
+ * minus one (inside the call instruction), so its offset and its {@code lines} name the call, not
+ * the instruction after it. The writers do not adjust offsets.
  *
- * @param module the mapped file; {@code ""} for an anonymous executable mapping (JIT code), null when
- *     no mapping held the pc (then {@code offset} is the pc itself)
+ * @param module the mapped file; {@code ""} for an anonymous executable mapping (JIT code), null
+ *     when no mapping held the pc (then {@code offset} is the pc itself)
  * @param offset the offset in {@code module} (or the pc), an unsigned 64-bit bit pattern
  * @param lines the location's inline chain, INNERMOST FIRST as pprof's {@code Location.line} (see
  *     {@link SourceLine}): the function the instruction belongs to, then each function it was
@@ -27,8 +27,10 @@ public record Frame(String module, long offset, List<SourceLine> lines) {
   public static final String ANONYMOUS = "[anon]";
 
   public Frame {
-    lines = List.copyOf(Objects.requireNonNull(lines,
-        "lines is null; an unsymbolized frame has an empty chain (List.of())"));
+    lines =
+        List.copyOf(
+            Objects.requireNonNull(
+                lines, "lines is null; an unsymbolized frame has an empty chain (List.of())"));
   }
 
   /** An unsymbolized frame: an empty chain. */

@@ -6,8 +6,9 @@ import java.util.List;
 
 /**
  * A one-pass sink of aggregated stacks that writes one output file. The fleet job streams its
- * aggregate (e.g. {@code toLocalIterator()}) through one or several writers at once; {@link #close()}
- * finishes the file and closes the stream the writer was given. Writers are not thread-safe.
+ * aggregate (e.g. {@code toLocalIterator()}) through one or several writers at once; {@link
+ * #close()} finishes the file and closes the stream the writer was given. Writers are not
+ * thread-safe.
  */
 public interface StackWriter extends Closeable {
   /** Adds one stack, frames LEAF FIRST. Stacks with the same frames may come more than once. */

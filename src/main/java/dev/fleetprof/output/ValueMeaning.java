@@ -6,9 +6,9 @@ import java.util.Objects;
 /**
  * What a stack's value counts, which every output needs to label it: the sample type and unit (e.g.
  * {@code samples}/{@code count}) and, when one count stands for a fixed amount of something, that
- * period and its unit ({@code microseconds} for gperftools and gprof histograms, an event name such as
- * {@code cycles} for DCPI). The stacks dataset holds one meaning per (kind, period, period_unit):
- * write one output per group, never mix them.
+ * period and its unit ({@code microseconds} for gperftools and gprof histograms, an event name such
+ * as {@code cycles} for DCPI). The stacks dataset holds one meaning per (kind, period,
+ * period_unit): write one output per group, never mix them.
  *
  * @param period what one count stands for, in {@code periodUnit}; 0 when there is no period
  * @param periodUnit null when there is no period
@@ -18,8 +18,12 @@ public record ValueMeaning(String type, String unit, long period, String periodU
     Objects.requireNonNull(type, "type");
     Objects.requireNonNull(unit, "unit");
     if ((periodUnit == null) != (period == 0)) {
-      throw new IllegalArgumentException("period " + period + " and period unit " + periodUnit
-          + ": give both (period > 0) or neither");
+      throw new IllegalArgumentException(
+          "period "
+              + period
+              + " and period unit "
+              + periodUnit
+              + ": give both (period > 0) or neither");
     }
     if (period < 0) {
       throw new IllegalArgumentException("negative period " + period);
@@ -32,17 +36,18 @@ public record ValueMeaning(String type, String unit, long period, String periodU
   }
 
   /**
-   * The meaning of a group of the stacks dataset, from its {@code kind}, {@code period} and
-   * {@code period_unit} columns (either may be null): {@code sample} and {@code histogram} rows count
+   * The meaning of a group of the stacks dataset, from its {@code kind}, {@code period} and {@code
+   * period_unit} columns (either may be null): {@code sample} and {@code histogram} rows count
    * samples, {@code arc} rows calls, {@code basic_block} rows executions.
    */
   public static ValueMeaning forKind(String kind, Long period, String periodUnit) {
-    String type = switch (kind) {
-      case "sample", "histogram" -> "samples";
-      case "arc" -> "calls";
-      case "basic_block" -> "executions";
-      default -> kind;
-    };
+    String type =
+        switch (kind) {
+          case "sample", "histogram" -> "samples";
+          case "arc" -> "calls";
+          case "basic_block" -> "executions";
+          default -> kind;
+        };
     boolean periodic = period != null && period > 0 && periodUnit != null && !periodUnit.isEmpty();
     return periodic ? new ValueMeaning(type, "count", period, periodUnit) : counts(type, "count");
   }
@@ -52,8 +57,8 @@ public record ValueMeaning(String type, String unit, long period, String periodU
   }
 
   /**
-   * Nanoseconds in one {@code periodUnit} when it is a time unit, else 0 (an event such as
-   * {@code cycles}, or no period).
+   * Nanoseconds in one {@code periodUnit} when it is a time unit, else 0 (an event such as {@code
+   * cycles}, or no period).
    */
   public long nanosPerPeriodUnit() {
     if (periodUnit == null) {

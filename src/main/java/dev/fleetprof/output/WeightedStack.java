@@ -16,8 +16,8 @@ public record WeightedStack(List<Frame> frames, long value) {
 
   /**
    * A stack whose value is a {@code DECIMAL(38,0)} sum, as the fleet job computes it. A sum outside
-   * the signed 64-bit range cannot be written to any of the outputs and fails here, naming the value,
-   * instead of wrapping around.
+   * the signed 64-bit range cannot be written to any of the outputs and fails here, naming the
+   * value, instead of wrapping around.
    */
   public static WeightedStack of(List<Frame> frames, BigDecimal value) {
     return new WeightedStack(frames, exactLong(value));
@@ -29,11 +29,15 @@ public record WeightedStack(List<Frame> frames, long value) {
     try {
       v = value.toBigIntegerExact();
     } catch (ArithmeticException e) {
-      throw new ArithmeticException("stack value " + value.toPlainString() + " is not a whole number");
+      throw new ArithmeticException(
+          "stack value " + value.toPlainString() + " is not a whole number");
     }
     if (v.bitLength() > 63) {
-      throw new ArithmeticException("stack value " + v + " does not fit in a signed 64-bit integer"
-          + " (the outputs store int64 values); split the aggregate or scale the counts");
+      throw new ArithmeticException(
+          "stack value "
+              + v
+              + " does not fit in a signed 64-bit integer"
+              + " (the outputs store int64 values); split the aggregate or scale the counts");
     }
     return v.longValue();
   }

@@ -39,12 +39,22 @@ final class DcpiHeaderColumn implements FormatColumns {
     // Made once in Spark's binary layout: every row repeats it, and Spark copies a value already in
     // its layout with one memory copy instead of converting the header map per row (that
     // conversion was half the time of a DCPI read).
-    this.value = UnsafeProjection.create(ProfileSchema.DCPI_TYPE).apply(new GenericInternalRow(
-        new Object[] {UTF8String.fromString(header.image()),
-            UTF8String.fromString(header.event()), UTF8String.fromString(header.platform()),
-            micros, header.cpuspeed(), UTF8String.fromString(header.version()),
-            new ArrayBasedMapData(new GenericArrayData(keys.toArray()),
-                new GenericArrayData(values.toArray()))})).copy();
+    this.value =
+        UnsafeProjection.create(ProfileSchema.DCPI_TYPE)
+            .apply(
+                new GenericInternalRow(
+                    new Object[] {
+                      UTF8String.fromString(header.image()),
+                      UTF8String.fromString(header.event()),
+                      UTF8String.fromString(header.platform()),
+                      micros,
+                      header.cpuspeed(),
+                      UTF8String.fromString(header.version()),
+                      new ArrayBasedMapData(
+                          new GenericArrayData(keys.toArray()),
+                          new GenericArrayData(values.toArray()))
+                    }))
+            .copy();
   }
 
   @Override

@@ -15,10 +15,10 @@ import org.apache.hadoop.fs.GlobFilter;
 import org.apache.hadoop.fs.Path;
 
 /**
- * Lists the files behind the paths a user gave, on any Hadoop FileSystem, as Spark's file sources do:
- * globs are expanded, directories are listed recursively, names starting with {@code _} or {@code .}
- * (and {@code ._COPYING_} leftovers) are skipped inside directories, and {@code pathGlobFilter}
- * applies to file names.
+ * Lists the files behind the paths a user gave, on any Hadoop FileSystem, as Spark's file sources
+ * do: globs are expanded, directories are listed recursively, names starting with {@code _} or
+ * {@code .} (and {@code ._COPYING_} leftovers) are skipped inside directories, and {@code
+ * pathGlobFilter} applies to file names.
  */
 final class FileLister {
   /**
@@ -30,7 +30,9 @@ final class FileLister {
 
   private FileLister() {}
 
-  /** Fails with FileNotFoundException, as Spark does at load time, for a path that matches nothing. */
+  /**
+   * Fails with FileNotFoundException, as Spark does at load time, for a path that matches nothing.
+   */
   static void checkExists(List<String> paths, Configuration conf) throws IOException {
     if (paths.isEmpty()) {
       throw new IllegalArgumentException(
@@ -49,8 +51,9 @@ final class FileLister {
    * Lists the files, with {@code basePath} (may be null) as every file's partition root when given.
    * A file deleted while being listed is skipped, as Spark's listing does.
    */
-  static List<ListedFile> list(List<String> paths, Configuration conf, String pathGlobFilter,
-      String basePath) throws IOException {
+  static List<ListedFile> list(
+      List<String> paths, Configuration conf, String pathGlobFilter, String basePath)
+      throws IOException {
     GlobFilter filter = pathGlobFilter == null ? null : new GlobFilter(pathGlobFilter);
     Map<String, ListedFile> out = new LinkedHashMap<>();
     for (String p : paths) {
@@ -66,8 +69,8 @@ final class FileLister {
           listDirectory(fs, st.getPath(), filter, out, root);
         } else if (filter == null || filter.accept(st.getPath())) {
           BlockLocation[] locs = fs.getFileBlockLocations(st, 0, st.getLen());
-          String root = basePath != null ? qualified(basePath, conf)
-              : st.getPath().getParent().toString();
+          String root =
+              basePath != null ? qualified(basePath, conf) : st.getPath().getParent().toString();
           add(out, st, locs, root);
         }
       }
@@ -88,8 +91,9 @@ final class FileLister {
    * against under 0.5 s with {@code listStatus}); elsewhere (HDFS) it is the one call that returns
    * the blocks of a whole directory.
    */
-  private static void listDirectory(FileSystem fs, Path dir, GlobFilter filter,
-      Map<String, ListedFile> out, String root) throws IOException {
+  private static void listDirectory(
+      FileSystem fs, Path dir, GlobFilter filter, Map<String, ListedFile> out, String root)
+      throws IOException {
     List<FileStatus> children = new ArrayList<>();
     try {
       if ("file".equals(fs.getScheme())) {
@@ -112,8 +116,10 @@ final class FileLister {
       if (st.isDirectory()) {
         listDirectory(fs, st.getPath(), filter, out, root);
       } else if (filter == null || filter.accept(st.getPath())) {
-        BlockLocation[] blocks = st instanceof org.apache.hadoop.fs.LocatedFileStatus located
-            ? located.getBlockLocations() : fs.getFileBlockLocations(st, 0, st.getLen());
+        BlockLocation[] blocks =
+            st instanceof org.apache.hadoop.fs.LocatedFileStatus located
+                ? located.getBlockLocations()
+                : fs.getFileBlockLocations(st, 0, st.getLen());
         add(out, st, blocks, root);
       }
     }
@@ -121,18 +127,20 @@ final class FileLister {
 
   /** Spark's rule for names its file sources skip. */
   static boolean hidden(String name) {
-    return (name.startsWith("_") && !name.contains("=")) || name.startsWith(".")
+    return (name.startsWith("_") && !name.contains("="))
+        || name.startsWith(".")
         || name.endsWith("._COPYING_");
   }
 
-  private static void add(Map<String, ListedFile> out, FileStatus file, BlockLocation[] locs,
-      String root) throws IOException {
+  private static void add(
+      Map<String, ListedFile> out, FileStatus file, BlockLocation[] locs, String root)
+      throws IOException {
     Block[] blocks = new Block[locs == null ? 0 : locs.length];
     for (int i = 0; i < blocks.length; i++) {
       blocks[i] = new Block(locs[i].getOffset(), locs[i].getLength(), locs[i].getHosts());
     }
     String key = file.getPath().toString();
-    out.putIfAbsent(key, new ListedFile(key, file.getLen(), blocks, root,
-        file.getModificationTime()));
+    out.putIfAbsent(
+        key, new ListedFile(key, file.getLen(), blocks, root, file.getModificationTime()));
   }
 }

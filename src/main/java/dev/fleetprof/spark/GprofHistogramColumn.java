@@ -31,8 +31,10 @@ final class GprofHistogramColumn implements FormatColumns {
       dimension = UTF8String.fromString(dimensionText);
       dimensionAbbrev = UTF8String.fromString(String.valueOf(g.dimensionAbbrev()));
     }
-    row.update(ordinal, new GenericInternalRow(new Object[] {g.binEnd(), g.profRate(), dimension,
-        dimensionAbbrev}));
+    row.update(
+        ordinal,
+        new GenericInternalRow(
+            new Object[] {g.binEnd(), g.profRate(), dimension, dimensionAbbrev}));
   }
 
   @Override

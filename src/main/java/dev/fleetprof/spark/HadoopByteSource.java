@@ -12,8 +12,8 @@ import org.apache.hadoop.fs.Path;
 
 /**
  * A file on any Hadoop FileSystem (local, HDFS, S3A, ...) as a decoder's {@link ByteSource}. Files
- * whose names end in {@code .gz} are decompressed transparently (and have an unknown length, so they
- * are never split).
+ * whose names end in {@code .gz} are decompressed transparently (and have an unknown length, so
+ * they are never split).
  */
 public final class HadoopByteSource implements ByteSource {
   private final Path path;

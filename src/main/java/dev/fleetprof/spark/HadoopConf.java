@@ -16,8 +16,8 @@ final class HadoopConf {
    */
   static Configuration forRead(SparkSession spark, CaseInsensitiveStringMap options) {
     Configuration conf = new Configuration(spark.sparkContext().hadoopConfiguration());
-    for (Map.Entry<String, String> e
-        : scala.jdk.javaapi.CollectionConverters.asJava(spark.conf().getAll()).entrySet()) {
+    for (Map.Entry<String, String> e :
+        scala.jdk.javaapi.CollectionConverters.asJava(spark.conf().getAll()).entrySet()) {
       if (!e.getKey().startsWith("spark.")) {
         conf.set(e.getKey(), e.getValue());
       }

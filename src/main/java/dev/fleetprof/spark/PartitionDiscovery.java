@@ -46,33 +46,36 @@ import org.apache.spark.unsafe.types.UTF8String;
  *       spark.sql.caseSensitive}).
  *   <li>Once a tree is partitioned, files outside any {@code key=value} directory (a stray file at
  *       the top) are not read at all, as Spark reads only the partition directories' files.
- *   <li>Keys and string values are unescaped {@code %XX} by {@code %XX}, each giving one char
- *       (so {@code %C3%A9} is the two chars "Ã©", not "é": Spark writes non-ASCII unescaped and
- *       reads escapes so); {@code __HIVE_DEFAULT_PARTITION__} (as written, not escaped) is null.
+ *   <li>Keys and string values are unescaped {@code %XX} by {@code %XX}, each giving one char (so
+ *       {@code %C3%A9} is the two chars "Ã©", not "é": Spark writes non-ASCII unescaped and reads
+ *       escapes so); {@code __HIVE_DEFAULT_PARTITION__} (as written, not escaped) is null.
  *   <li>Types are inferred from the written value, in Spark's order: INT, BIGINT, DECIMAL(p,0),
  *       DOUBLE, TIMESTAMP ({@code yyyy-MM-dd HH:mm:ss[.S]}, unescaped, in the session time zone or
  *       the {@code timeZone} option; TIMESTAMP_NTZ when {@code spark.sql.timestampType} says so),
- *       DATE, else STRING; a column of nulls only is VOID. Files' types widen as Spark widens
- *       them (INT and DOUBLE give DOUBLE, BIGINT and DOUBLE give STRING, ...). Off with {@code
+ *       DATE, else STRING; a column of nulls only is VOID. Files' types widen as Spark widens them
+ *       (INT and DOUBLE give DOUBLE, BIGINT and DOUBLE give STRING, ...). Off with {@code
  *       spark.sql.sources.partitionColumnTypeInference.enabled=false}.
  *   <li>A value that cannot be cast to its widened type fails the read (INVALID_PARTITION_VALUE),
  *       or is null with {@code spark.sql.sources.validatePartitionColumns=false}.
  * </ul>
  *
  * <p>Deliberate differences: a key that is also a column of the source is refused, where Spark
- * would let the directory's value replace the column's (a {@code count=3} directory replacing
- * every record's count would be silently wrong). And a tree without partition directories is read
- * whole, nested directories too ({@code sample-data/} with {@code gperftools/}, {@code gprof/}
- * and {@code dcpi/} below it is one read), where Spark reads only the loaded directories' own
- * files unless {@code recursiveFileLookup} is set.
+ * would let the directory's value replace the column's (a {@code count=3} directory replacing every
+ * record's count would be silently wrong). And a tree without partition directories is read whole,
+ * nested directories too ({@code sample-data/} with {@code gperftools/}, {@code gprof/} and {@code
+ * dcpi/} below it is one read), where Spark reads only the loaded directories' own files unless
+ * {@code recursiveFileLookup} is set.
  */
 final class PartitionDiscovery {
   static final String DEFAULT_PARTITION_NAME = "__HIVE_DEFAULT_PARTITION__";
 
   /** The pattern Spark infers timestamps with: seconds, then at most one digit of fraction. */
-  private static final Pattern TIMESTAMP = Pattern.compile(
-      "([0-9]{4})-([0-9]{2})-([0-9]{2}) ([0-9]{2}):([0-9]{2}):([0-9]{2})(?:\\.([0-9]))?");
+  private static final Pattern TIMESTAMP =
+      Pattern.compile(
+          "([0-9]{4})-([0-9]{2})-([0-9]{2}) ([0-9]{2}):([0-9]{2}):([0-9]{2})(?:\\.([0-9]))?");
+
   private static final Pattern DATE = Pattern.compile("([0-9]{4})-([0-9]{2})-([0-9]{2})");
+
   /** Spark's decimals hold at most 38 digits. */
   private static final int MAX_DECIMAL_PRECISION = 38;
 
@@ -95,14 +98,22 @@ final class PartitionDiscovery {
   }
 
   /** What discovery depends on besides the files: the session's settings and read options. */
-  record Settings(boolean inferTypes, boolean caseSensitive, boolean validateValues, ZoneId zone,
-      boolean timestampWithoutZone, boolean recursiveFileLookup) {
+  record Settings(
+      boolean inferTypes,
+      boolean caseSensitive,
+      boolean validateValues,
+      ZoneId zone,
+      boolean timestampWithoutZone,
+      boolean recursiveFileLookup) {
 
     /** As Spark's file index reads them, the {@code timeZone} option before the session's. */
     static Settings of(SQLConf conf, CaseInsensitiveStringMap options) {
       String zone = options.getOrDefault("timeZone", conf.sessionLocalTimeZone());
-      return new Settings(conf.partitionColumnTypeInferenceEnabled(), conf.caseSensitiveAnalysis(),
-          conf.validatePartitionColumns(), zoneId(zone),
+      return new Settings(
+          conf.partitionColumnTypeInferenceEnabled(),
+          conf.caseSensitiveAnalysis(),
+          conf.validatePartitionColumns(),
+          zoneId(zone),
           DataTypes.TimestampNTZType.equals(conf.timestampType()),
           Boolean.parseBoolean(options.getOrDefault(ReadOptions.RECURSIVE_FILE_LOOKUP, "false")));
     }
@@ -145,8 +156,8 @@ final class PartitionDiscovery {
 
   private PartitionDiscovery() {}
 
-  static Partitions discover(List<FileLister.ListedFile> files, Settings settings,
-      StructType dataSchema) {
+  static Partitions discover(
+      List<FileLister.ListedFile> files, Settings settings, StructType dataSchema) {
     if (settings.recursiveFileLookup() || files.isEmpty()) {
       return Partitions.NONE; // Spark reads every file of a recursive lookup, with no columns
     }
@@ -179,12 +190,15 @@ final class PartitionDiscovery {
       return Partitions.NONE;
     }
     if (stops.size() > 1) {
-      throw new PartitionDiscoveryException("CONFLICTING_DIRECTORY_STRUCTURES", "KD009",
+      throw new PartitionDiscoveryException(
+          "CONFLICTING_DIRECTORY_STRUCTURES",
+          "KD009",
           "Conflicting directory structures detected.\nSuspicious paths:\n"
-          + list(stops) + "If provided paths are partition directories, please set \"basePath\""
-          + " in the options of the data source to specify the root directory of the table.\n"
-          + "If there are multiple root directories, please load them separately and then union"
-          + " them.");
+              + list(stops)
+              + "If provided paths are partition directories, please set \"basePath\""
+              + " in the options of the data source to specify the root directory of the table.\n"
+              + "If there are multiple root directories, please load them separately and then union"
+              + " them.");
     }
     List<Column> first = partitioned.values().iterator().next().columns();
     checkNames(partitioned, settings.caseSensitive());
@@ -229,8 +243,8 @@ final class PartitionDiscovery {
         throw new IllegalArgumentException("Option 'basePath' must be a directory");
       }
       if (!f.path().startsWith(root.endsWith("/") ? root : root + "/")) {
-        throw new IllegalArgumentException("Wrong basePath " + root + " for the root path: "
-            + f.path());
+        throw new IllegalArgumentException(
+            "Wrong basePath " + root + " for the root path: " + f.path());
       }
     }
   }
@@ -251,39 +265,55 @@ final class PartitionDiscovery {
       StringBuilder dirs = new StringBuilder();
       int i = 0;
       for (Map.Entry<List<String>, List<String>> e : dirsByNames.entrySet()) {
-        lists.append("\n\tPartition column name list #").append(i++).append(": ")
+        lists
+            .append("\n\tPartition column name list #")
+            .append(i++)
+            .append(": ")
             .append(String.join(", ", asWritten.get(e.getKey())));
         for (String d : e.getValue().subList(0, Math.min(3, e.getValue().size()))) {
           dirs.append("\n\t").append(d);
         }
       }
-      throw new PartitionDiscoveryException("CONFLICTING_PARTITION_COLUMN_NAMES", "KD009",
-          "Conflicting partition column names detected:\n" + lists + "\n\n"
-          + "For partitioned table directories, data files should only live in leaf directories.\n"
-          + "And directories at the same level should have the same partition column name.\n"
-          + "Please check the following directories for unexpected files or inconsistent"
-          + " partition column names:\n" + dirs);
+      throw new PartitionDiscoveryException(
+          "CONFLICTING_PARTITION_COLUMN_NAMES",
+          "KD009",
+          "Conflicting partition column names detected:\n"
+              + lists
+              + "\n\n"
+              + "For partitioned table directories, data files should only live in leaf directories.\n"
+              + "And directories at the same level should have the same partition column name.\n"
+              + "Please check the following directories for unexpected files or inconsistent"
+              + " partition column names:\n"
+              + dirs);
     }
     List<String> names = dirsByNames.keySet().iterator().next();
     Set<String> seen = new LinkedHashSet<>();
     for (String n : names) {
       if (!seen.add(n)) {
-        throw new PartitionDiscoveryException("COLUMN_ALREADY_EXISTS", "42711",
-            "The column `" + n + "` already exists. Choose another name or rename the existing"
-            + " column. (profile source: directories " + dirsByNames.get(names).get(0) + ")");
+        throw new PartitionDiscoveryException(
+            "COLUMN_ALREADY_EXISTS",
+            "42711",
+            "The column `"
+                + n
+                + "` already exists. Choose another name or rename the existing"
+                + " column. (profile source: directories "
+                + dirsByNames.get(names).get(0)
+                + ")");
       }
     }
   }
 
   /** The deliberate difference from Spark: see the class comment. */
-  private static void checkNotSourceColumns(List<Column> columns, StructType dataSchema,
-      boolean caseSensitive) {
+  private static void checkNotSourceColumns(
+      List<Column> columns, StructType dataSchema, boolean caseSensitive) {
     for (Column c : columns) {
       for (String name : dataSchema.fieldNames()) {
         if (caseSensitive ? name.equals(c.name()) : name.equalsIgnoreCase(c.name())) {
-          throw new IllegalArgumentException("profile source: the partition directory key '"
-              + c.name() + "' is also a column of the source; rename the directories or read"
-              + " below them (basePath)");
+          throw new IllegalArgumentException(
+              "profile source: the partition directory key '"
+                  + c.name()
+                  + "' is also a column of the source; rename the directories or read"
+                  + " below them (basePath)");
         }
       }
     }
@@ -331,8 +361,10 @@ final class PartitionDiscovery {
     String dir = parent(file);
     if (dir != null) {
       for (Column c : parse(dir, Set.of(stripSlash(root))).columns()) {
-        pairs.add(new String[] {c.name(),
-            DEFAULT_PARTITION_NAME.equals(c.raw()) ? null : unescape(c.raw())});
+        pairs.add(
+            new String[] {
+              c.name(), DEFAULT_PARTITION_NAME.equals(c.raw()) ? null : unescape(c.raw())
+            });
       }
     }
     return pairs;
@@ -346,12 +378,12 @@ final class PartitionDiscovery {
     String key = unescape(name.substring(0, eq));
     String raw = name.substring(eq + 1);
     if (key.isEmpty()) {
-      throw new IllegalArgumentException("profile source: Empty partition column name in '"
-          + name + "' (" + dir + ")");
+      throw new IllegalArgumentException(
+          "profile source: Empty partition column name in '" + name + "' (" + dir + ")");
     }
     if (raw.isEmpty()) {
-      throw new IllegalArgumentException("profile source: Empty partition column value in '"
-          + name + "' (" + dir + ")");
+      throw new IllegalArgumentException(
+          "profile source: Empty partition column value in '" + name + "' (" + dir + ")");
     }
     return new Column(key, raw);
   }
@@ -368,8 +400,7 @@ final class PartitionDiscovery {
     if (slash < 0 || slash == p.length() - 1) {
       return null;
     }
-    int pathStart = p.indexOf("://") >= 0 ? p.indexOf('/', p.indexOf("://") + 3)
-        : p.indexOf('/');
+    int pathStart = p.indexOf("://") >= 0 ? p.indexOf('/', p.indexOf("://") + 3) : p.indexOf('/');
     if (pathStart < 0) {
       return null;
     }
@@ -378,7 +409,8 @@ final class PartitionDiscovery {
 
   private static String stripSlash(String p) {
     return p.endsWith("/") && p.length() > 1 && !p.endsWith(":/") && !p.endsWith("//")
-        ? p.substring(0, p.length() - 1) : p;
+        ? p.substring(0, p.length() - 1)
+        : p;
   }
 
   /**
@@ -407,8 +439,9 @@ final class PartitionDiscovery {
   }
 
   private static int hex(char c) {
-    return c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10
-        : c >= 'A' && c <= 'F' ? c - 'A' + 10 : -1;
+    return c >= '0' && c <= '9'
+        ? c - '0'
+        : c >= 'a' && c <= 'f' ? c - 'a' + 10 : c >= 'A' && c <= 'F' ? c - 'A' + 10 : -1;
   }
 
   /**
@@ -443,8 +476,7 @@ final class PartitionDiscovery {
       // not a DOUBLE
     }
     if (timestamp(unescape(raw)) != null) {
-      return settings.timestampWithoutZone() ? DataTypes.TimestampNTZType
-          : DataTypes.TimestampType;
+      return settings.timestampWithoutZone() ? DataTypes.TimestampNTZType : DataTypes.TimestampType;
     }
     if (date(raw) != null) {
       return DataTypes.DateType;
@@ -474,9 +506,14 @@ final class PartitionDiscovery {
     }
     try {
       int tenths = m.group(7) == null ? 0 : Integer.parseInt(m.group(7));
-      return LocalDateTime.of(Integer.parseInt(m.group(1)), Integer.parseInt(m.group(2)),
-          Integer.parseInt(m.group(3)), Integer.parseInt(m.group(4)), Integer.parseInt(m.group(5)),
-          Integer.parseInt(m.group(6)), tenths * 100_000_000);
+      return LocalDateTime.of(
+          Integer.parseInt(m.group(1)),
+          Integer.parseInt(m.group(2)),
+          Integer.parseInt(m.group(3)),
+          Integer.parseInt(m.group(4)),
+          Integer.parseInt(m.group(5)),
+          Integer.parseInt(m.group(6)),
+          tenths * 100_000_000);
     } catch (DateTimeException e) {
       return null;
     }
@@ -489,8 +526,8 @@ final class PartitionDiscovery {
       return null;
     }
     try {
-      return LocalDate.of(Integer.parseInt(m.group(1)), Integer.parseInt(m.group(2)),
-          Integer.parseInt(m.group(3)));
+      return LocalDate.of(
+          Integer.parseInt(m.group(1)), Integer.parseInt(m.group(2)), Integer.parseInt(m.group(3)));
     } catch (DateTimeException e) {
       return null;
     }
@@ -508,8 +545,8 @@ final class PartitionDiscovery {
       if (!(a instanceof DecimalType) && !(b instanceof DecimalType)) {
         return DataTypes.LongType; // INT and BIGINT
       }
-      return DataTypes.createDecimalType(Math.min(MAX_DECIMAL_PRECISION,
-          Math.max(digits(a), digits(b))), 0);
+      return DataTypes.createDecimalType(
+          Math.min(MAX_DECIMAL_PRECISION, Math.max(digits(a), digits(b))), 0);
     }
     if (a.equals(DataTypes.DoubleType) && b.equals(DataTypes.IntegerType)
         || b.equals(DataTypes.DoubleType) && a.equals(DataTypes.IntegerType)) {
@@ -525,7 +562,8 @@ final class PartitionDiscovery {
   }
 
   private static boolean integralOrDecimal(DataType t) {
-    return t.equals(DataTypes.IntegerType) || t.equals(DataTypes.LongType)
+    return t.equals(DataTypes.IntegerType)
+        || t.equals(DataTypes.LongType)
         || t instanceof DecimalType;
   }
 
@@ -557,10 +595,17 @@ final class PartitionDiscovery {
       v = null;
     }
     if (v == null && settings.validateValues()) {
-      throw new PartitionDiscoveryException("INVALID_PARTITION_VALUE", "42846",
-          "Failed to cast value '" + raw + "' to data type \""
-          + type.sql() + "\" for partition column `" + column.name() + "`. Ensure the value"
-          + " matches the expected data type for this partition column.");
+      throw new PartitionDiscoveryException(
+          "INVALID_PARTITION_VALUE",
+          "42846",
+          "Failed to cast value '"
+              + raw
+              + "' to data type \""
+              + type.sql()
+              + "\" for partition column `"
+              + column.name()
+              + "`. Ensure the value"
+              + " matches the expected data type for this partition column.");
     }
     return v;
   }

@@ -58,7 +58,8 @@ final class PartitionFilters {
         kept.add(f);
       }
     }
-    return kept.size() == index.files().size() ? index
+    return kept.size() == index.files().size()
+        ? index
         : new ProfileFileIndex(kept, index.partitions());
   }
 
@@ -67,13 +68,15 @@ final class PartitionFilters {
     if (f instanceof And a) {
       Boolean l = eval(a.left(), schema, values);
       Boolean r = eval(a.right(), schema, values);
-      return l == Boolean.FALSE || r == Boolean.FALSE ? Boolean.FALSE
+      return l == Boolean.FALSE || r == Boolean.FALSE
+          ? Boolean.FALSE
           : l == Boolean.TRUE && r == Boolean.TRUE ? Boolean.TRUE : null;
     }
     if (f instanceof Or o) {
       Boolean l = eval(o.left(), schema, values);
       Boolean r = eval(o.right(), schema, values);
-      return l == Boolean.TRUE || r == Boolean.TRUE ? Boolean.TRUE
+      return l == Boolean.TRUE || r == Boolean.TRUE
+          ? Boolean.TRUE
           : l == Boolean.FALSE && r == Boolean.FALSE ? Boolean.FALSE : null;
     }
     if (f instanceof Not n) {
@@ -130,8 +133,12 @@ final class PartitionFilters {
     return null;
   }
 
-  private static Boolean compare(String column, Object literal, StructType schema,
-      Object[] values, java.util.function.IntPredicate test) {
+  private static Boolean compare(
+      String column,
+      Object literal,
+      StructType schema,
+      Object[] values,
+      java.util.function.IntPredicate test) {
     Comparable<Object> v = value(column, schema, values);
     Object lit = normalise(literal);
     if (v == null || lit == null || v.getClass() != lit.getClass()) {
@@ -182,7 +189,9 @@ final class PartitionFilters {
     if (literal instanceof java.sql.Timestamp t) {
       return t.toInstant();
     }
-    if (literal instanceof LocalDate || literal instanceof String || literal instanceof Instant
+    if (literal instanceof LocalDate
+        || literal instanceof String
+        || literal instanceof Instant
         || literal instanceof LocalDateTime) {
       return literal;
     }
@@ -201,7 +210,8 @@ final class PartitionFilters {
 
     @Override
     public int compareTo(Num o) {
-      return rank != o.rank ? Integer.compare(rank, o.rank)
+      return rank != o.rank
+          ? Integer.compare(rank, o.rank)
           : rank == FINITE ? finite.compareTo(o.finite) : 0;
     }
   }
@@ -213,10 +223,13 @@ final class PartitionFilters {
     }
     if (v instanceof Double || v instanceof Float) {
       double d = ((Number) v).doubleValue();
-      return Double.isNaN(d) ? new Num(Num.NAN, null)
-          : d == Double.POSITIVE_INFINITY ? new Num(Num.POSITIVE_INFINITY, null)
-          : d == Double.NEGATIVE_INFINITY ? new Num(Num.NEGATIVE_INFINITY, null)
-          : new Num(Num.FINITE, new BigDecimal(d));
+      return Double.isNaN(d)
+          ? new Num(Num.NAN, null)
+          : d == Double.POSITIVE_INFINITY
+              ? new Num(Num.POSITIVE_INFINITY, null)
+              : d == Double.NEGATIVE_INFINITY
+                  ? new Num(Num.NEGATIVE_INFINITY, null)
+                  : new Num(Num.FINITE, new BigDecimal(d));
     }
     if (v instanceof BigDecimal d) {
       return new Num(Num.FINITE, d);

@@ -42,20 +42,30 @@ final class ProblemHandler {
       throws IOException {
     if (e instanceof FileNotFoundException) {
       if (!policy.ignoreMissingFiles()) {
-        throw new FileNotFoundException(slice.path() + ": the file was listed when the query was"
-            + " planned but is gone now (" + e.getMessage() + "); set ignoreMissingFiles to skip"
-            + " such files");
+        throw new FileNotFoundException(
+            slice.path()
+                + ": the file was listed when the query was"
+                + " planned but is gone now ("
+                + e.getMessage()
+                + "); set ignoreMissingFiles to skip"
+                + " such files");
       }
       metrics.missingFiles++;
       LOG.warn("profile source: skipped {}: it is gone (ignoreMissingFiles)", slice.path());
       return null;
     }
-    ProfileFormatException p = e instanceof ProfileFormatException pfe ? pfe
-        : new ProfileFormatException(slice.path(), slice.start(), "reading failed at or after"
-            + " this offset: " + e, e);
+    ProfileFormatException p =
+        e instanceof ProfileFormatException pfe
+            ? pfe
+            : new ProfileFormatException(
+                slice.path(),
+                slice.start(),
+                "reading failed at or after" + " this offset: " + e,
+                e);
     metrics.problems++;
     if (policy.ignoreCorruptFiles()) {
-      LOG.warn("profile source: skipped the rest of a corrupt file (ignoreCorruptFiles): {}",
+      LOG.warn(
+          "profile source: skipped the rest of a corrupt file (ignoreCorruptFiles): {}",
           p.getMessage());
       return null;
     }
@@ -71,8 +81,8 @@ final class ProblemHandler {
   }
 
   /** A {@code kind = 'error'} row: count 0 and empty chains, so that sums are unaffected. */
-  private GenericInternalRow errorRow(ProfileFormatException p, Slice slice, String format,
-      Object[] partitionValues) {
+  private GenericInternalRow errorRow(
+      ProfileFormatException p, Slice slice, String format, Object[] partitionValues) {
     if (errorRow == null) {
       errorRow = new GenericInternalRow(columns.width());
       if (columns.kind() >= 0) {
@@ -92,8 +102,8 @@ final class ProblemHandler {
       errorRow.update(columns.path(), UTF8String.fromString(slice.path()));
     }
     if (columns.format() >= 0) {
-      errorRow.update(columns.format(),
-          format == null ? UNKNOWN_FORMAT : UTF8String.fromString(format));
+      errorRow.update(
+          columns.format(), format == null ? UNKNOWN_FORMAT : UTF8String.fromString(format));
     }
     if (columns.recordOffset() >= 0) {
       errorRow.setLong(columns.recordOffset(), p.offset());

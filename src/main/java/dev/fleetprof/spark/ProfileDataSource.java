@@ -25,6 +25,7 @@ public final class ProfileDataSource implements TableProvider, DataSourceRegiste
 
   /** The listing behind the last inferred schema, so that getTable does not list again. */
   private Map<String, String> listedFor;
+
   private ProfileFileIndex listed;
 
   /** The source's columns plus the partition columns of the directories ({@code date=...}). */
@@ -34,9 +35,10 @@ public final class ProfileDataSource implements TableProvider, DataSourceRegiste
   }
 
   @Override
-  public Table getTable(StructType schema, Transform[] partitioning, Map<String, String> properties) {
-    return new ProfileTable(new ReadOptions(new CaseInsensitiveStringMap(properties)),
-        index(properties));
+  public Table getTable(
+      StructType schema, Transform[] partitioning, Map<String, String> properties) {
+    return new ProfileTable(
+        new ReadOptions(new CaseInsensitiveStringMap(properties)), index(properties));
   }
 
   private synchronized ProfileFileIndex index(Map<String, String> properties) {

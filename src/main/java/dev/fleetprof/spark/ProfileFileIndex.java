@@ -10,20 +10,22 @@ import org.apache.spark.sql.util.CaseInsensitiveStringMap;
 
 /**
  * The files of one read and their partition values, listed once when the DataFrame is created (as
- * Spark's InMemoryFileIndex does: files added later are seen by a new {@code load}, not by re-running
- * the same DataFrame).
+ * Spark's InMemoryFileIndex does: files added later are seen by a new {@code load}, not by
+ * re-running the same DataFrame).
  */
-record ProfileFileIndex(List<FileLister.ListedFile> files, PartitionDiscovery.Partitions partitions) {
+record ProfileFileIndex(
+    List<FileLister.ListedFile> files, PartitionDiscovery.Partitions partitions) {
 
-  static ProfileFileIndex list(SparkSession spark, ReadOptions read,
-      CaseInsensitiveStringMap options) {
+  static ProfileFileIndex list(
+      SparkSession spark, ReadOptions read, CaseInsensitiveStringMap options) {
     try {
       var conf = HadoopConf.forRead(spark, options);
       FileLister.checkExists(read.paths(), conf);
       List<FileLister.ListedFile> files =
           FileLister.list(read.paths(), conf, read.pathGlobFilter(), read.basePath());
-      PartitionDiscovery.Partitions partitions = PartitionDiscovery.discover(files,
-          PartitionDiscovery.Settings.of(SQLConf.get(), options), ProfileSchema.SCHEMA);
+      PartitionDiscovery.Partitions partitions =
+          PartitionDiscovery.discover(
+              files, PartitionDiscovery.Settings.of(SQLConf.get(), options), ProfileSchema.SCHEMA);
       return new ProfileFileIndex(files, partitions);
     } catch (IOException e) {
       throw new UncheckedIOException(e.getMessage(), e);
@@ -36,16 +38,18 @@ record ProfileFileIndex(List<FileLister.ListedFile> files, PartitionDiscovery.Pa
    */
   @Override
   public boolean equals(Object o) {
-    if (!(o instanceof ProfileFileIndex other) || files.size() != other.files.size()
+    if (!(o instanceof ProfileFileIndex other)
+        || files.size() != other.files.size()
         || !partitions.schema().equals(other.partitions.schema())) {
       return false;
     }
     for (int i = 0; i < files.size(); i++) {
       FileLister.ListedFile a = files.get(i);
       FileLister.ListedFile b = other.files.get(i);
-      if (!a.path().equals(b.path()) || a.length() != b.length()
-          || !java.util.Arrays.equals(partitions.values(a.path()),
-              other.partitions.values(b.path()))) {
+      if (!a.path().equals(b.path())
+          || a.length() != b.length()
+          || !java.util.Arrays.equals(
+              partitions.values(a.path()), other.partitions.values(b.path()))) {
         return false;
       }
     }

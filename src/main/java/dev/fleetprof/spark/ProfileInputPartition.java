@@ -16,11 +16,12 @@ final class ProfileInputPartition implements InputPartition {
   private final long[] lengths;
   private final long[] modified;
   private final String[] hosts;
+
   /** Per slice, the file's partition values (Spark's internal values; null when no columns). */
   private final Object[][] partitionValues;
 
-  ProfileInputPartition(List<Slice> slices, Object[][] partitionValues, long[] modified,
-      String[] hosts) {
+  ProfileInputPartition(
+      List<Slice> slices, Object[][] partitionValues, long[] modified, String[] hosts) {
     this.partitionValues = partitionValues;
     this.modified = modified;
     int n = slices.size();

@@ -31,8 +31,12 @@ final class ProfilePartitionReader implements PartitionReader<InternalRow> {
   private long rowsReturned;
   private IOException pending;
 
-  ProfilePartitionReader(ProfileInputPartition partition, SliceOpener opener,
-      RequiredColumns columns, ProblemPolicy policy, ReadMetrics metrics) {
+  ProfilePartitionReader(
+      ProfileInputPartition partition,
+      SliceOpener opener,
+      RequiredColumns columns,
+      ProblemPolicy policy,
+      ReadMetrics metrics) {
     this.partition = partition;
     this.opener = opener;
     this.columns = columns;
@@ -69,9 +73,9 @@ final class ProfilePartitionReader implements PartitionReader<InternalRow> {
   }
 
   /**
-   * Columnar reads: fills the batch with the next rows of one slice (or one error row); false at the
-   * end of the partition. A problem found after some of a batch's rows is handled (as the mode says)
-   * on the next call, so that those rows are kept.
+   * Columnar reads: fills the batch with the next rows of one slice (or one error row); false at
+   * the end of the partition. A problem found after some of a batch's rows is handled (as the mode
+   * says) on the next call, so that those rows are kept.
    */
   boolean nextBatch(FlatBatch batch) throws IOException {
     injectFaultForTests();
@@ -118,7 +122,11 @@ final class ProfilePartitionReader implements PartitionReader<InternalRow> {
     return true;
   }
 
-  private enum Opened { END, SLICE, ERROR_ROW }
+  private enum Opened {
+    END,
+    SLICE,
+    ERROR_ROW
+  }
 
   /**
    * Closes the finished slice (if a problem has not already) and opens the partition's next one; a
@@ -176,8 +184,12 @@ final class ProfilePartitionReader implements PartitionReader<InternalRow> {
         && rowsReturned >= policy.failFirstAttemptAfterRows()) {
       TaskContext task = TaskContext.get();
       if (task != null && task.attemptNumber() == 0) {
-        throw new IOException("fault injected by the test hook "
-            + ReadOptions.FAIL_FIRST_ATTEMPT_AFTER_ROWS + " after " + rowsReturned + " rows");
+        throw new IOException(
+            "fault injected by the test hook "
+                + ReadOptions.FAIL_FIRST_ATTEMPT_AFTER_ROWS
+                + " after "
+                + rowsReturned
+                + " rows");
       }
     }
   }

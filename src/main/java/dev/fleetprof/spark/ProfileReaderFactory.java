@@ -23,9 +23,13 @@ final class ProfileReaderFactory implements PartitionReaderFactory {
   private final StructType readSchema;
   private final boolean columnar;
 
-  ProfileReaderFactory(Broadcast<SerializableConfiguration> conf,
-      Broadcast<HashMap<String, CpuProfileLayout>> layouts, ReadOptions read,
-      RequiredColumns columns, StructType readSchema, boolean columnar) {
+  ProfileReaderFactory(
+      Broadcast<SerializableConfiguration> conf,
+      Broadcast<HashMap<String, CpuProfileLayout>> layouts,
+      ReadOptions read,
+      RequiredColumns columns,
+      StructType readSchema,
+      boolean columnar) {
     this.conf = conf;
     this.layouts = layouts;
     this.read = read;
@@ -46,8 +50,15 @@ final class ProfileReaderFactory implements PartitionReaderFactory {
       bytes += partition.slice(i).fileLength();
     }
     ReadMetrics metrics = new ReadMetrics();
-    SliceOpener opener = new SliceOpener(conf.value().get(), splitLayouts,
-        ProfileFormats.byName(read.format()), read.formatOptions(), columns, metrics, bytes);
+    SliceOpener opener =
+        new SliceOpener(
+            conf.value().get(),
+            splitLayouts,
+            ProfileFormats.byName(read.format()),
+            read.formatOptions(),
+            columns,
+            metrics,
+            bytes);
     return new ProfilePartitionReader(partition, opener, columns, read.problemPolicy(), metrics);
   }
 
@@ -59,7 +70,7 @@ final class ProfileReaderFactory implements PartitionReaderFactory {
 
   @Override
   public PartitionReader<ColumnarBatch> createColumnarReader(InputPartition partition) {
-    return new ProfileColumnarReader(createRowReader((ProfileInputPartition) partition),
-        new FlatBatch(readSchema));
+    return new ProfileColumnarReader(
+        createRowReader((ProfileInputPartition) partition), new FlatBatch(readSchema));
   }
 }

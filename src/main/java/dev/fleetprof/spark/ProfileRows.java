@@ -29,7 +29,11 @@ final class ProfileRows implements RowSource {
   private String periodUnit;
   private UTF8String periodUnitUtf8;
 
-  ProfileRows(ProfileRecordReader reader, String format, String path, RequiredColumns cols,
+  ProfileRows(
+      ProfileRecordReader reader,
+      String format,
+      String path,
+      RequiredColumns cols,
       ReadMetrics metrics) {
     this.reader = reader;
     this.cols = cols;
@@ -37,8 +41,8 @@ final class ProfileRows implements RowSource {
     this.path = path;
     this.formatColumns = FormatColumns.of(reader, cols);
     this.chains = cols.needsPcs() ? new UnsafeChains(reader.mappings()) : null;
-    this.uniform = reader.uniformRecords()
-        && (formatColumns == null || formatColumns.constantPerFile());
+    this.uniform =
+        reader.uniformRecords() && (formatColumns == null || formatColumns.constantPerFile());
     this.row = new GenericInternalRow(cols.width());
     // What every row of the file shares is set once; fill() sets what changes per record.
     if (cols.path() >= 0) {
@@ -130,9 +134,14 @@ final class ProfileRows implements RowSource {
     if (cols.frames() >= 0) {
       UnsafeArrayData frames = chains.frames(pcs, depth);
       if (frames == null) {
-        throw new ProfileFormatException(path, reader.recordOffset(), "the record's " + depth
-            + " frames would take more than " + (UnsafeChains.MAX_FRAMES_BYTES >> 20)
-            + " MiB (each repeats its module's path; is the maps text corrupt?)");
+        throw new ProfileFormatException(
+            path,
+            reader.recordOffset(),
+            "the record's "
+                + depth
+                + " frames would take more than "
+                + (UnsafeChains.MAX_FRAMES_BYTES >> 20)
+                + " MiB (each repeats its module's path; is the maps text corrupt?)");
       }
       row.update(cols.frames(), frames);
     }

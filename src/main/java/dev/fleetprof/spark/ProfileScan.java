@@ -35,8 +35,8 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Plans a read: lists the files, cuts large gperftools profiles into record-aligned splits (reading
- * each one's head and tail once, here on the driver), packs slices into partitions like Spark's file
- * sources, and broadcasts what every reader needs (the Hadoop configuration, the split files'
+ * each one's head and tail once, here on the driver), packs slices into partitions like Spark's
+ * file sources, and broadcasts what every reader needs (the Hadoop configuration, the split files'
  * layouts) once instead of shipping it with every task.
  */
 final class ProfileScan implements Scan, Batch {
@@ -52,8 +52,12 @@ final class ProfileScan implements Scan, Batch {
   /** The result of planning, computed once for both planInputPartitions and the reader factory. */
   private record Plan(InputPartition[] partitions, Map<String, CpuProfileLayout> layouts) {}
 
-  ProfileScan(CaseInsensitiveStringMap options, ReadOptions read, StructType readSchema,
-      ProfileFileIndex index, org.apache.spark.sql.sources.Filter[] pushedFilters) {
+  ProfileScan(
+      CaseInsensitiveStringMap options,
+      ReadOptions read,
+      StructType readSchema,
+      ProfileFileIndex index,
+      org.apache.spark.sql.sources.Filter[] pushedFilters) {
     this.options = options;
     this.read = read;
     this.readSchema = readSchema;
@@ -68,10 +72,17 @@ final class ProfileScan implements Scan, Batch {
 
   @Override
   public String description() {
-    return "profile [format=" + read.format() + ", mode=" + read.problemPolicy().mode()
-        + (columnar() ? ", columnar" : "") + ", paths="
-        + read.paths() + (pushedFilters.length == 0 ? ""
-        : ", partitionFilters=" + java.util.Arrays.toString(pushedFilters)) + "]";
+    return "profile [format="
+        + read.format()
+        + ", mode="
+        + read.problemPolicy().mode()
+        + (columnar() ? ", columnar" : "")
+        + ", paths="
+        + read.paths()
+        + (pushedFilters.length == 0
+            ? ""
+            : ", partitionFilters=" + java.util.Arrays.toString(pushedFilters))
+        + "]";
   }
 
   @Override
@@ -98,8 +109,13 @@ final class ProfileScan implements Scan, Batch {
     Map<String, CpuProfileLayout> layouts = plan().layouts();
     Broadcast<HashMap<String, CpuProfileLayout>> layoutsBroadcast =
         layouts.isEmpty() ? null : jsc.broadcast(new HashMap<>(layouts));
-    return new ProfileReaderFactory(conf, layoutsBroadcast, read,
-        RequiredColumns.of(readSchema, index.partitions().schema()), readSchema, columnar());
+    return new ProfileReaderFactory(
+        conf,
+        layoutsBroadcast,
+        read,
+        RequiredColumns.of(readSchema, index.partitions().schema()),
+        readSchema,
+        columnar());
   }
 
   @Override
@@ -146,15 +162,17 @@ final class ProfileScan implements Scan, Batch {
 
     long maxPartitionBytes = read.maxPartitionBytes();
     long openCost = read.openCostInBytes();
-    int minPartitions = sql.filesMinPartitionNum().isDefined()
-        ? (Integer) sql.filesMinPartitionNum().get()
-        : spark.sparkContext().defaultParallelism();
+    int minPartitions =
+        sql.filesMinPartitionNum().isDefined()
+            ? (Integer) sql.filesMinPartitionNum().get()
+            : spark.sparkContext().defaultParallelism();
     long totalBytes = 0;
     for (FileLister.ListedFile f : files) {
       totalBytes += f.length();
     }
-    long maxSplit = SplitPlanner.maxSplitBytes(maxPartitionBytes, openCost, minPartitions,
-        totalBytes, files.size());
+    long maxSplit =
+        SplitPlanner.maxSplitBytes(
+            maxPartitionBytes, openCost, minPartitions, totalBytes, files.size());
 
     List<Slice> slices = new ArrayList<>();
     Map<String, CpuProfileLayout> layouts = new HashMap<>();
@@ -181,12 +199,18 @@ final class ProfileScan implements Scan, Batch {
         values[j] = index.partitions().values(sl.get(j).path());
         modified[j] = modifiedByPath.get(sl.get(j).path());
       }
-      partitions[i] = new ProfileInputPartition(sl, values, modified,
-          packed.get(i).preferredHosts());
+      partitions[i] =
+          new ProfileInputPartition(sl, values, modified, packed.get(i).preferredHosts());
     }
-    LOG.info("profile source: {} files ({} bytes, {} of them split on record boundaries) in {}"
-            + " slices and {} partitions of up to {} bytes, planned in {} ms", files.size(),
-        totalBytes, layouts.size(), slices.size(), partitions.length, maxSplit,
+    LOG.info(
+        "profile source: {} files ({} bytes, {} of them split on record boundaries) in {}"
+            + " slices and {} partitions of up to {} bytes, planned in {} ms",
+        files.size(),
+        totalBytes,
+        layouts.size(),
+        slices.size(),
+        partitions.length,
+        maxSplit,
         (System.nanoTime() - started) / 1_000_000);
     return new Plan(partitions, layouts);
   }
@@ -197,8 +221,9 @@ final class ProfileScan implements Scan, Batch {
    */
   private CpuProfileLayout splittableLayout(FileLister.ListedFile f, Configuration conf)
       throws IOException {
-    if (HadoopByteSource.isGzip(f.path()) || !(read.format().equals(ProfileFormats.AUTO)
-        || read.format().equals(GperftoolsFormat.NAME))) {
+    if (HadoopByteSource.isGzip(f.path())
+        || !(read.format().equals(ProfileFormats.AUTO)
+            || read.format().equals(GperftoolsFormat.NAME))) {
       return null;
     }
     HadoopByteSource src = new HadoopByteSource(f.path(), f.length(), conf);
@@ -212,8 +237,12 @@ final class ProfileScan implements Scan, Batch {
     }
     CpuProfileLayout layout = CpuProfileLayout.read(src);
     if (!layout.splittable()) {
-      LOG.warn("profile source: {} is read as one split: {}", f.path(), layout.hasTrailer()
-          ? "its maps text lists no executable mapping" : "it has no trailer (truncated?)");
+      LOG.warn(
+          "profile source: {} is read as one split: {}",
+          f.path(),
+          layout.hasTrailer()
+              ? "its maps text lists no executable mapping"
+              : "it has no trailer (truncated?)");
       return null;
     }
     return layout;
@@ -225,15 +254,17 @@ final class ProfileScan implements Scan, Batch {
    */
   @Override
   public boolean equals(Object o) {
-    return o instanceof ProfileScan other && read.equals(other.read)
-        && readSchema.equals(other.readSchema) && index.equals(other.index)
+    return o instanceof ProfileScan other
+        && read.equals(other.read)
+        && readSchema.equals(other.readSchema)
+        && index.equals(other.index)
         && java.util.Arrays.equals(pushedFilters, other.pushedFilters)
         && ReadOptions.hadoopOptions(options).equals(ReadOptions.hadoopOptions(other.options));
   }
 
   @Override
   public int hashCode() {
-    return java.util.Objects.hash(read, readSchema, index,
-        java.util.Arrays.hashCode(pushedFilters));
+    return java.util.Objects.hash(
+        read, readSchema, index, java.util.Arrays.hashCode(pushedFilters));
   }
 }

@@ -14,13 +14,13 @@ import org.apache.spark.sql.types.StructType;
 import org.apache.spark.sql.util.CaseInsensitiveStringMap;
 
 /**
- * Builds the scan, keeping only the columns the query needs (without {@code pcs}, {@code frames} and
- * {@code mapping}, readers walk record headers and never decode a call chain) and only the files whose
- * partition values can pass the query's filters on partition columns ({@code WHERE date = ...} reads
- * one day's directories, not the whole tree).
+ * Builds the scan, keeping only the columns the query needs (without {@code pcs}, {@code frames}
+ * and {@code mapping}, readers walk record headers and never decode a call chain) and only the
+ * files whose partition values can pass the query's filters on partition columns ({@code WHERE date
+ * = ...} reads one day's directories, not the whole tree).
  */
-final class ProfileScanBuilder implements ScanBuilder, SupportsPushDownRequiredColumns,
-    SupportsPushDownFilters {
+final class ProfileScanBuilder
+    implements ScanBuilder, SupportsPushDownRequiredColumns, SupportsPushDownFilters {
   private final CaseInsensitiveStringMap options;
   private final ReadOptions read;
   private final ProfileFileIndex index;
@@ -35,16 +35,18 @@ final class ProfileScanBuilder implements ScanBuilder, SupportsPushDownRequiredC
   }
 
   /**
-   * Keeps the top-level columns the query needs, each whole: Spark may ask for structs pruned to the
-   * fields a query touches (e.g. only {@code dcpi.event}), but readers build whole structs, and
+   * Keeps the top-level columns the query needs, each whole: Spark may ask for structs pruned to
+   * the fields a query touches (e.g. only {@code dcpi.event}), but readers build whole structs, and
    * Spark accepts a read schema wider than asked for.
    */
   @Override
   public void pruneColumns(StructType requiredSchema) {
     Set<String> names = Set.of(requiredSchema.fieldNames());
-    StructType kept = new StructType(Arrays.stream(index.schema().fields())
-        .filter(f -> names.contains(f.name()))
-        .toArray(StructField[]::new));
+    StructType kept =
+        new StructType(
+            Arrays.stream(index.schema().fields())
+                .filter(f -> names.contains(f.name()))
+                .toArray(StructField[]::new));
     if (names.contains(ProfileSchema.METADATA)) {
       kept = kept.add(ProfileSchema.METADATA, ProfileSchema.METADATA_TYPE, false);
     }

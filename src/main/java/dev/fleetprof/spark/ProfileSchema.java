@@ -34,66 +34,99 @@ public final class ProfileSchema {
   /** The {@code kind} of the rows that report a problem instead of a record. */
   public static final String KIND_ERROR = "error";
 
-  public static final StructType MAPPING_TYPE = new StructType()
-      .add("start", DataTypes.LongType, false)
-      .add("limit", DataTypes.LongType, false)
-      .add("offset", DataTypes.LongType, false)
-      .add("path", DataTypes.StringType, false);
+  public static final StructType MAPPING_TYPE =
+      new StructType()
+          .add("start", DataTypes.LongType, false)
+          .add("limit", DataTypes.LongType, false)
+          .add("offset", DataTypes.LongType, false)
+          .add("path", DataTypes.StringType, false);
 
-  public static final StructType FRAME_TYPE = new StructType()
-      .add("module", DataTypes.StringType, true)
-      .add("offset", DataTypes.LongType, false);
+  public static final StructType FRAME_TYPE =
+      new StructType()
+          .add("module", DataTypes.StringType, true)
+          .add("offset", DataTypes.LongType, false);
 
   /** gprof histogram rows: the bin's exclusive end and what a count means (time = count / rate). */
-  public static final StructType HISTOGRAM_TYPE = new StructType()
-      .add("limit", DataTypes.LongType, false)
-      .add("rate", DataTypes.LongType, false)
-      .add("dimension", DataTypes.StringType, false)
-      .add("dimension_abbrev", DataTypes.StringType, false);
+  public static final StructType HISTOGRAM_TYPE =
+      new StructType()
+          .add("limit", DataTypes.LongType, false)
+          .add("rate", DataTypes.LongType, false)
+          .add("dimension", DataTypes.StringType, false)
+          .add("dimension_abbrev", DataTypes.StringType, false);
 
   /** DCPI rows: the facts of the file's header, every header line kept in {@code header}. */
-  public static final StructType DCPI_TYPE = new StructType()
-      .add("image", DataTypes.StringType, false)
-      .add("event", DataTypes.StringType, false)
-      .add("platform", DataTypes.StringType, false)
-      .add("epoch", DataTypes.TimestampType, false)
-      .add("cpuspeed", DataTypes.LongType, false)
-      .add("version", DataTypes.StringType, false)
-      .add("header", DataTypes.createMapType(DataTypes.StringType, DataTypes.StringType, false),
-          false);
+  public static final StructType DCPI_TYPE =
+      new StructType()
+          .add("image", DataTypes.StringType, false)
+          .add("event", DataTypes.StringType, false)
+          .add("platform", DataTypes.StringType, false)
+          .add("epoch", DataTypes.TimestampType, false)
+          .add("cpuspeed", DataTypes.LongType, false)
+          .add("version", DataTypes.StringType, false)
+          .add(
+              "header",
+              DataTypes.createMapType(DataTypes.StringType, DataTypes.StringType, false),
+              false);
 
   /**
    * {@code _metadata}: the fields Spark's file sources give it, with the same meanings (the block
    * is the slice of the file the row's task read; the path is URL-encoded, as Spark's is).
    */
-  public static final StructType METADATA_TYPE = new StructType()
-      .add("file_path", DataTypes.StringType, false)
-      .add("file_name", DataTypes.StringType, false)
-      .add("file_size", DataTypes.LongType, false)
-      .add("file_block_start", DataTypes.LongType, false)
-      .add("file_block_length", DataTypes.LongType, false)
-      .add("file_modification_time", DataTypes.TimestampType, false);
+  public static final StructType METADATA_TYPE =
+      new StructType()
+          .add("file_path", DataTypes.StringType, false)
+          .add("file_name", DataTypes.StringType, false)
+          .add("file_size", DataTypes.LongType, false)
+          .add("file_block_start", DataTypes.LongType, false)
+          .add("file_block_length", DataTypes.LongType, false)
+          .add("file_modification_time", DataTypes.TimestampType, false);
 
-  public static final StructType SCHEMA = new StructType(new StructField[] {
-      field(PATH, DataTypes.StringType, false, "the file the row came from"),
-      field(FORMAT, DataTypes.StringType, false, "gperftools | gprof | dcpi"),
-      field(KIND, DataTypes.StringType, false, "what the row counts: sample, histogram, arc, ..."),
-      field(PCS, new ArrayType(DataTypes.LongType, false), false,
-          "addresses exactly as stored, leaf first, unsigned 64-bit bit patterns"),
-      field(COUNT, DataTypes.LongType, false, "the record's count (unsigned 64-bit bit pattern)"),
-      field(MAPPING, MAPPING_TYPE, true, "the executable mapping holding pcs[0], if any"),
-      field(FRAMES, new ArrayType(FRAME_TYPE, false), false,
-          "per pc: the mapped file and the pc's offset in it (module null, offset = pc if unmapped)"),
-      field(PERIOD, DataTypes.LongType, true, "what one count stands for, in period_unit"),
-      field(PERIOD_UNIT, DataTypes.StringType, true, "the unit of period, e.g. microseconds"),
-      field(RECORD_OFFSET, DataTypes.LongType, false,
-          "byte offset of the record in the (uncompressed) file"),
-      field(HISTOGRAM, HISTOGRAM_TYPE, true,
-          "gprof histogram rows: bin end (exclusive), rate and dimension; null on other rows"),
-      field(DCPI, DCPI_TYPE, true, "DCPI rows: the header's facts; null on other rows"),
-      field(ERROR, DataTypes.StringType, true, "kind = 'error' rows: the file, byte offset and"
-          + " problem; null on every other row"),
-  });
+  public static final StructType SCHEMA =
+      new StructType(
+          new StructField[] {
+            field(PATH, DataTypes.StringType, false, "the file the row came from"),
+            field(FORMAT, DataTypes.StringType, false, "gperftools | gprof | dcpi"),
+            field(
+                KIND,
+                DataTypes.StringType,
+                false,
+                "what the row counts: sample, histogram, arc, ..."),
+            field(
+                PCS,
+                new ArrayType(DataTypes.LongType, false),
+                false,
+                "addresses exactly as stored, leaf first, unsigned 64-bit bit patterns"),
+            field(
+                COUNT,
+                DataTypes.LongType,
+                false,
+                "the record's count (unsigned 64-bit bit pattern)"),
+            field(MAPPING, MAPPING_TYPE, true, "the executable mapping holding pcs[0], if any"),
+            field(
+                FRAMES,
+                new ArrayType(FRAME_TYPE, false),
+                false,
+                "per pc: the mapped file and the pc's offset in it (module null, offset = pc if unmapped)"),
+            field(PERIOD, DataTypes.LongType, true, "what one count stands for, in period_unit"),
+            field(PERIOD_UNIT, DataTypes.StringType, true, "the unit of period, e.g. microseconds"),
+            field(
+                RECORD_OFFSET,
+                DataTypes.LongType,
+                false,
+                "byte offset of the record in the (uncompressed) file"),
+            field(
+                HISTOGRAM,
+                HISTOGRAM_TYPE,
+                true,
+                "gprof histogram rows: bin end (exclusive), rate and dimension; null on other rows"),
+            field(DCPI, DCPI_TYPE, true, "DCPI rows: the header's facts; null on other rows"),
+            field(
+                ERROR,
+                DataTypes.StringType,
+                true,
+                "kind = 'error' rows: the file, byte offset and"
+                    + " problem; null on every other row"),
+          });
 
   /** The source's columns followed by the partition columns found in the directory names. */
   public static StructType withPartitions(StructType partitionSchema) {
@@ -106,8 +139,8 @@ public final class ProfileSchema {
 
   private ProfileSchema() {}
 
-  private static StructField field(String name, org.apache.spark.sql.types.DataType type,
-      boolean nullable, String comment) {
+  private static StructField field(
+      String name, org.apache.spark.sql.types.DataType type, boolean nullable, String comment) {
     return new StructField(name, type, nullable, Metadata.empty()).withComment(comment);
   }
 }

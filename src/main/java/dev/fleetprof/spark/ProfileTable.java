@@ -58,26 +58,28 @@ final class ProfileTable implements SupportsRead, SupportsMetadataColumns {
   /** {@code _metadata}, as Spark's file sources offer it (file path, name, size, block, time). */
   @Override
   public MetadataColumn[] metadataColumns() {
-    return new MetadataColumn[] {new MetadataColumn() {
-      @Override
-      public String name() {
-        return ProfileSchema.METADATA;
-      }
+    return new MetadataColumn[] {
+      new MetadataColumn() {
+        @Override
+        public String name() {
+          return ProfileSchema.METADATA;
+        }
 
-      @Override
-      public DataType dataType() {
-        return ProfileSchema.METADATA_TYPE;
-      }
+        @Override
+        public DataType dataType() {
+          return ProfileSchema.METADATA_TYPE;
+        }
 
-      @Override
-      public boolean isNullable() {
-        return false;
-      }
+        @Override
+        public boolean isNullable() {
+          return false;
+        }
 
-      @Override
-      public String comment() {
-        return "the file each row came from: path, name, size, the block read, modification time";
+        @Override
+        public String comment() {
+          return "the file each row came from: path, name, size, the block read, modification time";
+        }
       }
-    }};
+    };
   }
 }

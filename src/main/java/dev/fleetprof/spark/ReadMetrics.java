@@ -16,14 +16,14 @@ final class ReadMetrics {
 
   CustomTaskMetric[] values() {
     return new CustomTaskMetric[] {
-        ProfileMetrics.task(ProfileMetrics.FILES, files),
-        ProfileMetrics.task(ProfileMetrics.RECORDS, records),
-        ProfileMetrics.task(ProfileMetrics.BYTES, bytes),
-        ProfileMetrics.task(ProfileMetrics.RESYNCED_SPLITS, resyncedSplits),
-        ProfileMetrics.task(ProfileMetrics.TRUNCATED_FILES, truncatedFiles),
-        ProfileMetrics.task(ProfileMetrics.CHAINS_DECODED, chainsDecoded),
-        ProfileMetrics.task(ProfileMetrics.PROBLEMS, problems),
-        ProfileMetrics.task(ProfileMetrics.MISSING_FILES, missingFiles),
+      ProfileMetrics.task(ProfileMetrics.FILES, files),
+      ProfileMetrics.task(ProfileMetrics.RECORDS, records),
+      ProfileMetrics.task(ProfileMetrics.BYTES, bytes),
+      ProfileMetrics.task(ProfileMetrics.RESYNCED_SPLITS, resyncedSplits),
+      ProfileMetrics.task(ProfileMetrics.TRUNCATED_FILES, truncatedFiles),
+      ProfileMetrics.task(ProfileMetrics.CHAINS_DECODED, chainsDecoded),
+      ProfileMetrics.task(ProfileMetrics.PROBLEMS, problems),
+      ProfileMetrics.task(ProfileMetrics.MISSING_FILES, missingFiles),
     };
   }
 }

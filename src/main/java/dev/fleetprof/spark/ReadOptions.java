@@ -29,8 +29,10 @@ public final class ReadOptions implements Serializable {
 
   /** {@code auto} (default: each file's format from its bytes) or one format's name. */
   public static final String FORMAT = "format";
+
   /** A glob on file names (not directories), as in Spark's file sources. */
   public static final String PATH_GLOB_FILTER = "pathGlobFilter";
+
   /**
    * As in Spark's file sources: {@code true} reads every file below the paths and infers no
    * partition columns from {@code key=value} directories (so {@code basePath} has no effect);
@@ -38,21 +40,28 @@ public final class ReadOptions implements Serializable {
    * recursively) and infers them.
    */
   public static final String RECURSIVE_FILE_LOOKUP = "recursiveFileLookup";
+
   public static final String MAX_PARTITION_BYTES = "maxPartitionBytes";
   public static final String OPEN_COST_IN_BYTES = "openCostInBytes";
+
   /** Where partition directories start, as in Spark's file sources. */
   public static final String BASE_PATH = "basePath";
+
   /** The zone of timestamp partition values; default {@code spark.sql.session.timeZone}. */
   public static final String TIME_ZONE = "timeZone";
+
   /** What to do with malformed input: PERMISSIVE (default), DROPMALFORMED or FAILFAST. */
   public static final String MODE = "mode";
+
   public static final String IGNORE_CORRUPT_FILES = "ignoreCorruptFiles";
   public static final String IGNORE_MISSING_FILES = "ignoreMissingFiles";
+
   /**
    * Whether queries that need no call chains read column batches (default true); false reads rows,
    * as every query with chains does.
    */
   public static final String COLUMNAR = "columnar";
+
   /**
    * Test-only fault hook: the first attempt of every task fails after this many rows, so that tests
    * can check a retried task gives the same rows. Not for users.
@@ -60,16 +69,34 @@ public final class ReadOptions implements Serializable {
   static final String FAIL_FIRST_ATTEMPT_AFTER_ROWS = "fleetprof.test.failFirstAttemptAfterRows";
 
   /** Spark's parse modes for malformed input. */
-  public enum Mode { PERMISSIVE, DROPMALFORMED, FAILFAST }
+  public enum Mode {
+    PERMISSIVE,
+    DROPMALFORMED,
+    FAILFAST
+  }
 
   /** Options that are the source's own; every other option is passed to Hadoop's Configuration. */
   static final Set<String> OWN = ownOptions();
 
   private static Set<String> ownOptions() {
     Set<String> own = new HashSet<>();
-    List<String> names = new ArrayList<>(List.of("path", "paths", FORMAT, PATH_GLOB_FILTER,
-        RECURSIVE_FILE_LOOKUP, MAX_PARTITION_BYTES, OPEN_COST_IN_BYTES, BASE_PATH, TIME_ZONE, MODE,
-        IGNORE_CORRUPT_FILES, IGNORE_MISSING_FILES, COLUMNAR, FAIL_FIRST_ATTEMPT_AFTER_ROWS));
+    List<String> names =
+        new ArrayList<>(
+            List.of(
+                "path",
+                "paths",
+                FORMAT,
+                PATH_GLOB_FILTER,
+                RECURSIVE_FILE_LOOKUP,
+                MAX_PARTITION_BYTES,
+                OPEN_COST_IN_BYTES,
+                BASE_PATH,
+                TIME_ZONE,
+                MODE,
+                IGNORE_CORRUPT_FILES,
+                IGNORE_MISSING_FILES,
+                COLUMNAR,
+                FAIL_FIRST_ATTEMPT_AFTER_ROWS));
     names.addAll(ProfileFormats.optionNames());
     for (String k : names) {
       own.add(k.toLowerCase(Locale.ROOT));
@@ -97,9 +124,13 @@ public final class ReadOptions implements Serializable {
     this.paths = paths(options);
     this.format = options.getOrDefault(FORMAT, ProfileFormats.AUTO).toLowerCase(Locale.ROOT);
     if (!format.equals(ProfileFormats.AUTO) && ProfileFormats.byName(format) == null) {
-      throw new IllegalArgumentException("profile source: option format='" + format
-          + "' is not one of " + ProfileFormats.AUTO + ", "
-          + String.join(", ", ProfileFormats.names()));
+      throw new IllegalArgumentException(
+          "profile source: option format='"
+              + format
+              + "' is not one of "
+              + ProfileFormats.AUTO
+              + ", "
+              + String.join(", ", ProfileFormats.names()));
     }
     this.pathGlobFilter = options.get(PATH_GLOB_FILTER);
     this.recursiveFileLookup = bool(options, RECURSIVE_FILE_LOOKUP, false);
@@ -129,13 +160,18 @@ public final class ReadOptions implements Serializable {
     try {
       mode = Mode.valueOf(m);
     } catch (IllegalArgumentException e) {
-      throw new IllegalArgumentException("profile source: option mode='" + options.get(MODE)
-          + "' is not one of PERMISSIVE, DROPMALFORMED, FAILFAST", e);
+      throw new IllegalArgumentException(
+          "profile source: option mode='"
+              + options.get(MODE)
+              + "' is not one of PERMISSIVE, DROPMALFORMED, FAILFAST",
+          e);
     }
-    this.problemPolicy = new ProblemPolicy(mode,
-        bool(options, IGNORE_CORRUPT_FILES, session.ignoreCorruptFiles()),
-        bool(options, IGNORE_MISSING_FILES, session.ignoreMissingFiles()),
-        options.getLong(FAIL_FIRST_ATTEMPT_AFTER_ROWS, -1));
+    this.problemPolicy =
+        new ProblemPolicy(
+            mode,
+            bool(options, IGNORE_CORRUPT_FILES, session.ignoreCorruptFiles()),
+            bool(options, IGNORE_MISSING_FILES, session.ignoreMissingFiles()),
+            options.getLong(FAIL_FIRST_ATTEMPT_AFTER_ROWS, -1));
     this.columnar = bool(options, COLUMNAR, true);
   }
 
@@ -145,8 +181,8 @@ public final class ReadOptions implements Serializable {
       return fallback;
     }
     if (!v.equalsIgnoreCase("true") && !v.equalsIgnoreCase("false")) {
-      throw new IllegalArgumentException("profile source: option " + key + "='" + v
-          + "' is not true or false");
+      throw new IllegalArgumentException(
+          "profile source: option " + key + "='" + v + "' is not true or false");
     }
     return Boolean.parseBoolean(v.toLowerCase(Locale.ROOT));
   }
@@ -155,8 +191,9 @@ public final class ReadOptions implements Serializable {
     List<String> out = new ArrayList<>();
     if (options.containsKey("paths")) {
       try {
-        out.addAll(new ObjectMapper().readValue(options.get("paths"),
-            new TypeReference<List<String>>() {}));
+        out.addAll(
+            new ObjectMapper()
+                .readValue(options.get("paths"), new TypeReference<List<String>>() {}));
       } catch (java.io.IOException e) {
         throw new IllegalArgumentException("profile source: option paths is not a JSON array", e);
       }
@@ -175,8 +212,13 @@ public final class ReadOptions implements Serializable {
     try {
       return JavaUtils.byteStringAsBytes(v);
     } catch (NumberFormatException e) {
-      throw new IllegalArgumentException("profile source: option " + key + "='" + v
-          + "' is not a size in bytes (e.g. 134217728, 128m)", e);
+      throw new IllegalArgumentException(
+          "profile source: option "
+              + key
+              + "='"
+              + v
+              + "' is not a size in bytes (e.g. 134217728, 128m)",
+          e);
     }
   }
 
@@ -243,17 +285,31 @@ public final class ReadOptions implements Serializable {
 
   @Override
   public boolean equals(Object o) {
-    return o instanceof ReadOptions r && paths.equals(r.paths) && format.equals(r.format)
+    return o instanceof ReadOptions r
+        && paths.equals(r.paths)
+        && format.equals(r.format)
         && Objects.equals(pathGlobFilter, r.pathGlobFilter)
-        && recursiveFileLookup == r.recursiveFileLookup && Objects.equals(basePath, r.basePath)
-        && maxPartitionBytes == r.maxPartitionBytes && openCostInBytes == r.openCostInBytes
-        && formatOptions.equals(r.formatOptions) && problemPolicy.equals(r.problemPolicy)
+        && recursiveFileLookup == r.recursiveFileLookup
+        && Objects.equals(basePath, r.basePath)
+        && maxPartitionBytes == r.maxPartitionBytes
+        && openCostInBytes == r.openCostInBytes
+        && formatOptions.equals(r.formatOptions)
+        && problemPolicy.equals(r.problemPolicy)
         && columnar == r.columnar;
   }
 
   @Override
   public int hashCode() {
-    return Objects.hash(paths, format, pathGlobFilter, recursiveFileLookup, basePath,
-        maxPartitionBytes, openCostInBytes, formatOptions, problemPolicy, columnar);
+    return Objects.hash(
+        paths,
+        format,
+        pathGlobFilter,
+        recursiveFileLookup,
+        basePath,
+        maxPartitionBytes,
+        openCostInBytes,
+        formatOptions,
+        problemPolicy,
+        columnar);
   }
 }

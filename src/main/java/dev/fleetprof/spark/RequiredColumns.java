@@ -1,34 +1,57 @@
 package dev.fleetprof.spark;
 
 import dev.fleetprof.split.SplitPlanner.Slice;
-import org.apache.hadoop.fs.Path;
-import org.apache.spark.unsafe.types.UTF8String;
-
 import java.io.Serializable;
+import org.apache.hadoop.fs.Path;
 import org.apache.spark.sql.catalyst.expressions.GenericInternalRow;
 import org.apache.spark.sql.types.StructType;
+import org.apache.spark.unsafe.types.UTF8String;
 
 /**
  * Where each known column sits in the (pruned) read schema, or -1 when the query does not need it;
  * {@code partitions[i]} is where partition column i goes.
  */
-record RequiredColumns(int width, int path, int format, int kind, int pcs, int count, int mapping,
-    int frames, int period, int periodUnit, int recordOffset, int histogram, int dcpi, int error,
-    int metadata, int[] partitions) implements Serializable {
+record RequiredColumns(
+    int width,
+    int path,
+    int format,
+    int kind,
+    int pcs,
+    int count,
+    int mapping,
+    int frames,
+    int period,
+    int periodUnit,
+    int recordOffset,
+    int histogram,
+    int dcpi,
+    int error,
+    int metadata,
+    int[] partitions)
+    implements Serializable {
 
   static RequiredColumns of(StructType schema, StructType partitionSchema) {
     int[] partitions = new int[partitionSchema.size()];
     for (int i = 0; i < partitions.length; i++) {
       partitions[i] = index(schema, partitionSchema.fields()[i].name());
     }
-    return new RequiredColumns(schema.fields().length, index(schema, ProfileSchema.PATH),
-        index(schema, ProfileSchema.FORMAT), index(schema, ProfileSchema.KIND),
-        index(schema, ProfileSchema.PCS), index(schema, ProfileSchema.COUNT),
-        index(schema, ProfileSchema.MAPPING), index(schema, ProfileSchema.FRAMES),
-        index(schema, ProfileSchema.PERIOD), index(schema, ProfileSchema.PERIOD_UNIT),
-        index(schema, ProfileSchema.RECORD_OFFSET), index(schema, ProfileSchema.HISTOGRAM),
-        index(schema, ProfileSchema.DCPI), index(schema, ProfileSchema.ERROR),
-        index(schema, ProfileSchema.METADATA), partitions);
+    return new RequiredColumns(
+        schema.fields().length,
+        index(schema, ProfileSchema.PATH),
+        index(schema, ProfileSchema.FORMAT),
+        index(schema, ProfileSchema.KIND),
+        index(schema, ProfileSchema.PCS),
+        index(schema, ProfileSchema.COUNT),
+        index(schema, ProfileSchema.MAPPING),
+        index(schema, ProfileSchema.FRAMES),
+        index(schema, ProfileSchema.PERIOD),
+        index(schema, ProfileSchema.PERIOD_UNIT),
+        index(schema, ProfileSchema.RECORD_OFFSET),
+        index(schema, ProfileSchema.HISTOGRAM),
+        index(schema, ProfileSchema.DCPI),
+        index(schema, ProfileSchema.ERROR),
+        index(schema, ProfileSchema.METADATA),
+        partitions);
   }
 
   private static int index(StructType schema, String name) {
@@ -61,16 +84,24 @@ record RequiredColumns(int width, int path, int format, int kind, int pcs, int c
   }
 
   /**
-   * Puts the {@code _metadata} of a slice into a row that readers then reuse (nothing when the query
-   * does not read it).
+   * Puts the {@code _metadata} of a slice into a row that readers then reuse (nothing when the
+   * query does not read it).
    */
   void setFileMetadata(GenericInternalRow row, Slice slice, long modifiedMillis) {
     if (metadata < 0) {
       return;
     }
     Path path = new Path(slice.path());
-    row.update(metadata, new GenericInternalRow(new Object[] {
-        UTF8String.fromString(path.toUri().toString()), UTF8String.fromString(path.getName()),
-        slice.fileLength(), slice.start(), slice.end() - slice.start(), modifiedMillis * 1000}));
+    row.update(
+        metadata,
+        new GenericInternalRow(
+            new Object[] {
+              UTF8String.fromString(path.toUri().toString()),
+              UTF8String.fromString(path.getName()),
+              slice.fileLength(),
+              slice.start(),
+              slice.end() - slice.start(),
+              modifiedMillis * 1000
+            }));
   }
 }

@@ -7,20 +7,21 @@ import org.apache.spark.sql.catalyst.expressions.GenericInternalRow;
 
 /** The rows of one slice of one file. */
 interface RowSource extends Closeable {
-  RowSource EMPTY = new RowSource() {
-    @Override
-    public boolean next() {
-      return false;
-    }
+  RowSource EMPTY =
+      new RowSource() {
+        @Override
+        public boolean next() {
+          return false;
+        }
 
-    @Override
-    public GenericInternalRow row() {
-      throw new IllegalStateException("no rows");
-    }
+        @Override
+        public GenericInternalRow row() {
+          throw new IllegalStateException("no rows");
+        }
 
-    @Override
-    public void close() {}
-  };
+        @Override
+        public void close() {}
+      };
 
   boolean next() throws IOException;
 

@@ -7,8 +7,8 @@ import java.io.Serializable;
 import org.apache.hadoop.conf.Configuration;
 
 /**
- * Hadoop's Configuration is not Serializable; this wrapper writes it as Hadoop's Writable form so it
- * can be broadcast once per scan instead of shipped with every task.
+ * Hadoop's Configuration is not Serializable; this wrapper writes it as Hadoop's Writable form so
+ * it can be broadcast once per scan instead of shipped with every task.
  */
 public final class SerializableConfiguration implements Serializable {
   private static final long serialVersionUID = 1L;

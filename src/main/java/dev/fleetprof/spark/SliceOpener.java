@@ -30,17 +30,24 @@ final class SliceOpener {
   private final RequiredColumns columns;
   private final ReadMetrics metrics;
   private final byte[] head = new byte[ProfileFormats.HEAD_BYTES];
+
   /** Holds the current file when it is small enough to read whole; grown as needed. */
   private byte[] wholeFile;
+
   private String format;
 
   /**
    * @param fixedFormat the format every file is read as, or null to detect each file's
    * @param partitionBytes the bytes of all the task's slices, to size the read buffer
    */
-  SliceOpener(Configuration conf, Map<String, CpuProfileLayout> splitLayouts,
-      ProfileFormat fixedFormat, Map<String, String> formatOptions, RequiredColumns columns,
-      ReadMetrics metrics, long partitionBytes) {
+  SliceOpener(
+      Configuration conf,
+      Map<String, CpuProfileLayout> splitLayouts,
+      ProfileFormat fixedFormat,
+      Map<String, String> formatOptions,
+      RequiredColumns columns,
+      ReadMetrics metrics,
+      long partitionBytes) {
     this.conf = conf;
     this.splitLayouts = splitLayouts;
     this.fixedFormat = fixedFormat;
@@ -48,8 +55,8 @@ final class SliceOpener {
     this.metrics = metrics;
     // One read buffer for every file of the task: 1 MiB, or less when the task reads less.
     byte[] buffer = new byte[(int) Math.max(4096, Math.min(1 << 20, partitionBytes))];
-    this.decodeOptions = new DecodeOptions(formatOptions, columns.needsPcs(),
-        columns.needsMappings(), buffer);
+    this.decodeOptions =
+        new DecodeOptions(formatOptions, columns.needsPcs(), columns.needsMappings(), buffer);
   }
 
   /** The format of the slice last opened (also when opening it failed), or null if not known. */
@@ -90,8 +97,10 @@ final class SliceOpener {
     if (n == 0) {
       return RowSource.EMPTY; // a profiler reset before its first flush leaves a 0-byte file
     }
-    ProfileFormat f = fixedFormat != null ? fixedFormat
-        : ProfileFormats.require(src.name(), head, n, src.length());
+    ProfileFormat f =
+        fixedFormat != null
+            ? fixedFormat
+            : ProfileFormats.require(src.name(), head, n, src.length());
     format = f.name();
     return new ProfileRows(f.open(src, decodeOptions), format, src.name(), columns, metrics);
   }

@@ -13,10 +13,11 @@ import org.apache.spark.unsafe.Platform;
 
 /**
  * Builds a CPU-profile row's call-chain columns ({@code pcs}, {@code frames}, {@code mapping}) in
- * Spark's own binary layout ({@link UnsafeArrayData}, {@link UnsafeRow}), in buffers reused from row
- * to row. Spark projects every scanned row into that layout; a value already in it is copied with
- * one memory copy, whereas a frame built as an object struct is allocated, null-cleared and copied
- * field by field, which was more than half the time of an all-columns read (measured with JFR on the scan benchmark).
+ * Spark's own binary layout ({@link UnsafeArrayData}, {@link UnsafeRow}), in buffers reused from
+ * row to row. Spark projects every scanned row into that layout; a value already in it is copied
+ * with one memory copy, whereas a frame built as an object struct is allocated, null-cleared and
+ * copied field by field, which was more than half the time of an all-columns read (measured with
+ * JFR on the scan benchmark).
  *
  * <p>Each mapping's frame struct (null bits, the module's offset and size, the offset in the file,
  * the module's bytes) is laid out once; a frame is then that template copied with its offset
@@ -25,8 +26,8 @@ import org.apache.spark.unsafe.Platform;
  */
 final class UnsafeChains {
   /**
-   * No row may hold more than this many bytes of frames: every frame repeats its module's path, and a
-   * corrupt or hostile maps text could name a huge path under thousands of pcs.
+   * No row may hold more than this many bytes of frames: every frame repeats its module's path, and
+   * a corrupt or hostile maps text could name a huge path under thousands of pcs.
    */
   static final int MAX_FRAMES_BYTES = 64 << 20;
 
@@ -87,13 +88,15 @@ final class UnsafeChains {
     byte[] b = pcsBytes;
     Arrays.fill(b, 0, header, (byte) 0);
     putLong(b, 0, depth);
-    Platform.copyMemory(pcs, Platform.LONG_ARRAY_OFFSET, b, Platform.BYTE_ARRAY_OFFSET + header,
-        depth * 8L);
+    Platform.copyMemory(
+        pcs, Platform.LONG_ARRAY_OFFSET, b, Platform.BYTE_ARRAY_OFFSET + header, depth * 8L);
     this.pcs.pointTo(b, Platform.BYTE_ARRAY_OFFSET, size);
     return this.pcs;
   }
 
-  /** The frames of {@code pcs[0..depth)}, or null when they would exceed {@link #MAX_FRAMES_BYTES}. */
+  /**
+   * The frames of {@code pcs[0..depth)}, or null when they would exceed {@link #MAX_FRAMES_BYTES}.
+   */
   UnsafeArrayData frames(long[] pcs, int depth) {
     int header = UnsafeArrayData.calculateHeaderPortionInBytes(depth);
     int cursor = header + depth * 8; // where the first struct goes, after the offset-and-size slots
@@ -140,8 +143,10 @@ final class UnsafeChains {
 
   private void ensureFrames(int size) {
     if (framesBytes.length < size) {
-      framesBytes = Arrays.copyOf(framesBytes,
-          (int) Math.min(MAX_FRAMES_BYTES, Math.max(size, 2L * framesBytes.length)));
+      framesBytes =
+          Arrays.copyOf(
+              framesBytes,
+              (int) Math.min(MAX_FRAMES_BYTES, Math.max(size, 2L * framesBytes.length)));
     }
   }
 

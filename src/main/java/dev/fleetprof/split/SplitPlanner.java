@@ -19,7 +19,9 @@ public final class SplitPlanner {
   /** A file's bytes on one set of hosts (an HDFS block, say). */
   public record Block(long offset, long length, String[] hosts) {}
 
-  /** Bytes {@code [start, end)} of a file: the split owns the records whose first byte lies here. */
+  /**
+   * Bytes {@code [start, end)} of a file: the split owns the records whose first byte lies here.
+   */
   public record Slice(String path, long start, long end, long fileLength) {
     public long length() {
       return end - start;
@@ -30,17 +32,17 @@ public final class SplitPlanner {
   public record Partition(List<Slice> slices, String[] preferredHosts) {}
 
   /** The split size, as Spark's FilePartition.maxSplitBytes computes it. */
-  public static long maxSplitBytes(long maxPartitionBytes, long openCostInBytes, int minPartitions,
-      long totalBytes, int files) {
+  public static long maxSplitBytes(
+      long maxPartitionBytes, long openCostInBytes, int minPartitions, long totalBytes, int files) {
     long total = totalBytes + (long) files * openCostInBytes;
     long bytesPerCore = total / Math.max(1, minPartitions);
     return Math.max(1, Math.min(maxPartitionBytes, Math.max(openCostInBytes, bytesPerCore)));
   }
 
   /**
-   * Cuts {@code [0, splitEnd)} of a file into slices of {@code maxSplitBytes}; the last slice runs to
-   * the end of the file. {@code splitEnd} is where records end (the trailer), so that no slice is
-   * planned over the text after the records.
+   * Cuts {@code [0, splitEnd)} of a file into slices of {@code maxSplitBytes}; the last slice runs
+   * to the end of the file. {@code splitEnd} is where records end (the trailer), so that no slice
+   * is planned over the text after the records.
    */
   public static List<Slice> split(String path, long fileLength, long splitEnd, long maxSplitBytes) {
     List<Slice> out = new ArrayList<>();
@@ -53,11 +55,14 @@ public final class SplitPlanner {
   }
 
   /** Packs slices into partitions: largest first, next-fit, each slice charged {@code openCost}. */
-  public static List<Partition> pack(List<Slice> slices, long maxSplitBytes, long openCost,
-      Map<String, Block[]> blocks) {
+  public static List<Partition> pack(
+      List<Slice> slices, long maxSplitBytes, long openCost, Map<String, Block[]> blocks) {
     List<Slice> sorted = new ArrayList<>(slices);
-    sorted.sort(Comparator.comparingLong(Slice::length).reversed()
-        .thenComparing(Slice::path).thenComparingLong(Slice::start));
+    sorted.sort(
+        Comparator.comparingLong(Slice::length)
+            .reversed()
+            .thenComparing(Slice::path)
+            .thenComparingLong(Slice::start));
     List<Partition> out = new ArrayList<>();
     List<Slice> current = new ArrayList<>();
     long size = 0;
@@ -96,8 +101,12 @@ public final class SplitPlanner {
       }
     }
     return bytes.entrySet().stream()
-        .sorted(Map.Entry.<String, Long>comparingByValue().reversed()
-            .thenComparing(Map.Entry.comparingByKey()))
-        .limit(3).map(Map.Entry::getKey).toArray(String[]::new);
+        .sorted(
+            Map.Entry.<String, Long>comparingByValue()
+                .reversed()
+                .thenComparing(Map.Entry.comparingByKey()))
+        .limit(3)
+        .map(Map.Entry::getKey)
+        .toArray(String[]::new);
   }
 }

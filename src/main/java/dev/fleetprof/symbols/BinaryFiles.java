@@ -5,9 +5,9 @@ import java.nio.file.Path;
 import java.util.List;
 
 /**
- * The file system binaries are searched in, as {@link BinaryLocator} needs it: the job backs it with
- * Hadoop's FileSystem (binaries on HDFS or S3), tests with local folders. Paths are strings in that
- * file system's syntax ({@code /usr/lib}, {@code hdfs://nn/binaries/...}).
+ * The file system binaries are searched in, as {@link BinaryLocator} needs it: the job backs it
+ * with Hadoop's FileSystem (binaries on HDFS or S3), tests with local folders. Paths are strings in
+ * that file system's syntax ({@code /usr/lib}, {@code hdfs://nn/binaries/...}).
  */
 public interface BinaryFiles {
   /** Whether {@code path} names a regular file (false for folders, missing paths, bad syntax). */

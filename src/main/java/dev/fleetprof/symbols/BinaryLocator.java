@@ -16,14 +16,14 @@ import java.util.zip.CRC32;
 
 /**
  * Finds the binary (and its separate debug file) for a profile's module, searching folders the way
- * pprof searches {@code PPROF_BINARY_PATH} ({@code locateBinaries} in pprof's
- * {@code internal/driver/fetch.go}), in this order, in each folder DIR:
+ * pprof searches {@code PPROF_BINARY_PATH} ({@code locateBinaries} in pprof's {@code
+ * internal/driver/fetch.go}), in this order, in each folder DIR:
  *
  * <ol>
  *   <li>by GNU build ID, where the profile knows one: {@code DIR/<id>/<base name>}, any file in
  *       {@code DIR/<id>/}, {@code DIR/<module path>/<id>};
- *   <li>{@code DIR/<module path>} (the module's full path under DIR, e.g.
- *       {@code DIR/usr/lib/libfoo.so});
+ *   <li>{@code DIR/<module path>} (the module's full path under DIR, e.g. {@code
+ *       DIR/usr/lib/libfoo.so});
  *   <li>{@code DIR/<base name>};
  * </ol>
  *
@@ -36,11 +36,11 @@ import java.util.zip.CRC32;
  * than the one that ran: a build-ID folder layout is the safe one where the user has it.
  *
  * <p>When the binary found carries no DWARF, its separate debug file is looked for as gdb does: by
- * build ID ({@code DIR/.build-id/xx/rest.debug}, {@code DIR/xx/rest.debug}, and with
- * {@code useModulePath} {@code /usr/lib/debug/.build-id/xx/rest.debug}), then by the
- * {@code .gnu_debuglink} name (beside the binary, in its {@code .debug/} folder, in each DIR, and
- * with {@code useModulePath} under {@code /usr/lib/debug/<binary's folder>/}). A debug file must
- * have the binary's build ID, or (without build IDs) the CRC32 its debug link records.
+ * build ID ({@code DIR/.build-id/xx/rest.debug}, {@code DIR/xx/rest.debug}, and with {@code
+ * useModulePath} {@code /usr/lib/debug/.build-id/xx/rest.debug}), then by the {@code
+ * .gnu_debuglink} name (beside the binary, in its {@code .debug/} folder, in each DIR, and with
+ * {@code useModulePath} under {@code /usr/lib/debug/<binary's folder>/}). A debug file must have
+ * the binary's build ID, or (without build IDs) the CRC32 its debug link records.
  */
 public final class BinaryLocator {
   /**
@@ -77,8 +77,11 @@ public final class BinaryLocator {
 
   /** Whether a module name can name a file at all ({@code [vdso]}, anonymous, memfd cannot). */
   public static boolean symbolizable(String module) {
-    return module != null && !module.isEmpty() && !module.startsWith("[")
-        && !module.startsWith("/memfd:") && !module.startsWith("//anon")
+    return module != null
+        && !module.isEmpty()
+        && !module.startsWith("[")
+        && !module.startsWith("/memfd:")
+        && !module.startsWith("//anon")
         && !module.equals(DELETED.strip());
   }
 
@@ -118,8 +121,13 @@ public final class BinaryLocator {
       // A file without a build ID cannot be the build the profile names either: the note is part
       // of the loaded image, and strip keeps it. pprof refuses it too.
       if (buildId != null && (id.isEmpty() || !id.get().equalsIgnoreCase(buildId))) {
-        refused.add(candidate + " (build-id mismatch: " + id.orElse("none") + ", the profile has "
-            + buildId + ")");
+        refused.add(
+            candidate
+                + " (build-id mismatch: "
+                + id.orElse("none")
+                + ", the profile has "
+                + buildId
+                + ")");
         elf.close();
         continue;
       }
@@ -137,8 +145,16 @@ public final class BinaryLocator {
       }
     }
     String searched = dirs.isEmpty() ? "no --binaries folders" : "searched " + dirs;
-    return new Found(null, null, null, "no binary for " + module + " (" + searched
-        + (refused.isEmpty() ? "" : "; refused " + String.join(", ", refused)) + ")");
+    return new Found(
+        null,
+        null,
+        null,
+        "no binary for "
+            + module
+            + " ("
+            + searched
+            + (refused.isEmpty() ? "" : "; refused " + String.join(", ", refused))
+            + ")");
   }
 
   /** The runtime binary's candidate paths, in search order, without repeats. */
@@ -164,8 +180,7 @@ public final class BinaryLocator {
     return new ArrayList<>(out);
   }
 
-  private String findDebugFile(String binary, ElfFile elf, Optional<String> id)
-      throws IOException {
+  private String findDebugFile(String binary, ElfFile elf, Optional<String> id) throws IOException {
     List<String> roots = new ArrayList<>(dirs);
     if (useModulePath) {
       roots.add(SYSTEM_DEBUG);
@@ -196,7 +211,8 @@ public final class BinaryLocator {
       for (String dir : dirs) {
         linked.add(files.join(dir, name));
       }
-      String localDir = binaryDir.startsWith(LOCAL) ? binaryDir.substring(LOCAL.length()) : binaryDir;
+      String localDir =
+          binaryDir.startsWith(LOCAL) ? binaryDir.substring(LOCAL.length()) : binaryDir;
       if (useModulePath && localDir.startsWith("/")) {
         linked.add(SYSTEM_DEBUG + localDir + "/" + name);
       }

@@ -18,15 +18,15 @@ import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * What one binary knows about its code: from a file offset (what a profile's frame holds) or a
- * link-time address (what gmon.out holds) to the inline chain, innermost first, as
- * {@code addr2line -f -i -C} prints it.
+ * link-time address (what gmon.out holds) to the inline chain, innermost first, as {@code addr2line
+ * -f -i -C} prints it.
  *
- * <p>Two files may take part, as with gdb and pprof: the runtime binary, whose program headers
- * turn file offsets into addresses (a separate debug file made by {@code objcopy --only-keep-debug}
- * has load segments of file size 0 and rewritten offsets, so it cannot), and a debug file that
- * holds the DWARF and the full symbol table when the runtime binary was stripped. DWARF gives
- * functions, files, lines and inlined frames; where no DWARF unit covers an address the ELF symbol
- * table gives the function alone (file null, line 0); where neither knows it, the chain is empty.
+ * <p>Two files may take part, as with gdb and pprof: the runtime binary, whose program headers turn
+ * file offsets into addresses (a separate debug file made by {@code objcopy --only-keep-debug} has
+ * load segments of file size 0 and rewritten offsets, so it cannot), and a debug file that holds
+ * the DWARF and the full symbol table when the runtime binary was stripped. DWARF gives functions,
+ * files, lines and inlined frames; where no DWARF unit covers an address the ELF symbol table gives
+ * the function alone (file null, line 0); where neither knows it, the chain is empty.
  *
  * <p>The DWARF index and the symbol table are built on the first lookup, once; lookups are
  * thread-safe afterwards.
@@ -76,8 +76,8 @@ public final class BinarySymbols implements Closeable {
 
   /**
    * The chain at a file offset in the runtime binary, as gperftools and pprof frames give it: the
-   * offset becomes an address through the executable load segment that holds it. Empty when no
-   * load segment holds it or nothing knows the address.
+   * offset becomes an address through the executable load segment that holds it. Empty when no load
+   * segment holds it or nothing knows the address.
    */
   public List<SourceLine> atFileOffset(long fileOffset) throws IOException {
     OptionalLong vaddr = runtime.fileOffsetToVaddr(fileOffset);
@@ -137,14 +137,16 @@ public final class BinarySymbols implements Closeable {
     // The runtime binary's .symtab, else the debug file's (strip keeps it there), else .dynsym.
     ElfFile symbolFile = !hasSymtab(runtime) && debug != null && hasSymtab(debug) ? debug : runtime;
     SymbolTable symbols = SymbolTable.read(symbolFile);
-    ElfFile dwarfFile = debug != null && hasDwarf(debug) ? debug : hasDwarf(runtime) ? runtime : null;
+    ElfFile dwarfFile =
+        debug != null && hasDwarf(debug) ? debug : hasDwarf(runtime) ? runtime : null;
     DwarfSymbolizer dwarf = null;
     if (dwarfFile != null) {
       ElfFile f = dwarfFile;
       // addr2line names a function DWARF leaves without a linkage name by its ELF symbol.
-      dwarf = DwarfSymbolizer.build(
-          DwarfSections.read(f::sectionData, f.order(), f.is64() ? 64 : 32),
-          symbols.functionSymbols());
+      dwarf =
+          DwarfSymbolizer.build(
+              DwarfSections.read(f::sectionData, f.order(), f.is64() ? 64 : 32),
+              symbols.functionSymbols());
     }
     return new Tables(dwarf, symbols);
   }

@@ -2,10 +2,10 @@ package dev.fleetprof.symbols;
 
 /**
  * One entry of a symbolized code location's inline chain, as {@code addr2line -f -i -C} prints one
- * function/file:line pair. A location's chain is a list of these, INNERMOST FIRST (pprof's
- * {@code Location.Line} order): the first is the function the instruction belongs to after inlining
- * (its file and line are the instruction's), each next one is the function it was inlined into, with
- * the file and line of the call that was inlined.
+ * function/file:line pair. A location's chain is a list of these, INNERMOST FIRST (pprof's {@code
+ * Location.Line} order): the first is the function the instruction belongs to after inlining (its
+ * file and line are the instruction's), each next one is the function it was inlined into, with the
+ * file and line of the call that was inlined.
  *
  * @param function the function as people read it: C++ names demangled as {@code c++filt} prints
  *     them, other names as they are; never null

@@ -6,18 +6,18 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import dev.fleetprof.bench.ReferenceDecode.Totals;
 import dev.fleetprof.bench.StackPoolProfiles.Written;
-import dev.fleetprof.format.ProfileRecordReader;
-import dev.fleetprof.format.dcpi.DcpiProfileReader;
-import dev.fleetprof.format.gprof.GmonFile;
-import dev.fleetprof.format.gprof.GmonOptions;
-import dev.fleetprof.output.ExternalTool;
-import dev.fleetprof.testing.TestSources;
 import dev.fleetprof.format.Mapping;
 import dev.fleetprof.format.MappingIndex;
+import dev.fleetprof.format.ProfileRecordReader;
+import dev.fleetprof.format.dcpi.DcpiProfileReader;
 import dev.fleetprof.format.gperftools.CpuProfileHeader;
 import dev.fleetprof.format.gperftools.CpuProfileReader;
 import dev.fleetprof.format.gperftools.ProcMapsParser;
+import dev.fleetprof.format.gprof.GmonFile;
+import dev.fleetprof.format.gprof.GmonOptions;
+import dev.fleetprof.output.ExternalTool;
 import dev.fleetprof.symbols.elf.ElfFile;
+import dev.fleetprof.testing.TestSources;
 import java.io.ByteArrayInputStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -41,14 +41,14 @@ import org.junit.jupiter.api.io.TempDir;
  * broken harness fails here rather than printing plausible numbers.
  */
 class BenchHarnessTest {
-  @TempDir
-  Path dir;
+  @TempDir Path dir;
 
   @Test
   void referenceLoopsReadWhatTheGeneratorWrote() throws Exception {
     Path file = dir.resolve("cpu.prof");
     // Past the read loop's 8 MiB buffer, so records straddle refills.
-    Written w = new StackPoolProfiles(5_000, 1).write(file, 20L << 20, StackPoolProfiles.bases(2), 3);
+    Written w =
+        new StackPoolProfiles(5_000, 1).write(file, 20L << 20, StackPoolProfiles.bases(2), 3);
     assertEquals(Files.size(file), w.bytes());
     Totals decoder = ReferenceDecode.projectDecoder(file);
     assertEquals(w.records(), decoder.records());
@@ -79,8 +79,7 @@ class BenchHarnessTest {
   }
 
   /** The bench programs at a small scale, built once for the fleet tests. */
-  @TempDir
-  static Path programs;
+  @TempDir static Path programs;
 
   private static Map<String, BinaryCode> code;
 
@@ -104,8 +103,10 @@ class BenchHarnessTest {
     Written w = new BinaryFleet(programs(), 9).writeFleet(dir, 250, 11);
     List<Path> files = profiles(dir);
     assertEquals(250, files.size());
-    assertTrue(files.stream().allMatch(f -> f.toString().matches(
-        ".*/date=2026-11-1\\d/host=web\\d{3}/cpu\\.prof")), files.get(0).toString());
+    assertTrue(
+        files.stream()
+            .allMatch(f -> f.toString().matches(".*/date=2026-11-1\\d/host=web\\d{3}/cpu\\.prof")),
+        files.get(0).toString());
     assertEquals(2, files.stream().map(f -> f.getParent().getParent()).distinct().count());
     long records = 0;
     long counts = 0;
@@ -127,19 +128,19 @@ class BenchHarnessTest {
     Written w = new BinaryFleet(programs(), 13).writeFleet(dir.resolve("fleet"), 4, 17);
     List<String> cmd = ScanBenchmark.pprofMerge(dir.resolve("merged.pb.gz"));
     profiles(dir.resolve("fleet")).forEach(f -> cmd.add(f.toString()));
-    Processes.Outcome o = Processes.run(cmd, dir.resolve("pprof.log"), 300,
-        ScanBenchmark.pprofEnv(dir));
+    Processes.Outcome o =
+        Processes.run(cmd, dir.resolve("pprof.log"), 300, ScanBenchmark.pprofEnv(dir));
     assertTrue(o.ok(), o.output());
     assertEquals(w.countSum(), ScanBenchmark.pprofSampleCount(dir.resolve("merged.pb.gz"), dir));
   }
 
   /**
    * The fleet's frames are code the binaries hold, checked with binutils and the project's maps
-   * parser, not with the generator's own reading of them: through the maps text each pc of a
-   * bench module is a file offset of that binary; a leaf is where objdump starts an instruction;
-   * a caller is a return address, just after a call (objdump) of the function nm says holds the
-   * frame below. Also the generator's count of distinct locations, which the bench holds the job's
-   * symbolizer to.
+   * parser, not with the generator's own reading of them: through the maps text each pc of a bench
+   * module is a file offset of that binary; a leaf is where objdump starts an instruction; a caller
+   * is a return address, just after a call (objdump) of the function nm says holds the frame below.
+   * Also the generator's count of distinct locations, which the bench holds the job's symbolizer
+   * to.
    */
   @Test
   void fleetFramesAreCodeTheBinariesHold() throws Exception {
@@ -154,15 +155,18 @@ class BenchHarnessTest {
     for (Path f : profiles(dir)) {
       byte[] bytes = Files.readAllBytes(f);
       CpuProfileHeader h = CpuProfileHeader.parse(f.toString(), bytes, bytes.length, bytes.length);
-      CpuProfileReader r = CpuProfileReader.wholeFile(f.toString(), h,
-          new ByteArrayInputStream(bytes), bytes.length, true);
+      CpuProfileReader r =
+          CpuProfileReader.wholeFile(
+              f.toString(), h, new ByteArrayInputStream(bytes), bytes.length, true);
       List<long[]> chains = new ArrayList<>();
       while (r.next()) {
         chains.add(Arrays.copyOf(r.pcs(), r.depth()));
       }
       int mapsAt = (int) r.stopOffset() + 24;
-      MappingIndex maps = new MappingIndex(ProcMapsParser.parse(
-          new String(bytes, mapsAt, bytes.length - mapsAt, StandardCharsets.US_ASCII)));
+      MappingIndex maps =
+          new MappingIndex(
+              ProcMapsParser.parse(
+                  new String(bytes, mapsAt, bytes.length - mapsAt, StandardCharsets.US_ASCII)));
       for (long[] chain : chains) {
         Set<String> inner = null;
         for (int i = 0; i < chain.length; i++) {
@@ -184,18 +188,31 @@ class BenchHarnessTest {
           binaryFrames++;
           locations.add(mapping.path() + "+" + Long.toHexString(offset - (i > 0 ? 1 : 0)));
           if (i == 0) {
-            assertTrue(l.instructions.containsKey(vaddr), base + ": leaf 0x"
-                + Long.toHexString(vaddr) + " is no instruction boundary");
+            assertTrue(
+                l.instructions.containsKey(vaddr),
+                base + ": leaf 0x" + Long.toHexString(vaddr) + " is no instruction boundary");
           } else {
             Map.Entry<Long, String> call = l.instructions.lowerEntry(vaddr);
-            assertTrue(call.getValue().startsWith("call"), base + ": 0x" + Long.toHexString(vaddr)
-                + " follows " + call.getValue() + ", not a call");
+            assertTrue(
+                call.getValue().startsWith("call"),
+                base
+                    + ": 0x"
+                    + Long.toHexString(vaddr)
+                    + " follows "
+                    + call.getValue()
+                    + ", not a call");
             if (inner != null) {
-              String target = call.getValue().replaceAll(".*<([^>+]+)>.*", "$1")
-                  .replace("@plt", "");
-              assertTrue(inner.contains(target), base + ": the call before 0x"
-                  + Long.toHexString(vaddr) + " calls " + target + ", the frame below is in "
-                  + inner);
+              String target =
+                  call.getValue().replaceAll(".*<([^>+]+)>.*", "$1").replace("@plt", "");
+              assertTrue(
+                  inner.contains(target),
+                  base
+                      + ": the call before 0x"
+                      + Long.toHexString(vaddr)
+                      + " calls "
+                      + target
+                      + ", the frame below is in "
+                      + inner);
             }
             callers++;
           }
@@ -212,13 +229,14 @@ class BenchHarnessTest {
   }
 
   /** A binary as binutils lists it: instructions by address, functions by start (nm -S). */
-  private record Listing(TreeMap<Long, String> instructions,
-      TreeMap<Long, Map.Entry<Long, Set<String>>> functions) {
+  private record Listing(
+      TreeMap<Long, String> instructions, TreeMap<Long, Map.Entry<Long, Set<String>>> functions) {
     static Listing of(Path binary) {
       try {
         TreeMap<Long, String> insns = new TreeMap<>();
-        for (String line : BinaryCode.run(List.of("objdump", "-d", "-w", "--no-show-raw-insn",
-            binary.toString()))) {
+        for (String line :
+            BinaryCode.run(
+                List.of("objdump", "-d", "-w", "--no-show-raw-insn", binary.toString()))) {
           var m = java.util.regex.Pattern.compile("^\\s*([0-9a-f]+):\\s+(\\S.*)$").matcher(line);
           if (m.matches()) {
             insns.put(Long.parseLong(m.group(1), 16), m.group(2));
@@ -226,12 +244,15 @@ class BenchHarnessTest {
         }
         // Start -> (size, every name at the start: aliases such as .localalias included).
         TreeMap<Long, Map.Entry<Long, Set<String>>> fns = new TreeMap<>();
-        for (String line : BinaryCode.run(List.of("nm", "-S", "--defined-only",
-            binary.toString()))) {
+        for (String line :
+            BinaryCode.run(List.of("nm", "-S", "--defined-only", binary.toString()))) {
           String[] f = line.split(" ");
           if (f.length == 4 && "tTwW".contains(f[2])) {
-            fns.computeIfAbsent(Long.parseLong(f[0], 16),
-                k -> Map.entry(Long.parseLong(f[1], 16), new HashSet<>())).getValue().add(f[3]);
+            fns.computeIfAbsent(
+                    Long.parseLong(f[0], 16),
+                    k -> Map.entry(Long.parseLong(f[1], 16), new HashSet<>()))
+                .getValue()
+                .add(f[3]);
           }
         }
         return new Listing(insns, fns);
@@ -242,7 +263,8 @@ class BenchHarnessTest {
 
     Set<String> functionsAt(long vaddr) {
       Map.Entry<Long, Map.Entry<Long, Set<String>>> f = functions.floorEntry(vaddr);
-      assertTrue(f != null && vaddr < f.getKey() + f.getValue().getKey(),
+      assertTrue(
+          f != null && vaddr < f.getKey() + f.getValue().getKey(),
           "0x" + Long.toHexString(vaddr) + " is in no function");
       return f.getValue().getValue();
     }
@@ -257,8 +279,8 @@ class BenchHarnessTest {
     Map<String, BinaryCode> code = programs();
     ExternalTool.require("llvm-symbolizer", "llvm");
     ExternalTool.require("addr2line", "binutils");
-    SymbolizerBench b = new SymbolizerBench(new Inputs.Binaries(programs, code, "", 0), 2_000,
-        dir, 5);
+    SymbolizerBench b =
+        new SymbolizerBench(new Inputs.Binaries(programs, code, "", 0), 2_000, dir, 5);
     assertEquals(2_000, b.addresses());
     Map<Path, List<List<String>>> java = new LinkedHashMap<>();
     b.javaIncludingTables(java);
@@ -269,10 +291,12 @@ class BenchHarnessTest {
     long[] withLlvm = SymbolizerBench.agreement(java, llvm);
     long[] withAddr2line = SymbolizerBench.agreement(java, addr2line);
     assertEquals(2_000, withLlvm[3]); // every address named
-    assertTrue(withLlvm[0] >= 1_980, () -> "llvm-symbolizer: " + Arrays.toString(withLlvm)
-        + b.differences(java, llvm, 5));
-    assertTrue(withAddr2line[2] >= 1_980, () -> "addr2line: " + Arrays.toString(withAddr2line)
-        + b.differences(java, addr2line, 5));
+    assertTrue(
+        withLlvm[0] >= 1_980,
+        () -> "llvm-symbolizer: " + Arrays.toString(withLlvm) + b.differences(java, llvm, 5));
+    assertTrue(
+        withAddr2line[2] >= 1_980,
+        () -> "addr2line: " + Arrays.toString(withAddr2line) + b.differences(java, addr2line, 5));
     // Inlined frames are there to be compared: the helpers gcc inlined.
     assertTrue(SymbolizerBench.framesPerAddress(llvm) > 1.1);
   }

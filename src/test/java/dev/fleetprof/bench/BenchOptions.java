@@ -5,9 +5,22 @@ import java.util.ArrayList;
 import java.util.List;
 
 /** The command line of {@code bench/run}. */
-record BenchOptions(Path dir, long largeBytes, int smallFiles, long gmonBytes, long dcpiBytes,
-    List<Long> memoryBytes, String memoryHeap, int runs, boolean pprof, long pprofTimeout,
-    boolean quick, Path jfr, java.util.Set<String> sections, double binaryScale, int addresses) {
+record BenchOptions(
+    Path dir,
+    long largeBytes,
+    int smallFiles,
+    long gmonBytes,
+    long dcpiBytes,
+    List<Long> memoryBytes,
+    String memoryHeap,
+    int runs,
+    boolean pprof,
+    long pprofTimeout,
+    boolean quick,
+    Path jfr,
+    java.util.Set<String> sections,
+    double binaryScale,
+    int addresses) {
 
   /** The parts of a run, in the order they run; {@code --only} picks some. */
   static final List<String> SECTIONS =
@@ -17,39 +30,41 @@ record BenchOptions(Path dir, long largeBytes, int smallFiles, long gmonBytes, l
     return sections.contains(section);
   }
 
-  static final String USAGE = String.join("\n",
-      "Usage: bench/run [options]",
-      "",
-      "Generates its inputs under the bench directory (reused while their sizes match) and prints",
-      "one Markdown table, everything measured in this run against a plain single-threaded Java",
-      "decode of the large profile.",
-      "",
-      "  --large-gib G        size of the large gperftools profile (default 2)",
-      "  --small-files N      number of small profiles for the fleet rows (default 10000)",
-      "  --gmon-mib M         size of the large gmon.out (default 512)",
-      "  --dcpi-mib M         size of the large DCPI profile (default 512; at most ~3000)",
-      "  --addresses N        distinct addresses the symbolizer rows look up (default 100000)",
-      "  --binary-scale X     size of the generated bench programs, 1 = about 3,300 functions",
-      "                       (default 1; --quick 0.3)",
-      "  --memory-gib A,B     profile sizes read in a child JVM with --memory-heap (default 1,4)",
-      "  --memory-heap H      heap of the memory runs (default 1g)",
-      "  --no-memory          skip the memory runs",
-      "  --memory-only        only the memory runs (same as --only memory)",
-      "  --only S,S           only these parts: large (the large profile, 1 and 2 cores), fleet",
-      "                       (planning and reads of the small profiles, binaryFile + UDF), formats",
-      "                       (gmon, DCPI), symbols (BinarySymbols vs llvm-symbolizer and",
-      "                       addr2line), job (fleet job without and with --binaries, go tool",
-      "                       pprof), memory; the reference loops always run",
-      "  --no-pprof           skip go tool pprof even where go is installed",
-      "  --pprof-timeout S    give up on go tool pprof after S seconds (default 1800)",
-      "  --runs N             time each Spark row N times and keep the best (default 1)",
-      "  --dir D              where inputs go (default target/bench)",
-      "  --jfr DIR            profile each timed row with Java Flight Recorder: DIR/NN-row.jfr and",
-      "                       a summary of its hottest methods, DIR/NN-row.txt",
-      "  --quick              everything small (64 MiB profile, 300 small files, smaller programs,",
-      "                       20,000 addresses, ...): checks the harness in a few minutes; later",
-      "                       options override it",
-      "  --help               this text");
+  static final String USAGE =
+      String.join(
+          "\n",
+          "Usage: bench/run [options]",
+          "",
+          "Generates its inputs under the bench directory (reused while their sizes match) and prints",
+          "one Markdown table, everything measured in this run against a plain single-threaded Java",
+          "decode of the large profile.",
+          "",
+          "  --large-gib G        size of the large gperftools profile (default 2)",
+          "  --small-files N      number of small profiles for the fleet rows (default 10000)",
+          "  --gmon-mib M         size of the large gmon.out (default 512)",
+          "  --dcpi-mib M         size of the large DCPI profile (default 512; at most ~3000)",
+          "  --addresses N        distinct addresses the symbolizer rows look up (default 100000)",
+          "  --binary-scale X     size of the generated bench programs, 1 = about 3,300 functions",
+          "                       (default 1; --quick 0.3)",
+          "  --memory-gib A,B     profile sizes read in a child JVM with --memory-heap (default 1,4)",
+          "  --memory-heap H      heap of the memory runs (default 1g)",
+          "  --no-memory          skip the memory runs",
+          "  --memory-only        only the memory runs (same as --only memory)",
+          "  --only S,S           only these parts: large (the large profile, 1 and 2 cores), fleet",
+          "                       (planning and reads of the small profiles, binaryFile + UDF), formats",
+          "                       (gmon, DCPI), symbols (BinarySymbols vs llvm-symbolizer and",
+          "                       addr2line), job (fleet job without and with --binaries, go tool",
+          "                       pprof), memory; the reference loops always run",
+          "  --no-pprof           skip go tool pprof even where go is installed",
+          "  --pprof-timeout S    give up on go tool pprof after S seconds (default 1800)",
+          "  --runs N             time each Spark row N times and keep the best (default 1)",
+          "  --dir D              where inputs go (default target/bench)",
+          "  --jfr DIR            profile each timed row with Java Flight Recorder: DIR/NN-row.jfr and",
+          "                       a summary of its hottest methods, DIR/NN-row.txt",
+          "  --quick              everything small (64 MiB profile, 300 small files, smaller programs,",
+          "                       20,000 addresses, ...): checks the harness in a few minutes; later",
+          "                       options override it",
+          "  --help               this text");
 
   static BenchOptions parse(String[] argv) {
     Path dir = Path.of("target/bench");
@@ -100,8 +115,8 @@ record BenchOptions(Path dir, long largeBytes, int smallFiles, long gmonBytes, l
           sections = new java.util.LinkedHashSet<>();
           for (String part : value(argv, ++i, a).split(",")) {
             if (!SECTIONS.contains(part.strip())) {
-              throw new IllegalArgumentException("--only takes some of " + SECTIONS + ", not '"
-                  + part.strip() + "'");
+              throw new IllegalArgumentException(
+                  "--only takes some of " + SECTIONS + ", not '" + part.strip() + "'");
             }
             sections.add(part.strip());
           }
@@ -114,9 +129,22 @@ record BenchOptions(Path dir, long largeBytes, int smallFiles, long gmonBytes, l
         default -> throw new IllegalArgumentException("unknown argument '" + a + "'");
       }
     }
-    return new BenchOptions(dir, (long) (largeGib * (1L << 30)), smallFiles, gmonMib << 20,
-        dcpiMib << 20, memory, heap, runs, pprof, pprofTimeout, quick, jfr,
-        java.util.Set.copyOf(sections), binaryScale, addresses);
+    return new BenchOptions(
+        dir,
+        (long) (largeGib * (1L << 30)),
+        smallFiles,
+        gmonMib << 20,
+        dcpiMib << 20,
+        memory,
+        heap,
+        runs,
+        pprof,
+        pprofTimeout,
+        quick,
+        jfr,
+        java.util.Set.copyOf(sections),
+        binaryScale,
+        addresses);
   }
 
   private static String value(String[] argv, int i, String flag) {

@@ -29,40 +29,112 @@ import java.util.concurrent.TimeUnit;
  */
 final class BenchPrograms {
   /** A binary of the fleet. */
-  record Spec(String file, String mapsPath, boolean exe, boolean cxx, String prefix, int units,
-      int functions, int firstLayer, int lastLayer, List<String> links) {
+  record Spec(
+      String file,
+      String mapsPath,
+      boolean exe,
+      boolean cxx,
+      String prefix,
+      int units,
+      int functions,
+      int firstLayer,
+      int lastLayer,
+      List<String> links) {
     int layers() {
       return lastLayer - firstLayer + 1;
     }
   }
 
   /** The libraries first, in link order (a library links only those before it). */
-  static final List<Spec> SPECS = List.of(
-      new Spec("libfleetio.so", "/opt/fleet/lib/libfleetio.so", false, false, "fio", 4, 450,
-          38, 50, List.of()),
-      new Spec("libfleetcodec.so", "/opt/fleet/lib/libfleetcodec.so", false, false, "codec", 5,
-          650, 26, 41, List.of("libfleetio.so")),
-      new Spec("libfleetcore.so", "/opt/fleet/lib/libfleetcore.so", false, true, "core", 6, 850,
-          12, 30, List.of("libfleetcodec.so", "libfleetio.so")),
-      new Spec("fleet-server", "/opt/fleet/bin/fleet-server", true, true, "server", 8, 1000, 0,
-          15, List.of("libfleetcore.so", "libfleetcodec.so", "libfleetio.so")),
-      new Spec("fleet-batch", "/opt/fleet/bin/fleet-batch", true, false, "batch", 4, 350, 0, 15,
-          List.of("libfleetcore.so", "libfleetcodec.so", "libfleetio.so")));
+  static final List<Spec> SPECS =
+      List.of(
+          new Spec(
+              "libfleetio.so",
+              "/opt/fleet/lib/libfleetio.so",
+              false,
+              false,
+              "fio",
+              4,
+              450,
+              38,
+              50,
+              List.of()),
+          new Spec(
+              "libfleetcodec.so",
+              "/opt/fleet/lib/libfleetcodec.so",
+              false,
+              false,
+              "codec",
+              5,
+              650,
+              26,
+              41,
+              List.of("libfleetio.so")),
+          new Spec(
+              "libfleetcore.so",
+              "/opt/fleet/lib/libfleetcore.so",
+              false,
+              true,
+              "core",
+              6,
+              850,
+              12,
+              30,
+              List.of("libfleetcodec.so", "libfleetio.so")),
+          new Spec(
+              "fleet-server",
+              "/opt/fleet/bin/fleet-server",
+              true,
+              true,
+              "server",
+              8,
+              1000,
+              0,
+              15,
+              List.of("libfleetcore.so", "libfleetcodec.so", "libfleetio.so")),
+          new Spec(
+              "fleet-batch",
+              "/opt/fleet/bin/fleet-batch",
+              true,
+              false,
+              "batch",
+              4,
+              350,
+              0,
+              15,
+              List.of("libfleetcore.so", "libfleetcodec.so", "libfleetio.so")));
 
   /** The compiler flags every unit is built with. */
   static final List<String> FLAGS = List.of("-O2", "-g");
 
-  private static final String[] VERBS = {"parse", "encode", "decode", "hash", "lookup", "flush",
-      "merge", "split", "scan", "read", "write", "fold", "apply", "check", "route", "emit",
-      "update", "resolve", "compact", "reserve", "visit", "drain", "fill", "sort", "probe",
-      "commit", "append", "trim", "expand", "score"};
-  private static final String[] NOUNS = {"header", "frame", "chunk", "block", "record", "index",
-      "table", "entry", "bucket", "span", "token", "message", "request", "reply", "batch",
-      "segment", "page", "slot", "node", "edge", "key", "value", "range", "window", "queue",
-      "cursor", "row", "column", "filter", "stream"};
-  private static final String[] CLASSES = {"Session", "Connection", "Dispatcher", "Scheduler",
-      "Arena", "Codec", "Router", "Cache", "Shard", "Journal", "Planner", "Executor", "Registry",
-      "Tracker", "Balancer", "Compressor"};
+  private static final String[] VERBS = {
+    "parse", "encode", "decode", "hash", "lookup", "flush", "merge", "split", "scan", "read",
+    "write", "fold", "apply", "check", "route", "emit", "update", "resolve", "compact", "reserve",
+    "visit", "drain", "fill", "sort", "probe", "commit", "append", "trim", "expand", "score"
+  };
+  private static final String[] NOUNS = {
+    "header", "frame", "chunk", "block", "record", "index", "table", "entry", "bucket", "span",
+    "token", "message", "request", "reply", "batch", "segment", "page", "slot", "node", "edge",
+    "key", "value", "range", "window", "queue", "cursor", "row", "column", "filter", "stream"
+  };
+  private static final String[] CLASSES = {
+    "Session",
+    "Connection",
+    "Dispatcher",
+    "Scheduler",
+    "Arena",
+    "Codec",
+    "Router",
+    "Cache",
+    "Shard",
+    "Journal",
+    "Planner",
+    "Executor",
+    "Registry",
+    "Tracker",
+    "Balancer",
+    "Compressor"
+  };
   private static final String[] NAMESPACES = {"net", "rpc", "storage", "query", "util", "exec"};
 
   /** One generated function: how it is declared, called and defined. */
@@ -71,14 +143,19 @@ final class BenchPrograms {
     final int index;
     final int layer;
     final int unit;
+
     /** 0: (u64, u32); 1: C++ (const Buffer&, u32). */
     int signature;
+
     /** C++ only: namespace path, enclosing class (or null), template (instantiated for u64). */
     String namespace;
+
     String cls;
     boolean template;
+
     /** Declared extern "C" (C modules, and the C++ core's C API). */
     boolean externC;
+
     String name;
     boolean recursive;
     final List<Fn> callees = new ArrayList<>();
@@ -219,8 +296,8 @@ final class BenchPrograms {
   }
 
   private static void name(Fn f, SplittableRandom rnd) {
-    String base = VERBS[rnd.nextInt(VERBS.length)] + "_" + NOUNS[rnd.nextInt(NOUNS.length)]
-        + "_" + f.index;
+    String base =
+        VERBS[rnd.nextInt(VERBS.length)] + "_" + NOUNS[rnd.nextInt(NOUNS.length)] + "_" + f.index;
     Spec s = f.module;
     if (!s.cxx()) {
       f.externC = true;
@@ -266,7 +343,11 @@ final class BenchPrograms {
     StringBuilder b = new StringBuilder();
     String guard = s.prefix().toUpperCase(Locale.ROOT) + "_H";
     b.append("/* Generated by fleetprof's benchmark (BenchPrograms). */\n")
-        .append("#ifndef ").append(guard).append("\n#define ").append(guard).append("\n")
+        .append("#ifndef ")
+        .append(guard)
+        .append("\n#define ")
+        .append(guard)
+        .append("\n")
         .append("#include <stdint.h>\n");
     List<Fn> fns = byModule.get(s.file());
     b.append("#ifdef __cplusplus\nextern \"C\" {\n#endif\n");
@@ -278,13 +359,15 @@ final class BenchPrograms {
     b.append("#ifdef __cplusplus\n}\n#endif\n");
     if (s.cxx()) {
       b.append("#ifdef __cplusplus\n#include <cstdint>\n");
-      b.append("#ifndef FLEET_BUFFER\n#define FLEET_BUFFER\nnamespace fleet {\nstruct Buffer {\n"
-          + "  std::uint64_t data[4];\n  std::uint32_t len;\n};\n}  // namespace fleet\n#endif\n");
+      b.append(
+          "#ifndef FLEET_BUFFER\n#define FLEET_BUFFER\nnamespace fleet {\nstruct Buffer {\n"
+              + "  std::uint64_t data[4];\n  std::uint32_t len;\n};\n}  // namespace fleet\n#endif\n");
       Map<String, Map<String, List<Fn>>> byNs = new LinkedHashMap<>();
       for (Fn f : fns) {
         if (!f.externC) {
           byNs.computeIfAbsent(f.namespace, k -> new LinkedHashMap<>())
-              .computeIfAbsent(f.cls == null ? "" : f.cls, k -> new ArrayList<>()).add(f);
+              .computeIfAbsent(f.cls == null ? "" : f.cls, k -> new ArrayList<>())
+              .add(f);
         }
       }
       for (Map.Entry<String, Map<String, List<Fn>>> ns : byNs.entrySet()) {
@@ -295,9 +378,13 @@ final class BenchPrograms {
             b.append("struct ").append(cls.getKey()).append(" {\n");
           }
           for (Fn f : cls.getValue()) {
-            b.append(member ? "  " : "").append(f.template ? "template <typename T> " : "")
-                .append(member ? "static " : "").append(f.template ? "T " : "std::uint64_t ")
-                .append(f.name).append(params(f)).append(";\n");
+            b.append(member ? "  " : "")
+                .append(f.template ? "template <typename T> " : "")
+                .append(member ? "static " : "")
+                .append(f.template ? "T " : "std::uint64_t ")
+                .append(f.name)
+                .append(params(f))
+                .append(";\n");
           }
           if (member) {
             b.append("};\n");
@@ -318,7 +405,8 @@ final class BenchPrograms {
     if (f.signature == 1) {
       return "(const ::fleet::Buffer& b, std::uint32_t y)";
     }
-    return f.module.cxx() && !f.externC ? "(std::uint64_t x, std::uint32_t y)"
+    return f.module.cxx() && !f.externC
+        ? "(std::uint64_t x, std::uint32_t y)"
         : "(uint64_t x, uint32_t y)";
   }
 
@@ -341,20 +429,35 @@ final class BenchPrograms {
       b.append("namespace {\nstruct Mixer {\n");
     }
     for (int h = 0; h < helpers; h++) {
-      String name = s.cxx() ? String.format(Locale.ROOT, "%s_%d", NOUNS[rnd.nextInt(NOUNS.length)],
-          h) : String.format(Locale.ROOT, "%s_u%d_%s_%d", s.prefix(), u,
-          NOUNS[rnd.nextInt(NOUNS.length)], h);
+      String name =
+          s.cxx()
+              ? String.format(Locale.ROOT, "%s_%d", NOUNS[rnd.nextInt(NOUNS.length)], h)
+              : String.format(
+                  Locale.ROOT, "%s_u%d_%s_%d", s.prefix(), u, NOUNS[rnd.nextInt(NOUNS.length)], h);
       String attr = rnd.nextBoolean() ? "__attribute__((always_inline)) " : "";
       b.append(s.cxx() ? "  static inline " + attr : "static inline " + attr)
-          .append(u64).append(' ').append(name).append('(').append(u64).append(" a, ").append(u32)
+          .append(u64)
+          .append(' ')
+          .append(name)
+          .append('(')
+          .append(u64)
+          .append(" a, ")
+          .append(u32)
           .append(" b) {\n");
       String ind = s.cxx() ? "    " : "  ";
-      b.append(ind).append(u64).append(" r = a * 0x").append(Long.toHexString(odd(rnd)))
+      b.append(ind)
+          .append(u64)
+          .append(" r = a * 0x")
+          .append(Long.toHexString(odd(rnd)))
           .append("ull + b;\n");
       b.append(ind).append("r ^= r >> ").append(7 + rnd.nextInt(40)).append(";\n");
       if (!helperNames.isEmpty() && rnd.nextInt(100) < 50) {
-        b.append(ind).append("r += ").append(helperCall(s, helperNames.get(rnd.nextInt(
-            helperNames.size())))).append("(r, b + ").append(1 + rnd.nextInt(9)).append(");\n");
+        b.append(ind)
+            .append("r += ")
+            .append(helperCall(s, helperNames.get(rnd.nextInt(helperNames.size()))))
+            .append("(r, b + ")
+            .append(1 + rnd.nextInt(9))
+            .append(");\n");
       }
       helperNames.add(name);
       b.append(ind).append("return r;\n").append(s.cxx() ? "  }\n" : "}\n");
@@ -379,8 +482,8 @@ final class BenchPrograms {
     return rnd.nextLong() | 1L;
   }
 
-  private String definition(Fn f, List<String> helpers, SplittableRandom rnd, String u64,
-      String u32) {
+  private String definition(
+      Fn f, List<String> helpers, SplittableRandom rnd, String u64, String u32) {
     StringBuilder b = new StringBuilder();
     Spec s = f.module;
     if (f.externC && s.cxx()) {
@@ -401,13 +504,20 @@ final class BenchPrograms {
     if (f.signature == 1) {
       b.append("  ").append(u64).append(" x = b.data[y & 3u] + b.len;\n");
     }
-    b.append("  ").append(u64).append(" acc = x ^ 0x").append(Long.toHexString(rnd.nextLong()))
+    b.append("  ")
+        .append(u64)
+        .append(" acc = x ^ 0x")
+        .append(Long.toHexString(rnd.nextLong()))
         .append("ull;\n");
-    b.append("  acc = ").append(helperCall(s, helpers.get(rnd.nextInt(helpers.size()))))
+    b.append("  acc = ")
+        .append(helperCall(s, helpers.get(rnd.nextInt(helpers.size()))))
         .append("(acc, y);\n");
     List<Fn> callees = new ArrayList<>(f.callees);
     int loopCalls = callees.isEmpty() ? 0 : rnd.nextInt(Math.min(2, callees.size()) + 1);
-    b.append("  for (").append(u32).append(" i = 0; i < (y & ").append(3 + rnd.nextInt(13))
+    b.append("  for (")
+        .append(u32)
+        .append(" i = 0; i < (y & ")
+        .append(3 + rnd.nextInt(13))
         .append("u); i++) {\n");
     b.append("    acc = (acc << ").append(1 + rnd.nextInt(60)).append(" | acc >> ");
     b.append("13) + 0x").append(Integer.toHexString(rnd.nextInt(1 << 20))).append(";\n");
@@ -415,37 +525,57 @@ final class BenchPrograms {
       b.append("    acc += ").append(call(f, callees.remove(0), "acc", "i")).append(";\n");
     }
     if (rnd.nextBoolean()) {
-      b.append("    acc = ").append(helperCall(s, helpers.get(rnd.nextInt(helpers.size()))))
+      b.append("    acc = ")
+          .append(helperCall(s, helpers.get(rnd.nextInt(helpers.size()))))
           .append("(acc, i);\n");
     }
     b.append("  }\n");
     if (!callees.isEmpty() && rnd.nextBoolean()) {
-      b.append("  if ((acc & ").append(1 << rnd.nextInt(6)).append(") != 0) {\n    acc += ")
-          .append(call(f, callees.remove(0), "acc >> 3", "y + 1u")).append(";\n  } else {\n")
-          .append("    acc ^= ").append(helperCall(s, helpers.get(rnd.nextInt(helpers.size()))))
+      b.append("  if ((acc & ")
+          .append(1 << rnd.nextInt(6))
+          .append(") != 0) {\n    acc += ")
+          .append(call(f, callees.remove(0), "acc >> 3", "y + 1u"))
+          .append(";\n  } else {\n")
+          .append("    acc ^= ")
+          .append(helperCall(s, helpers.get(rnd.nextInt(helpers.size()))))
           .append("(acc, y);\n  }\n");
     }
     if (rnd.nextInt(100) < 25) {
       // A bigger body: a switch of arithmetic, as a decoder's state machine has.
       b.append("  switch (y & 7u) {\n");
       for (int c = 0; c < 8; c++) {
-        b.append("    case ").append(c).append("u: acc = acc * 0x")
-            .append(Long.toHexString(odd(rnd))).append("ull + (acc >> ").append(1 + c * 5)
+        b.append("    case ")
+            .append(c)
+            .append("u: acc = acc * 0x")
+            .append(Long.toHexString(odd(rnd)))
+            .append("ull + (acc >> ")
+            .append(1 + c * 5)
             .append("); break;\n");
       }
       b.append("    default: break;\n  }\n");
     }
     while (!callees.isEmpty()) {
-      b.append("  acc ^= ").append(call(f, callees.remove(0), "acc", "y ^ 0x"
-          + Integer.toHexString(rnd.nextInt(256)) + "u")).append(";\n");
+      b.append("  acc ^= ")
+          .append(
+              call(
+                  f,
+                  callees.remove(0),
+                  "acc",
+                  "y ^ 0x" + Integer.toHexString(rnd.nextInt(256)) + "u"))
+          .append(";\n");
     }
     if (f.recursive) {
-      b.append("  if (y > 1u) {\n    acc += ").append(call(f, f, "acc >> 1", "y - 1u"))
+      b.append("  if (y > 1u) {\n    acc += ")
+          .append(call(f, f, "acc >> 1", "y - 1u"))
           .append(";\n  }\n");
     }
-    b.append("  acc = acc * 0x").append(Long.toHexString(odd(rnd))).append("ull + (acc >> ")
-        .append(20 + rnd.nextInt(20)).append(");\n");
-    b.append("  return ").append(f.template ? "static_cast<T>(acc ^ y)" : "acc ^ y")
+    b.append("  acc = acc * 0x")
+        .append(Long.toHexString(odd(rnd)))
+        .append("ull + (acc >> ")
+        .append(20 + rnd.nextInt(20))
+        .append(");\n");
+    b.append("  return ")
+        .append(f.template ? "static_cast<T>(acc ^ y)" : "acc ^ y")
         .append(";\n}\n");
     if (f.template) {
       b.append("template std::uint64_t ").append(f.namespace).append("::");
@@ -461,8 +591,20 @@ final class BenchPrograms {
   private static String call(Fn caller, Fn callee, String x, String y) {
     String name = caller.module.cxx() ? callee.qualified() : callee.name;
     if (callee.signature == 1) {
-      return name + "(::fleet::Buffer{{" + x + ", " + x + " >> 1, " + x + " >> 2, " + x
-          + " >> 3}, " + y + "}, " + y + ")";
+      return name
+          + "(::fleet::Buffer{{"
+          + x
+          + ", "
+          + x
+          + " >> 1, "
+          + x
+          + " >> 2, "
+          + x
+          + " >> 3}, "
+          + y
+          + "}, "
+          + y
+          + ")";
     }
     return name + "(" + x + ", " + y + ")";
   }
@@ -512,10 +654,12 @@ final class BenchPrograms {
       for (int i = 0; i < compiles.size(); i++) {
         List<String> cmd = compiles.get(i);
         Path log = dir.resolve("compile-" + i + ".log");
-        done.add(pool.submit(() -> {
-          run(cmd, dir, log);
-          return null;
-        }));
+        done.add(
+            pool.submit(
+                () -> {
+                  run(cmd, dir, log);
+                  return null;
+                }));
       }
       for (Future<?> f : done) {
         try {
@@ -558,8 +702,12 @@ final class BenchPrograms {
   private static void run(List<String> cmd, Path dir, Path log)
       throws IOException, InterruptedException {
     Files.createDirectories(dir.resolve("obj"));
-    Process p = new ProcessBuilder(cmd).directory(dir.toFile()).redirectErrorStream(true)
-        .redirectOutput(log.toFile()).start();
+    Process p =
+        new ProcessBuilder(cmd)
+            .directory(dir.toFile())
+            .redirectErrorStream(true)
+            .redirectOutput(log.toFile())
+            .start();
     if (!p.waitFor(900, TimeUnit.SECONDS)) {
       p.destroyForcibly().waitFor();
       throw new IOException(String.join(" ", cmd) + " did not finish in 900 s");

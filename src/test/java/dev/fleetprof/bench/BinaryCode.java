@@ -29,14 +29,20 @@ final class BinaryCode {
    * address (the next instruction's address) and the target as objdump names it ({@code name} or
    * {@code name@plt}) with the target's address.
    */
-  record Function(String name, long start, long end, boolean global, long[] instructions,
-      long[] callReturns, long[] callTargets, String[] callTargetNames) {}
+  record Function(
+      String name,
+      long start,
+      long end,
+      boolean global,
+      long[] instructions,
+      long[] callReturns,
+      long[] callTargets,
+      String[] callTargetNames) {}
 
   /** A PT_LOAD segment: link-time address and size, file offset, permissions ("r-xp"). */
   record Segment(long vaddr, long memsz, long offset, String perms) {}
 
-  private static final Pattern NM = Pattern.compile(
-      "^([0-9a-f]+) ([0-9a-f]+) ([tTwW]) (\\S+)$");
+  private static final Pattern NM = Pattern.compile("^([0-9a-f]+) ([0-9a-f]+) ([tTwW]) (\\S+)$");
   private static final Pattern INSN = Pattern.compile("^\\s*([0-9a-f]+):\\s+(\\S.*)$");
   private static final Pattern CALL =
       Pattern.compile("^call\\s+([0-9a-f]+) <([^>+]+)(\\+0x[0-9a-f]+)?>");
@@ -44,12 +50,14 @@ final class BinaryCode {
   final Path path;
   final List<Function> functions;
   final List<Segment> loads;
+
   /** Position-independent (ET_DYN): loaded at a bias chosen at run time. */
   final boolean relocatable;
+
   private final TreeMap<Long, Function> byStart = new TreeMap<>();
 
-  private BinaryCode(Path path, List<Function> functions, List<Segment> loads,
-      boolean relocatable) {
+  private BinaryCode(
+      Path path, List<Function> functions, List<Segment> loads, boolean relocatable) {
     this.path = path;
     this.functions = functions;
     this.loads = loads;
@@ -87,20 +95,21 @@ final class BinaryCode {
         return vaddr - s.vaddr() + s.offset();
       }
     }
-    throw new IllegalArgumentException(String.format("0x%x is in no executable segment of %s",
-        vaddr, path));
+    throw new IllegalArgumentException(
+        String.format("0x%x is in no executable segment of %s", vaddr, path));
   }
 
   /** The code address of a file offset: through the executable load segment that holds it. */
   long vaddr(long fileOffset) {
     for (Segment s : loads) {
-      if (s.perms().contains("x") && fileOffset >= s.offset()
+      if (s.perms().contains("x")
+          && fileOffset >= s.offset()
           && fileOffset < s.offset() + s.memsz()) {
         return fileOffset - s.offset() + s.vaddr();
       }
     }
-    throw new IllegalArgumentException(String.format("offset 0x%x is in no executable segment of"
-        + " %s", fileOffset, path));
+    throw new IllegalArgumentException(
+        String.format("offset 0x%x is in no executable segment of" + " %s", fileOffset, path));
   }
 
   /** Instructions in every function of the binary. */
@@ -125,8 +134,8 @@ final class BinaryCode {
     }
     Map<Long, List<long[]>> insns = new HashMap<>();
     Map<Long, List<String>> callNames = new HashMap<>();
-    List<String> dis = run(List.of("objdump", "-d", "-w", "--no-show-raw-insn", "-j", ".text",
-        binary.toString()));
+    List<String> dis =
+        run(List.of("objdump", "-d", "-w", "--no-show-raw-insn", "-j", ".text", binary.toString()));
     // Pending call: its function's start, its target and name, waiting for the next address.
     long[] pending = null;
     String pendingName = null;
@@ -167,10 +176,16 @@ final class BinaryCode {
         }
       }
       List<String> names = callNames.get(e.getKey());
-      functions.add(new Function((String) sym[0], e.getKey(), e.getKey() + (Long) sym[1],
-          (Boolean) sym[2], at.stream().mapToLong(Long::longValue).toArray(),
-          calls.stream().mapToLong(c -> c[1]).toArray(),
-          calls.stream().mapToLong(c -> c[2]).toArray(), names.toArray(new String[0])));
+      functions.add(
+          new Function(
+              (String) sym[0],
+              e.getKey(),
+              e.getKey() + (Long) sym[1],
+              (Boolean) sym[2],
+              at.stream().mapToLong(Long::longValue).toArray(),
+              calls.stream().mapToLong(c -> c[1]).toArray(),
+              calls.stream().mapToLong(c -> c[2]).toArray(),
+              names.toArray(new String[0])));
     }
     List<Segment> loads = new ArrayList<>();
     boolean relocatable;
@@ -178,10 +193,15 @@ final class BinaryCode {
       relocatable = elf.type() == ElfFile.ET_DYN;
       for (ElfSegment s : elf.segments()) {
         if (s.isLoad()) {
-          loads.add(new Segment(s.vaddr(), s.memsz(), s.offset(),
-              ((s.flags() & ElfSegment.PF_R) != 0 ? "r" : "-")
-                  + ((s.flags() & ElfSegment.PF_W) != 0 ? "w" : "-")
-                  + ((s.flags() & ElfSegment.PF_X) != 0 ? "x" : "-") + "p"));
+          loads.add(
+              new Segment(
+                  s.vaddr(),
+                  s.memsz(),
+                  s.offset(),
+                  ((s.flags() & ElfSegment.PF_R) != 0 ? "r" : "-")
+                      + ((s.flags() & ElfSegment.PF_W) != 0 ? "w" : "-")
+                      + ((s.flags() & ElfSegment.PF_X) != 0 ? "x" : "-")
+                      + "p"));
         }
       }
     }
@@ -194,8 +214,8 @@ final class BinaryCode {
     try {
       Process p = new ProcessBuilder(cmd).redirectError(err.toFile()).start();
       List<String> lines = new ArrayList<>();
-      try (BufferedReader r = new BufferedReader(new InputStreamReader(p.getInputStream(),
-          StandardCharsets.UTF_8))) {
+      try (BufferedReader r =
+          new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8))) {
         for (String l; (l = r.readLine()) != null; ) {
           lines.add(l);
         }

@@ -23,14 +23,15 @@ import java.util.SplittableRandom;
  *
  * <p>Each program has a pool of distinct call chains, walked up the binaries' real call graph
  * ({@link BinaryCode}): a leaf at an instruction boundary of a function (most often one of a few
- * hot instructions of it), then for each caller the return address of a call instruction that
- * calls the frame below, up to {@code main}; recursive functions tend to recur. A few chains end in
- * an anonymous executable region (JIT code) and a few in a pc outside every mapping (a lost
- * unwind), as real ones do. Records draw chains from the pool with a skew toward a few hot ones.
+ * hot instructions of it), then for each caller the return address of a call instruction that calls
+ * the frame below, up to {@code main}; recursive functions tend to recur. A few chains end in an
+ * anonymous executable region (JIT code) and a few in a pc outside every mapping (a lost unwind),
+ * as real ones do. Records draw chains from the pool with a skew toward a few hot ones.
  */
 final class BinaryFleet {
   /** Distinct chains of each program: fleet-server, fleet-batch. */
   static final int SERVER_CHAINS = 4_000;
+
   static final int BATCH_CHAINS = 1_000;
 
   private static final long ANON_SPAN = 0x100000L;
@@ -84,8 +85,16 @@ final class BinaryFleet {
         for (BinaryCode.Segment s : c.loads) {
           long start = bases[m] + (s.vaddr() & ~0xfffL);
           long end = bases[m] + ((s.vaddr() + s.memsz() + 0xfff) & ~0xfffL);
-          lines.add(String.format(Locale.ROOT, "%x-%x %s %08x fd:01 %d %s", start, end,
-              s.perms(), s.offset() & ~0xfffL, 400_000 + m * 17, paths.get(m)));
+          lines.add(
+              String.format(
+                  Locale.ROOT,
+                  "%x-%x %s %08x fd:01 %d %s",
+                  start,
+                  end,
+                  s.perms(),
+                  s.offset() & ~0xfffL,
+                  400_000 + m * 17,
+                  paths.get(m)));
           starts.add(new long[] {start, lines.size() - 1});
         }
       }
@@ -93,7 +102,8 @@ final class BinaryFleet {
       lines.add(String.format(Locale.ROOT, "%x-%x rwxp 00000000 00:00 0 ", a, a + ANON_SPAN));
       starts.add(new long[] {a, lines.size() - 1});
       StringBuilder sb = new StringBuilder();
-      starts.stream().sorted((x, y) -> Long.compareUnsigned(x[0], y[0]))
+      starts.stream()
+          .sorted((x, y) -> Long.compareUnsigned(x[0], y[0]))
           .forEach(s -> sb.append(lines.get((int) s[1])).append('\n'));
       String pad = " ".repeat(26);
       sb.append("7ffc00000000-7ffc00021000 rw-p 00000000 00:00 0").append(pad).append("[stack]\n");
@@ -117,8 +127,13 @@ final class BinaryFleet {
         modules.add(binaries.get(f));
         paths.add(BenchPrograms.spec(f).mapsPath());
       }
-      programs.add(new Program(exe, modules, paths,
-          exe.equals("fleet-server") ? SERVER_CHAINS : BATCH_CHAINS, seed + programs.size()));
+      programs.add(
+          new Program(
+              exe,
+              modules,
+              paths,
+              exe.equals("fleet-server") ? SERVER_CHAINS : BATCH_CHAINS,
+              seed + programs.size()));
     }
   }
 
@@ -152,8 +167,8 @@ final class BinaryFleet {
       Path f = fleetFile(root, i, dates);
       Files.createDirectories(f.getParent());
       Program p = programOf(i / dates);
-      Written w = p.pool.write(f, 10_000 + rnd.nextInt(50_000), p.bases(rnd.nextLong()),
-          rnd.nextLong());
+      Written w =
+          p.pool.write(f, 10_000 + rnd.nextInt(50_000), p.bases(rnd.nextLong()), rnd.nextLong());
       bytes += w.bytes();
       records += w.records();
       counts += w.countSum();
@@ -187,7 +202,8 @@ final class BinaryFleet {
   static Path fleetFile(Path root, int index, int dates) {
     int date = index % dates;
     int host = index / dates;
-    return root.resolve("date=2026-11-" + (10 + date)).resolve(String.format("host=web%03d", host))
+    return root.resolve("date=2026-11-" + (10 + date))
+        .resolve(String.format("host=web%03d", host))
         .resolve("cpu.prof");
   }
 
@@ -200,13 +216,18 @@ final class BinaryFleet {
   static final class ChainWalker {
     private final List<BinaryCode> modules;
     private final SplittableRandom rnd;
+
     /** Every function of the program's own code: module index and function. */
     private final List<Integer> nodeModule = new ArrayList<>();
+
     private final List<BinaryCode.Function> nodeFunction = new ArrayList<>();
+
     /** The function whose callers a node's frames have: itself, or the parent of a .cold part. */
     private int[] callersOf;
+
     /** Call sites calling each node: caller node and return address. */
     private final List<List<long[]>> sites = new ArrayList<>();
+
     private BitSet reachable;
     private int[][] hot;
 
@@ -248,8 +269,8 @@ final class BinaryFleet {
         callees.add(new ArrayList<>());
         String name = nodeFunction.get(id).name();
         int cold = name.indexOf(".cold");
-        Integer parent = cold > 0 ? byKey.get(nodeModule.get(id) + ":" + name.substring(0, cold))
-            : null;
+        Integer parent =
+            cold > 0 ? byKey.get(nodeModule.get(id) + ":" + name.substring(0, cold)) : null;
         callersOf[id] = parent != null ? parent : id;
       }
       for (int id = 0; id < n; id++) {
@@ -257,9 +278,10 @@ final class BinaryFleet {
         int m = nodeModule.get(id);
         for (int c = 0; c < f.callReturns().length; c++) {
           String target = f.callTargetNames()[c];
-          Integer callee = target.endsWith("@plt")
-              ? global.get(target.substring(0, target.length() - 4))
-              : byKey.get(m + ":" + f.callTargets()[c]);
+          Integer callee =
+              target.endsWith("@plt")
+                  ? global.get(target.substring(0, target.length() - 4))
+                  : byKey.get(m + ":" + f.callTargets()[c]);
           if (callee != null) {
             sites.get(callee).add(new long[] {id, f.callReturns()[c]});
             callees.get(id).add(callee);
@@ -304,8 +326,8 @@ final class BinaryFleet {
     StackPoolProfiles pool(int chains, java.util.function.Function<long[], String> maps) {
       int[] leaves = reachable.stream().toArray();
       if (leaves.length == 0) {
-        throw new IllegalStateException("no function reachable from main in "
-            + modules.get(0).path);
+        throw new IllegalStateException(
+            "no function reachable from main in " + modules.get(0).path);
       }
       // A random order of the leaves, so that the hot ones are spread over the modules.
       for (int i = leaves.length - 1; i > 0; i--) {
@@ -328,8 +350,10 @@ final class BinaryFleet {
         int leaf = leaves[(int) (leaves.length * u * u)];
         List<long[]> frames = new ArrayList<>();
         BinaryCode.Function lf = nodeFunction.get(leaf);
-        int insn = rnd.nextInt(100) < 70 ? hot[leaf][rnd.nextInt(hot[leaf].length)]
-            : rnd.nextInt(lf.instructions().length);
+        int insn =
+            rnd.nextInt(100) < 70
+                ? hot[leaf][rnd.nextInt(hot[leaf].length)]
+                : rnd.nextInt(lf.instructions().length);
         frames.add(new long[] {nodeModule.get(leaf), lf.instructions()[insn]});
         int at = leaf;
         while (frames.size() < MAX_DEPTH) {
@@ -391,7 +415,8 @@ final class BinaryFleet {
   private record Chain(byte[] modules, long[] offsets) {
     @Override
     public boolean equals(Object o) {
-      return o instanceof Chain c && Arrays.equals(modules, c.modules)
+      return o instanceof Chain c
+          && Arrays.equals(modules, c.modules)
           && Arrays.equals(offsets, c.offsets);
     }
 

@@ -26,16 +26,18 @@ import org.apache.spark.sql.types.StructType;
 final class DecodeUdf implements UDF1<byte[], List<Row>> {
   private static final long serialVersionUID = 1L;
   static final String NAME = "decode_cpu_profile";
-  static final StructType RECORD = new StructType()
-      .add("count", DataTypes.LongType)
-      .add("pcs", DataTypes.createArrayType(DataTypes.LongType, false));
+  static final StructType RECORD =
+      new StructType()
+          .add("count", DataTypes.LongType)
+          .add("pcs", DataTypes.createArrayType(DataTypes.LongType, false));
 
   @Override
   public List<Row> call(byte[] content) throws Exception {
-    CpuProfileHeader h = CpuProfileHeader.parse("udf", content, Math.min(content.length, 64),
-        content.length);
-    CpuProfileReader r = CpuProfileReader.wholeFile("udf", h, new ByteArrayInputStream(content),
-        content.length, true);
+    CpuProfileHeader h =
+        CpuProfileHeader.parse("udf", content, Math.min(content.length, 64), content.length);
+    CpuProfileReader r =
+        CpuProfileReader.wholeFile(
+            "udf", h, new ByteArrayInputStream(content), content.length, true);
     List<Row> out = new ArrayList<>();
     while (r.next()) {
       out.add(RowFactory.create(r.count(), Arrays.copyOf(r.pcs(), r.depth())));
@@ -49,7 +51,10 @@ final class DecodeUdf implements UDF1<byte[], List<Row>> {
 
   /** One row per record: path, count, pcs (after {@link #register}). */
   static Dataset<Row> records(SparkSession spark, String path) {
-    return spark.read().format("binaryFile").load(path)
+    return spark
+        .read()
+        .format("binaryFile")
+        .load(path)
         .select(col("path"), explode(call_udf(NAME, col("content"))).as("r"))
         .select(col("path"), col("r.count").as("count"), col("r.pcs").as("pcs"));
   }

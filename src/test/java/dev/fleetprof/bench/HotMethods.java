@@ -22,9 +22,11 @@ import jdk.jfr.consumer.RecordingFile;
  */
 final class HotMethods {
   /** Frames worth a "total" line: the reader, Spark SQL's row machinery, Hadoop's I/O. */
-  private static final Pattern INTERESTING = Pattern.compile(
-      "dev\\.fleetprof\\.|org\\.apache\\.spark\\.sql\\.catalyst\\.|org\\.apache\\.spark\\.unsafe\\."
-          + "|org\\.apache\\.hadoop\\.|org\\.apache\\.spark\\.sql\\.execution\\.(aggregate|datasources)");
+  private static final Pattern INTERESTING =
+      Pattern.compile(
+          "dev\\.fleetprof\\.|org\\.apache\\.spark\\.sql\\.catalyst\\.|org\\.apache\\.spark\\.unsafe\\."
+              + "|org\\.apache\\.hadoop\\.|org\\.apache\\.spark\\.sql\\.execution\\.(aggregate|datasources)");
+
   private final Path dir;
   private int n;
 
@@ -44,8 +46,10 @@ final class HotMethods {
 
   void stop(Recording r, String what) throws IOException {
     r.stop();
-    String name = String.format("%02d-%s", ++n,
-        what.replaceAll("[^A-Za-z0-9]+", "-").replaceAll("^-|-$", "").toLowerCase());
+    String name =
+        String.format(
+            "%02d-%s",
+            ++n, what.replaceAll("[^A-Za-z0-9]+", "-").replaceAll("^-|-$", "").toLowerCase());
     Path jfr = dir.resolve(name + ".jfr");
     r.dump(jfr);
     r.close();

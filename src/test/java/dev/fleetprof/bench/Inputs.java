@@ -27,7 +27,13 @@ final class Inputs {
    * A generated input: a file or a directory of files, with what the generator wrote ({@code
    * binaryLocations}: see {@link Written}).
    */
-  record Input(String label, Path path, long bytes, long records, long countSum, int files,
+  record Input(
+      String label,
+      Path path,
+      long bytes,
+      long records,
+      long countSum,
+      int files,
       long binaryLocations) {}
 
   /** The built bench programs: their folder (what {@code --binaries} names) and their code. */
@@ -54,8 +60,14 @@ final class Inputs {
 
   Input cpuProfile(long bytes) throws IOException {
     String name = "cpu-" + fileSize(bytes) + ".prof";
-    return get(name, "gperftools, " + size(bytes), 1, "bytes=" + bytes, target ->
-        new StackPoolProfiles(100_000, 7).write(target, bytes, StackPoolProfiles.bases(11), 13));
+    return get(
+        name,
+        "gperftools, " + size(bytes),
+        1,
+        "bytes=" + bytes,
+        target ->
+            new StackPoolProfiles(100_000, 7)
+                .write(target, bytes, StackPoolProfiles.bases(11), 13));
   }
 
   /**
@@ -63,24 +75,29 @@ final class Inputs {
    * read back with binutils. Rebuilt when the scale or the compilers change.
    */
   Binaries binaries(double scale) throws IOException {
-    String compilers = firstLine(List.of("gcc", "--version")) + "; "
-        + firstLine(List.of("g++", "--version"));
+    String compilers =
+        firstLine(List.of("gcc", "--version")) + "; " + firstLine(List.of("g++", "--version"));
     String name = "binaries-" + (scale == 1 ? "full" : "x" + scale);
     BenchPrograms programs = new BenchPrograms(PROGRAMS_SEED, scale);
-    Input in = get(name, "bench binaries", BenchPrograms.SPECS.size(),
-        "scale=" + scale + " seed=" + PROGRAMS_SEED + " " + compilers, target -> {
-          Files.createDirectories(target);
-          long bytes = 0;
-          try {
-            for (Path b : programs.build(target)) {
-              bytes += Files.size(b);
-            }
-          } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IOException(e);
-          }
-          return new Written(bytes, programs.functions(), 0);
-        });
+    Input in =
+        get(
+            name,
+            "bench binaries",
+            BenchPrograms.SPECS.size(),
+            "scale=" + scale + " seed=" + PROGRAMS_SEED + " " + compilers,
+            target -> {
+              Files.createDirectories(target);
+              long bytes = 0;
+              try {
+                for (Path b : programs.build(target)) {
+                  bytes += Files.size(b);
+                }
+              } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new IOException(e);
+              }
+              return new Written(bytes, programs.functions(), 0);
+            });
     Map<String, BinaryCode> code = new LinkedHashMap<>();
     StringBuilder ids = new StringBuilder();
     try {
@@ -95,14 +112,18 @@ final class Inputs {
       Thread.currentThread().interrupt();
       throw new IOException(e);
     }
-    return new Binaries(in.path(), code, Integer.toHexString(ids.toString().hashCode()),
-        (int) in.records());
+    return new Binaries(
+        in.path(), code, Integer.toHexString(ids.toString().hashCode()), (int) in.records());
   }
 
   /** The fleet of small profiles of the bench programs; regenerated when the binaries change. */
   Input fleet(int files, Binaries binaries) throws IOException {
-    return get("fleet-" + files, String.format("%,d small profiles", files), files,
-        "files=" + files + " binaries=" + binaries.buildIds(), target -> {
+    return get(
+        "fleet-" + files,
+        String.format("%,d small profiles", files),
+        files,
+        "files=" + files + " binaries=" + binaries.buildIds(),
+        target -> {
           Files.createDirectories(target);
           return new BinaryFleet(binaries.code(), 17).writeFleet(target, files, 19);
         });
@@ -120,13 +141,21 @@ final class Inputs {
   }
 
   Input gmon(long bytes) throws IOException {
-    return get("gmon-" + fileSize(bytes) + ".out", "gmon.out, " + size(bytes), 1, "bytes=" + bytes,
+    return get(
+        "gmon-" + fileSize(bytes) + ".out",
+        "gmon.out, " + size(bytes),
+        1,
+        "bytes=" + bytes,
         target -> LargeGmon.write(target, bytes, 23));
   }
 
   Input dcpi(long bytes) throws IOException {
-    return get("dcpi-" + fileSize(bytes) + ".prof", "DCPI profile, " + size(bytes), 1,
-        "bytes=" + bytes, target -> LargeDcpi.write(target, bytes, 29));
+    return get(
+        "dcpi-" + fileSize(bytes) + ".prof",
+        "DCPI profile, " + size(bytes),
+        1,
+        "bytes=" + bytes,
+        target -> LargeDcpi.write(target, bytes, 29));
   }
 
   private Input get(String name, String label, int files, String params, Generator gen)
@@ -146,8 +175,9 @@ final class Inputs {
       System.out.printf("generating %s ...%n", target);
       long t0 = System.nanoTime();
       Written w = gen.write(target);
-      System.out.printf("  %.1f MB, %,d records in %.1f s%n", w.bytes() / 1e6, w.records(),
-          (System.nanoTime() - t0) / 1e9);
+      System.out.printf(
+          "  %.1f MB, %,d records in %.1f s%n",
+          w.bytes() / 1e6, w.records(), (System.nanoTime() - t0) / 1e9);
       p.setProperty("params", want);
       p.setProperty("bytes", Long.toString(w.bytes()));
       p.setProperty("records", Long.toString(w.records()));
@@ -157,8 +187,13 @@ final class Inputs {
         p.store(out, null);
       }
     }
-    return new Input(label, target, Long.parseLong(p.getProperty("bytes")),
-        Long.parseLong(p.getProperty("records")), Long.parseLong(p.getProperty("countSum")), files,
+    return new Input(
+        label,
+        target,
+        Long.parseLong(p.getProperty("bytes")),
+        Long.parseLong(p.getProperty("records")),
+        Long.parseLong(p.getProperty("countSum")),
+        files,
         Long.parseLong(p.getProperty("binaryLocations", "0")));
   }
 

@@ -14,8 +14,8 @@ import java.util.SplittableRandom;
  * A large DCPI profile (dcpiformat(4), {@code pdb-0.07}, byte offsets) streamed to disk: runs of
  * 64-511 instruction counts (one in eight zero) separated by cold gaps, and the footer. The
  * header's {@code tsize} must cover every chunk before any is written, so the chunk layout is drawn
- * twice from the same seed: once to size the text, once to write. The test suite's
- * {@code DcpiSampleGenerator} holds its files in memory and is sized for checked-in samples.
+ * twice from the same seed: once to size the text, once to write. The test suite's {@code
+ * DcpiSampleGenerator} holds its files in memory and is sized for checked-in samples.
  */
 final class LargeDcpi {
   private static final long TSTART = 0x120000000L;
@@ -26,8 +26,12 @@ final class LargeDcpi {
   static Written write(Path file, long targetBytes, long seed) throws IOException {
     long tsize = layout(targetBytes, seed, null);
     byte[] header = header(tsize);
-    try (FileChannel ch = FileChannel.open(file, StandardOpenOption.CREATE,
-        StandardOpenOption.TRUNCATE_EXISTING, StandardOpenOption.WRITE)) {
+    try (FileChannel ch =
+        FileChannel.open(
+            file,
+            StandardOpenOption.CREATE,
+            StandardOpenOption.TRUNCATE_EXISTING,
+            StandardOpenOption.WRITE)) {
       Writer w = new Writer(ch, seed ^ 0x5deece66dL);
       w.buf.put(header);
       layout(targetBytes - header.length, seed, w);
@@ -60,9 +64,19 @@ final class LargeDcpi {
   }
 
   private static byte[] header(long tsize) {
-    String text = String.join("\n", "version pdb-0.07", "image 3a5f0c1e9b7d2468",
-        "epoch 9707151200", "platform alpha-osf1-v4.0", "event cycles", "period 62464",
-        "tstart " + Long.toHexString(TSTART), "tsize " + tsize, "cpuspeed 500", "samples");
+    String text =
+        String.join(
+            "\n",
+            "version pdb-0.07",
+            "image 3a5f0c1e9b7d2468",
+            "epoch 9707151200",
+            "platform alpha-osf1-v4.0",
+            "event cycles",
+            "period 62464",
+            "tstart " + Long.toHexString(TSTART),
+            "tsize " + tsize,
+            "cpuspeed 500",
+            "samples");
     // dcpiformat(4): pad the last line so the binary part starts 4-byte aligned.
     while ((text.length() + 1) % 4 != 0) {
       text += " ";
@@ -89,8 +103,10 @@ final class LargeDcpi {
       }
       buf.putInt((int) offset).putInt(number);
       for (int i = 0; i < number; i++) {
-        int v = counts.nextInt(8) == 0 ? 0 : counts.nextInt(10) < 8 ? 1 + counts.nextInt(20)
-            : 1 + counts.nextInt(1_000_000);
+        int v =
+            counts.nextInt(8) == 0
+                ? 0
+                : counts.nextInt(10) < 8 ? 1 + counts.nextInt(20) : 1 + counts.nextInt(1_000_000);
         buf.putInt(v);
         if (v != 0) {
           rows++;

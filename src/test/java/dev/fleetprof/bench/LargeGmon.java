@@ -11,10 +11,10 @@ import java.nio.file.StandardOpenOption;
 import java.util.SplittableRandom;
 
 /**
- * A large GNU gmon.out (version 1, 64-bit little-endian, as glibc writes on x86-64), streamed to disk:
- * half the bytes one histogram (one bin in ten non-zero, as in a program whose hot code is a small
- * part of its text), half call arcs. The test suite's {@code GmonBuilder} builds files in memory,
- * which does not scale to the sizes measured here.
+ * A large GNU gmon.out (version 1, 64-bit little-endian, as glibc writes on x86-64), streamed to
+ * disk: half the bytes one histogram (one bin in ten non-zero, as in a program whose hot code is a
+ * small part of its text), half call arcs. The test suite's {@code GmonBuilder} builds files in
+ * memory, which does not scale to the sizes measured here.
  */
 final class LargeGmon {
   private static final long LOW_PC = 0x400000L;
@@ -29,8 +29,12 @@ final class LargeGmon {
     long rows = 0;
     long countSum = 0;
     long written = 0;
-    try (FileChannel ch = FileChannel.open(file, StandardOpenOption.CREATE,
-        StandardOpenOption.TRUNCATE_EXISTING, StandardOpenOption.WRITE)) {
+    try (FileChannel ch =
+        FileChannel.open(
+            file,
+            StandardOpenOption.CREATE,
+            StandardOpenOption.TRUNCATE_EXISTING,
+            StandardOpenOption.WRITE)) {
       ByteBuffer b = ByteBuffer.allocate(4 << 20).order(ByteOrder.LITTLE_ENDIAN);
       b.put("gmon".getBytes(StandardCharsets.US_ASCII)).putInt(1).put(new byte[12]);
       b.put((byte) 0).putLong(LOW_PC).putLong(LOW_PC + 4 * bins).putInt((int) bins).putInt(100);
@@ -54,8 +58,10 @@ final class LargeGmon {
           written += drain(ch, b);
         }
         long count = 1 + rnd.nextInt(100_000);
-        b.put((byte) 1).putLong(LOW_PC + 4 * rnd.nextLong(bins))
-            .putLong(LOW_PC + 4 * rnd.nextLong(bins)).putInt((int) count);
+        b.put((byte) 1)
+            .putLong(LOW_PC + 4 * rnd.nextLong(bins))
+            .putLong(LOW_PC + 4 * rnd.nextLong(bins))
+            .putInt((int) count);
         rows++;
         countSum += count;
       }

@@ -34,8 +34,8 @@ final class Processes {
    * A java command for {@code main} (see {@link ChildJvm}): the given heap, this JVM's own logging
    * settings (from bench/run), {@code props} and the classpath.
    */
-  static List<String> java(String heap, String classpath, String main, List<String> args,
-      String... props) {
+  static List<String> java(
+      String heap, String classpath, String main, List<String> args, String... props) {
     List<String> jvmOptions = new ArrayList<>(List.of("-Xmx" + heap));
     jvmOptions.addAll(ChildJvm.loggingOfThisJvm());
     jvmOptions.addAll(List.of(props));
@@ -46,8 +46,10 @@ final class Processes {
   static String jobClasspath() throws IOException {
     Path target = Path.of("target");
     try (var jars = Files.list(target)) {
-      Path jar = jars.filter(p -> p.getFileName().toString().matches("fleetprof-.*\\.jar"))
-          .findFirst().orElseThrow(() -> new IOException("no target/fleetprof-*.jar: build first"));
+      Path jar =
+          jars.filter(p -> p.getFileName().toString().matches("fleetprof-.*\\.jar"))
+              .findFirst()
+              .orElseThrow(() -> new IOException("no target/fleetprof-*.jar: build first"));
       return jar + File.pathSeparator + Files.readString(target.resolve("classpath.txt")).strip();
     }
   }
@@ -58,10 +60,11 @@ final class Processes {
   }
 
   /** As above, the child reading {@code input} (null: nothing) as its standard input. */
-  static Outcome run(List<String> cmd, Path input, Path log, long timeoutSeconds,
-      Map<String, String> env) throws IOException, InterruptedException {
-    ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true)
-        .redirectOutput(log.toFile());
+  static Outcome run(
+      List<String> cmd, Path input, Path log, long timeoutSeconds, Map<String, String> env)
+      throws IOException, InterruptedException {
+    ProcessBuilder pb =
+        new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(log.toFile());
     if (input != null) {
       pb.redirectInput(input.toFile());
     }

@@ -12,13 +12,13 @@ import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 
 /**
- * The physical reference of the scan benchmark: how fast one core can walk every record and every pc of a
- * 64-bit little-endian gperftools profile from the page cache. {@link #readLoop} (the reference) and
- * {@link #mappedLoop} use no project code, so they stay the yardstick however the project's decoder
- * changes: the first copies the page cache into a buffer, as every stream-based reader (Hadoop's
- * included) must, the second reads it in place. {@link #projectDecoder} does the same walk through
- * {@link CpuProfileReader}, to show what the decoder itself costs. All fold every slot into sums
- * that the caller compares, so no work can be optimised away.
+ * The physical reference of the scan benchmark: how fast one core can walk every record and every
+ * pc of a 64-bit little-endian gperftools profile from the page cache. {@link #readLoop} (the
+ * reference) and {@link #mappedLoop} use no project code, so they stay the yardstick however the
+ * project's decoder changes: the first copies the page cache into a buffer, as every stream-based
+ * reader (Hadoop's included) must, the second reads it in place. {@link #projectDecoder} does the
+ * same walk through {@link CpuProfileReader}, to show what the decoder itself costs. All fold every
+ * slot into sums that the caller compares, so no work can be optimised away.
  */
 final class ReferenceDecode {
   private static final int BUFFER = 8 << 20;

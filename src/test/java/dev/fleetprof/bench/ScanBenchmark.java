@@ -3,6 +3,7 @@ package dev.fleetprof.bench;
 import static org.apache.spark.sql.functions.col;
 import static org.apache.spark.sql.functions.sum;
 
+import com.sun.management.OperatingSystemMXBean;
 import dev.fleetprof.bench.Inputs.Binaries;
 import dev.fleetprof.bench.Inputs.Input;
 import dev.fleetprof.bench.Processes.Outcome;
@@ -10,7 +11,6 @@ import dev.fleetprof.bench.ReferenceDecode.Totals;
 import dev.fleetprof.bench.Report.Row;
 import dev.fleetprof.spark.ProfileDataSource;
 import dev.fleetprof.testing.PprofRaw;
-import com.sun.management.OperatingSystemMXBean;
 import java.io.IOException;
 import java.lang.management.ManagementFactory;
 import java.math.BigDecimal;
@@ -33,11 +33,11 @@ import org.apache.spark.sql.connector.read.InputPartition;
 import org.apache.spark.sql.util.CaseInsensitiveStringMap;
 
 /**
- * The scan benchmark, run by {@code bench/run}: generates its inputs (a large gperftools
- * profile, a fleet of small ones, a large gmon.out and DCPI file), then measures in one run the
- * plain single-threaded Java reference and every way of reading them (the {@code profile} source
- * with several queries and core counts, the naive {@code binaryFile} + UDF, the fleet job, {@code
- * go tool pprof}, and the heap needed for 1 and 4 GiB profiles), and prints one Markdown table with
+ * The scan benchmark, run by {@code bench/run}: generates its inputs (a large gperftools profile, a
+ * fleet of small ones, a large gmon.out and DCPI file), then measures in one run the plain
+ * single-threaded Java reference and every way of reading them (the {@code profile} source with
+ * several queries and core counts, the naive {@code binaryFile} + UDF, the fleet job, {@code go
+ * tool pprof}, and the heap needed for 1 and 4 GiB profiles), and prints one Markdown table with
  * each row's ratio to the reference. Every row's result is checked against what its input holds, so
  * a fast wrong answer cannot pass as a measurement.
  */
@@ -85,7 +85,10 @@ public final class ScanBenchmark {
   private void run() throws Exception {
     long started = System.nanoTime();
     System.out.println(Report.machine());
-    if (!opt.runs("large") && !opt.runs("fleet") && !opt.runs("formats") && !opt.runs("job")
+    if (!opt.runs("large")
+        && !opt.runs("fleet")
+        && !opt.runs("formats")
+        && !opt.runs("job")
         && !opt.runs("symbols")) {
       memory();
       finish(started);
@@ -102,10 +105,12 @@ public final class ScanBenchmark {
       oneCore = largeFileRows(large, warm, 1)[0];
       twoCoreRows = largeFileRows(large, warm, 2);
     }
-    Binaries binaries = opt.runs("fleet") || opt.runs("job") || opt.runs("symbols")
-        ? inputs.binaries(opt.binaryScale()) : null;
-    Input fleet = opt.runs("fleet") || opt.runs("job")
-        ? inputs.fleet(opt.smallFiles(), binaries) : null;
+    Binaries binaries =
+        opt.runs("fleet") || opt.runs("job") || opt.runs("symbols")
+            ? inputs.binaries(opt.binaryScale())
+            : null;
+    Input fleet =
+        opt.runs("fleet") || opt.runs("job") ? inputs.fleet(opt.smallFiles(), binaries) : null;
     Row[] small = null;
     if (opt.runs("fleet")) {
       if (spark == null) {
@@ -141,27 +146,34 @@ public final class ScanBenchmark {
       target("all columns → noop ≥ 1.0x reference", twoCoreRows[0], 1.0);
       target("`sum(count)` ≥ 1.5x reference", twoCoreRows[1], 1.5);
       double scaling = oneCore.seconds() / twoCoreRows[0].seconds();
-      report.target("2 cores ≥ 1.8x 1 core (all columns, large file)",
-          fmt("%.2fx", scaling), scaling >= 1.8);
+      report.target(
+          "2 cores ≥ 1.8x 1 core (all columns, large file)", fmt("%.2fx", scaling), scaling >= 1.8);
     }
     if (small != null) {
-      report.target(String.format("%,d small profiles: planning < 10 s", fleet.files()),
-          fmt("%.2f s", small[0].seconds()), small[0].seconds() < 10);
+      report.target(
+          String.format("%,d small profiles: planning < 10 s", fleet.files()),
+          fmt("%.2f s", small[0].seconds()),
+          small[0].seconds() < 10);
       if (twoCoreRows != null) {
         double smallVsLarge = small[1].mbPerSecond() / twoCoreRows[0].mbPerSecond();
-        report.target("small profiles ≥ 0.5x the large-file rate (all columns → noop)",
-            fmt("%.2fx (%,.0f vs %,.0f MB/s)", smallVsLarge, small[1].mbPerSecond(),
-                twoCoreRows[0].mbPerSecond()), smallVsLarge >= 0.5);
+        report.target(
+            "small profiles ≥ 0.5x the large-file rate (all columns → noop)",
+            fmt(
+                "%.2fx (%,.0f vs %,.0f MB/s)",
+                smallVsLarge, small[1].mbPerSecond(), twoCoreRows[0].mbPerSecond()),
+            smallVsLarge >= 0.5);
       }
     }
     if (job != null) {
       if (pprof != null && !Double.isNaN(pprof.seconds()) && !Double.isNaN(job.seconds())) {
         double x = pprof.seconds() / job.seconds();
-        report.target("fleet job ≥ 10x faster than `go tool pprof -proto` merging",
-            fmt("%.1fx (%.1f s vs %.1f s)", x, job.seconds(), pprof.seconds()), x >= 10);
+        report.target(
+            "fleet job ≥ 10x faster than `go tool pprof -proto` merging",
+            fmt("%.1fx (%.1f s vs %.1f s)", x, job.seconds(), pprof.seconds()),
+            x >= 10);
       } else {
-        report.target("fleet job ≥ 10x faster than `go tool pprof -proto` merging",
-            "not measured", null);
+        report.target(
+            "fleet job ≥ 10x faster than `go tool pprof -proto` merging", "not measured", null);
       }
     }
     if (job != null && jobNamed != null) {
@@ -170,21 +182,31 @@ public final class ScanBenchmark {
         report.target(what, "not measured", null);
       } else {
         double x = jobNamed.seconds() / job.seconds();
-        report.target(what, fmt("%.2fx (%.1f s vs %.1f s; the job alone, JVM start excluded,"
-            + " %.2fx)", x, jobNamed.seconds(), job.seconds(),
-            jobAlone.get(jobNamed) / jobAlone.get(job)), x <= 1.25);
+        report.target(
+            what,
+            fmt(
+                "%.2fx (%.1f s vs %.1f s; the job alone, JVM start excluded," + " %.2fx)",
+                x, jobNamed.seconds(), job.seconds(), jobAlone.get(jobNamed) / jobAlone.get(job)),
+            x <= 1.25);
       }
     }
     if (lookups != null) {
-      String what = "`BinarySymbols` faster than `llvm-symbolizer` (addresses/s, tables built"
-          + " included, fresh JVM)";
+      String what =
+          "`BinarySymbols` faster than `llvm-symbolizer` (addresses/s, tables built"
+              + " included, fresh JVM)";
       if (Double.isNaN(lookups[0].seconds()) || Double.isNaN(lookups[1].seconds())) {
         report.target(what, "not measured", null);
       } else {
         double x = lookups[0].perSecond() / lookups[1].perSecond();
-        report.target(what, fmt("%.2fx (%,.0f vs %,.0f addresses/s; JIT warm %.2fx)", x,
-            lookups[0].perSecond(), lookups[1].perSecond(),
-            lookups[2].perSecond() / lookups[1].perSecond()), x > 1);
+        report.target(
+            what,
+            fmt(
+                "%.2fx (%,.0f vs %,.0f addresses/s; JIT warm %.2fx)",
+                x,
+                lookups[0].perSecond(),
+                lookups[1].perSecond(),
+                lookups[2].perSecond() / lookups[1].perSecond()),
+            x > 1);
       }
     }
     if (opt.runs("memory")) {
@@ -194,7 +216,8 @@ public final class ScanBenchmark {
   }
 
   private void finish(long started) {
-    System.out.printf("%ndone in %.0f s; load average now %s%n%n",
+    System.out.printf(
+        "%ndone in %.0f s; load average now %s%n%n",
         (System.nanoTime() - started) / 1e9, Report.loadAverage());
     System.out.println(report.markdown());
   }
@@ -203,29 +226,47 @@ public final class ScanBenchmark {
 
   /**
    * The reference is the copying loop: it reads the page cache as every stream-based reader does
-   * (Spark's sources read through Hadoop streams) and is the rate the scan targets quote (3-4.5 GB/s per
-   * core). The in-place mmap loop, faster by the copy it saves, is shown as the upper bound.
+   * (Spark's sources read through Hadoop streams) and is the rate the scan targets quote (3-4.5
+   * GB/s per core). The in-place mmap loop, faster by the copy it saves, is shown as the upper
+   * bound.
    */
   private void references(Input large) throws Exception {
     Path file = large.path();
     ReferenceDecode.readLoop(file); // pulls the file into the page cache, warms the JIT
     Totals[] out = new Totals[1];
-    Row ref = report.add(best("plain Java loop, 1 thread (**reference**)", large, large.records(),
-        "FileChannel.read into an 8 MiB direct buffer; no project code", 3,
-        () -> out[0] = ReferenceDecode.readLoop(file)));
+    Row ref =
+        report.add(
+            best(
+                "plain Java loop, 1 thread (**reference**)",
+                large,
+                large.records(),
+                "FileChannel.read into an 8 MiB direct buffer; no project code",
+                3,
+                () -> out[0] = ReferenceDecode.readLoop(file)));
     report.reference(ref);
     check("reference loop", large, out[0].records(), out[0].countSum());
     Totals reference = out[0];
     ReferenceDecode.mappedLoop(file);
-    report.add(best("plain Java loop, 1 thread, mmap (no copy)", large, large.records(),
-        "256 MiB mapped windows; upper bound", 3, () -> out[0] = ReferenceDecode.mappedLoop(file)));
+    report.add(
+        best(
+            "plain Java loop, 1 thread, mmap (no copy)",
+            large,
+            large.records(),
+            "256 MiB mapped windows; upper bound",
+            3,
+            () -> out[0] = ReferenceDecode.mappedLoop(file)));
     if (!out[0].equals(reference)) {
       report.problem("the mmap loop found " + out[0] + " but the reference loop " + reference);
     }
     ReferenceDecode.projectDecoder(file);
-    report.add(best("project decoder (`CpuProfileReader`), 1 thread", large, large.records(),
-        "every record and pc, from a stream", 3,
-        () -> out[0] = ReferenceDecode.projectDecoder(file)));
+    report.add(
+        best(
+            "project decoder (`CpuProfileReader`), 1 thread",
+            large,
+            large.records(),
+            "every record and pc, from a stream",
+            3,
+            () -> out[0] = ReferenceDecode.projectDecoder(file)));
     if (!out[0].equals(reference)) {
       report.problem("the project decoder read " + out[0] + " but the reference loop " + reference);
     }
@@ -234,37 +275,55 @@ public final class ScanBenchmark {
   // ------------------------------------------------------------------ Spark on the large file
 
   /**
-   * All columns on {@code cores} cores; on more than one, also sum(count) and the group-by.
-   * Returns {all columns, sum(count)}. Each query runs once on a small file first, for the JIT.
+   * All columns on {@code cores} cores; on more than one, also sum(count) and the group-by. Returns
+   * {all columns, sum(count)}. Each query runs once on a small file first, for the JIT.
    */
   private Row[] largeFileRows(Input large, Input warm, int cores) throws Exception {
     session(cores);
     String file = large.path().toString();
     String what = "`profile` → `noop`, all columns, local[" + cores + "]";
     allColumns(warm.path().toString());
-    Row all = report.add(best(what, large, large.records(), "", opt.runs(),
-        () -> allColumns(file)));
+    Row all =
+        report.add(best(what, large, large.records(), "", opt.runs(), () -> allColumns(file)));
     if (cores == 1) {
       return new Row[] {all};
     }
     long[] got = new long[2];
     sumCount(warm.path().toString());
-    Row sum = report.add(best("`profile` → `sum(count)`, count(*)", large, large.records(), "", opt.runs(),
-        () -> {
-          long[] r = sumCount(file);
-          got[0] = r[0];
-          got[1] = r[1];
-        }));
+    Row sum =
+        report.add(
+            best(
+                "`profile` → `sum(count)`, count(*)",
+                large,
+                large.records(),
+                "",
+                opt.runs(),
+                () -> {
+                  long[] r = sumCount(file);
+                  got[0] = r[0];
+                  got[1] = r[1];
+                }));
     check("sum(count)", large, got[0], got[1]);
     // What frames cost: each pc's module path repeated per frame makes that column several times
     // the file's bytes, all of it built by the reader and copied by Spark.
     noop(spark.read().format("profile").load(warm.path().toString()).drop("frames"));
-    report.add(best("`profile` → `noop`, all columns but `frames`, local[2]", large,
-        large.records(), "", opt.runs(),
-        () -> noop(spark.read().format("profile").load(file).drop("frames"))));
+    report.add(
+        best(
+            "`profile` → `noop`, all columns but `frames`, local[2]",
+            large,
+            large.records(),
+            "",
+            opt.runs(),
+            () -> noop(spark.read().format("profile").load(file).drop("frames"))));
     groupByFrames(warm.path().toString());
-    report.add(best("`profile` → group by `frames`, sum(count) → `noop`", large, large.records(),
-        "", opt.runs(), () -> groupByFrames(file)));
+    report.add(
+        best(
+            "`profile` → group by `frames`, sum(count) → `noop`",
+            large,
+            large.records(),
+            "",
+            opt.runs(),
+            () -> groupByFrames(file)));
     return new Row[] {all, sum};
   }
 
@@ -274,10 +333,13 @@ public final class ScanBenchmark {
       SparkSession.clearActiveSession();
       SparkSession.clearDefaultSession();
     }
-    spark = SparkSession.builder().master("local[" + cores + "]").appName("fleetprof-bench")
-        .config("spark.ui.enabled", "false")
-        .config("spark.sql.shuffle.partitions", "16")
-        .getOrCreate();
+    spark =
+        SparkSession.builder()
+            .master("local[" + cores + "]")
+            .appName("fleetprof-bench")
+            .config("spark.ui.enabled", "false")
+            .config("spark.sql.shuffle.partitions", "16")
+            .getOrCreate();
   }
 
   private void allColumns(String path) {
@@ -295,19 +357,25 @@ public final class ScanBenchmark {
    * arithmetic, more than half of this row, instead of the source.)
    */
   private long[] sumCount(String path) {
-    var r = spark.read().format("profile").load(path)
-        .selectExpr("count(*)", "sum(count)").first();
+    var r = spark.read().format("profile").load(path).selectExpr("count(*)", "sum(count)").first();
     return new long[] {r.getLong(0), r.getLong(1)};
   }
 
   private void groupByFrames(String path) {
-    noop(spark.read().format("profile").load(path).groupBy(col("frames"))
-        .agg(sum(col("count")).as("count")));
+    noop(
+        spark
+            .read()
+            .format("profile")
+            .load(path)
+            .groupBy(col("frames"))
+            .agg(sum(col("count")).as("count")));
   }
 
   // ------------------------------------------------------------------ the fleet of small files
 
-  /** Planning, then reads by the source and by binaryFile + UDF; returns {planning, all columns}. */
+  /**
+   * Planning, then reads by the source and by binaryFile + UDF; returns {planning, all columns}.
+   */
   private Row[] fleetRows(Input fleet, Input large) throws Exception {
     String dir = fleet.path().toString();
     // One date's directory first, untimed: the JIT, Hadoop's file system and Spark's code
@@ -321,20 +389,45 @@ public final class ScanBenchmark {
     }
     long t0 = System.nanoTime();
     int partitions = planInputPartitions(dir).length;
-    Row plan = report.add(new Row("planning: `planInputPartitions` (listing included)",
-        fleet.label(), (System.nanoTime() - t0) / 1e9, 0, 0, partitions + " partitions"));
+    Row plan =
+        report.add(
+            new Row(
+                "planning: `planInputPartitions` (listing included)",
+                fleet.label(),
+                (System.nanoTime() - t0) / 1e9,
+                0,
+                0,
+                partitions + " partitions"));
     // Each query plans its own scan: these rows include planning, as a user's query does.
-    Row all = report.add(best("`profile` → `noop`, all columns, local[2]", fleet, fleet.records(),
-        "planning included", opt.runs(), () -> allColumns(dir)));
+    Row all =
+        report.add(
+            best(
+                "`profile` → `noop`, all columns, local[2]",
+                fleet,
+                fleet.records(),
+                "planning included",
+                opt.runs(),
+                () -> allColumns(dir)));
     long[] got = sumCount(dir);
     check("small profiles", fleet, got[0], got[1]);
-    report.add(best("`profile` → `noop`, (path, count, pcs)", fleet, fleet.records(),
-        "planning included", opt.runs(), () -> noop(spark.read().format("profile").load(dir)
-            .select("path", "count", "pcs"))));
+    report.add(
+        best(
+            "`profile` → `noop`, (path, count, pcs)",
+            fleet,
+            fleet.records(),
+            "planning included",
+            opt.runs(),
+            () -> noop(spark.read().format("profile").load(dir).select("path", "count", "pcs"))));
     DecodeUdf.register(spark);
     Dataset<?> udfRows = DecodeUdf.records(spark, dir);
-    report.add(best("`binaryFile` + decoding UDF, exploded (path, count, pcs) → `noop`", fleet,
-        fleet.records(), "what a user would write", opt.runs(), () -> noop(udfRows)));
+    report.add(
+        best(
+            "`binaryFile` + decoding UDF, exploded (path, count, pcs) → `noop`",
+            fleet,
+            fleet.records(),
+            "what a user would write",
+            opt.runs(),
+            () -> noop(udfRows)));
     long udfRecords = DecodeUdf.records(spark, dir).count();
     if (udfRecords != fleet.records()) {
       report.problem("binaryFile + UDF read " + udfRecords + " records of " + fleet.records());
@@ -367,17 +460,39 @@ public final class ScanBenchmark {
         while (root.getCause() != null) {
           root = root.getCause();
         }
-        String msg = String.valueOf(root.getMessage()).lines().findFirst().orElse("")
-            .replace("file:" + large.path().toAbsolutePath(), large.path().getFileName().toString());
-        report.add(new Row(what, large.label(), Double.NaN, 0, 0,
-            "fails: " + msg.substring(0, Math.min(120, msg.length())).replace("|", "/")));
+        String msg =
+            String.valueOf(root.getMessage())
+                .lines()
+                .findFirst()
+                .orElse("")
+                .replace(
+                    "file:" + large.path().toAbsolutePath(), large.path().getFileName().toString());
+        report.add(
+            new Row(
+                what,
+                large.label(),
+                Double.NaN,
+                0,
+                0,
+                "fails: " + msg.substring(0, Math.min(120, msg.length())).replace("|", "/")));
       }
     } else if (large.bytes() <= 256L << 20) {
-      report.add(time(what, large, large.records(), "", () -> noop(
-          DecodeUdf.records(spark, large.path().toString()))));
+      report.add(
+          time(
+              what,
+              large,
+              large.records(),
+              "",
+              () -> noop(DecodeUdf.records(spark, large.path().toString()))));
     } else {
-      report.add(new Row(what, large.label(), Double.NaN, 0, 0,
-          "not run: one row would hold every record of the file"));
+      report.add(
+          new Row(
+              what,
+              large.label(),
+              Double.NaN,
+              0,
+              0,
+              "not run: one row would hold every record of the file"));
     }
   }
 
@@ -386,8 +501,14 @@ public final class ScanBenchmark {
   private void otherFormats(Input gmon, Input dcpi) throws Exception {
     for (Input in : List.of(gmon, dcpi)) {
       String path = in.path().toString();
-      report.add(best("`profile` → `noop`, all columns, local[2]", in, in.records(), "",
-          opt.runs(), () -> allColumns(path)));
+      report.add(
+          best(
+              "`profile` → `noop`, all columns, local[2]",
+              in,
+              in.records(),
+              "",
+              opt.runs(),
+              () -> allColumns(path)));
       long[] got = sumCount(path);
       check(in.label(), in, got[0], got[1]);
     }
@@ -396,9 +517,11 @@ public final class ScanBenchmark {
   // ------------------------------------------------------------------ the fleet job and pprof
 
   /** The job's summary line: files, records, total count, stack rows, seconds. */
-  private static final Pattern SUMMARY = Pattern.compile("fleet-aggregate: (\\d+) files \\(\\d+"
-      + " with problems, see files/\\), (\\d+) records, [\\d,]+ bytes, total count (\\d+), dates"
-      + " \\[[^\\]]*\\] -> rows written \\{files=\\d+, stacks=(\\d+)[^}]*\\} under .* in ([0-9.]+) s");
+  private static final Pattern SUMMARY =
+      Pattern.compile(
+          "fleet-aggregate: (\\d+) files \\(\\d+"
+              + " with problems, see files/\\), (\\d+) records, [\\d,]+ bytes, total count (\\d+), dates"
+              + " \\[[^\\]]*\\] -> rows written \\{files=\\d+, stacks=(\\d+)[^}]*\\} under .* in ([0-9.]+) s");
 
   private static final Pattern SYMBOLIZED =
       Pattern.compile("fleet-aggregate: symbolized (\\d+) of (\\d+) locations");
@@ -408,12 +531,12 @@ public final class ScanBenchmark {
 
   /**
    * The fleet job in a child JVM, as {@code jobs/fleet-aggregate} runs it, without names and with
-   * {@code --binaries} (the bench programs' folder: the profiles name them by install paths that
-   * do not exist here, so only that folder finds them); returns {without, with}. Each is the best
-   * of {@code --runs}, the two alternating (which runs first swaps every round) so that neither
-   * gets the warmer machine. Checked: the summary's files, records and total count; the number of
-   * locations symbolized (none without binaries, every distinct location in the bench binaries
-   * with them); and with binaries, the names written to {@code locations/} for a sample.
+   * {@code --binaries} (the bench programs' folder: the profiles name them by install paths that do
+   * not exist here, so only that folder finds them); returns {without, with}. Each is the best of
+   * {@code --runs}, the two alternating (which runs first swaps every round) so that neither gets
+   * the warmer machine. Checked: the summary's files, records and total count; the number of
+   * locations symbolized (none without binaries, every distinct location in the bench binaries with
+   * them); and with binaries, the names written to {@code locations/} for a sample.
    */
   private Row[] fleetJobs(Input fleet, Binaries binaries) throws Exception {
     Outcome[] best = new Outcome[2];
@@ -437,46 +560,68 @@ public final class ScanBenchmark {
 
   private Outcome runJob(Input fleet, Binaries binaries) throws Exception {
     Path out = jobOutput(binaries);
-    List<String> args = new ArrayList<>(List.of("--input", fleet.path().toString(), "--output",
-        out.toString()));
+    List<String> args =
+        new ArrayList<>(List.of("--input", fleet.path().toString(), "--output", out.toString()));
     if (binaries != null) {
       args.addAll(List.of("--binaries", binaries.dir().toAbsolutePath().toString()));
     }
-    List<String> cmd = Processes.java("4g", Processes.jobClasspath(),
-        "dev.fleetprof.jobs.FleetAggregate", args,
-        "-Dfleetprof.conf.dir=conf", "-Dlog4j.configurationFile=conf/log4j2.properties");
+    List<String> cmd =
+        Processes.java(
+            "4g",
+            Processes.jobClasspath(),
+            "dev.fleetprof.jobs.FleetAggregate",
+            args,
+            "-Dfleetprof.conf.dir=conf",
+            "-Dlog4j.configurationFile=conf/log4j2.properties");
     Inputs.delete(out);
     System.out.println(binaries == null ? "fleet job ..." : "fleet job with --binaries ...");
-    return Processes.run(cmd, inputs.dir().resolve(
-        binaries == null ? "fleet-job.log" : "fleet-job-binaries.log"), 3600,
+    return Processes.run(
+        cmd,
+        inputs.dir().resolve(binaries == null ? "fleet-job.log" : "fleet-job-binaries.log"),
+        3600,
         Map.of("SPARK_LOCAL_IP", "127.0.0.1"));
   }
 
   private Row jobRow(Input fleet, Binaries binaries, Outcome o) throws Exception {
-    String what = binaries == null ? "fleet job end to end (`FleetAggregate`, child JVM)"
-        : "fleet job end to end with `--binaries` (names for every frame)";
+    String what =
+        binaries == null
+            ? "fleet job end to end (`FleetAggregate`, child JVM)"
+            : "fleet job end to end with `--binaries` (names for every frame)";
     Matcher m = SUMMARY.matcher(o.output());
     Matcher named = SYMBOLIZED.matcher(o.output());
     if (!o.ok() || !m.find() || !named.find()) {
       report.problem("fleet job failed (exit " + o.exit() + "): " + o.tail());
       return report.add(new Row(what, fleet.label(), Double.NaN, 0, 0, "failed"));
     }
-    if (Long.parseLong(m.group(1)) != fleet.files() || Long.parseLong(m.group(2)) != fleet.records()
+    if (Long.parseLong(m.group(1)) != fleet.files()
+        || Long.parseLong(m.group(2)) != fleet.records()
         || new BigDecimal(m.group(3)).longValueExact() != fleet.countSum()) {
       report.problem("fleet job summary disagrees with the input: " + m.group());
     }
     long symbolized = Long.parseLong(named.group(1));
     long expected = binaries == null ? 0 : fleet.binaryLocations();
     if (symbolized != expected) {
-      report.problem(String.format("the fleet job %s symbolized %d locations; the fleet holds %d"
-          + " distinct locations in the bench binaries", binaries == null ? "without --binaries"
-          : "with --binaries", symbolized, fleet.binaryLocations()));
+      report.problem(
+          String.format(
+              "the fleet job %s symbolized %d locations; the fleet holds %d"
+                  + " distinct locations in the bench binaries",
+              binaries == null ? "without --binaries" : "with --binaries",
+              symbolized,
+              fleet.binaryLocations()));
     }
     String names = binaries == null ? "" : "; " + checkNames(jobOutput(binaries), binaries);
-    Row row = report.add(new Row(what, fleet.label(), o.seconds(), fleet.bytes(),
-        fleet.records(), fmt("JVM start included; job %s s; %s stack rows; %s of %s locations"
-            + " named%s", m.group(5), m.group(4), named.group(1), named.group(2), names),
-        o.cpuSeconds() / o.seconds()));
+    Row row =
+        report.add(
+            new Row(
+                what,
+                fleet.label(),
+                o.seconds(),
+                fleet.bytes(),
+                fleet.records(),
+                fmt(
+                    "JVM start included; job %s s; %s stack rows; %s of %s locations" + " named%s",
+                    m.group(5), m.group(4), named.group(1), named.group(2), names),
+                o.cpuSeconds() / o.seconds()));
     jobAlone.put(row, Double.parseDouble(m.group(5)));
     return row;
   }
@@ -484,18 +629,22 @@ public final class ScanBenchmark {
   /**
    * The names the job wrote to {@code locations/} for a sample of its named locations, against
    * {@code llvm-symbolizer --inlining} on the same binary and address (the file offset turned into
-   * the address through the binary's executable segment; addr2line's answers depend on the order
-   * of the addresses, see {@link SymbolizerBench#agreement}). Returns what agreed, for the note.
+   * the address through the binary's executable segment; addr2line's answers depend on the order of
+   * the addresses, see {@link SymbolizerBench#agreement}). Returns what agreed, for the note.
    */
   private String checkNames(Path out, Binaries binaries) throws Exception {
     session(1);
     List<org.apache.spark.sql.Row> sample;
     try {
-      sample = spark.read().parquet(out.resolve("locations").toString())
-          .where("lines IS NOT NULL")
-          .selectExpr("module", "offset", "transform(lines, l -> l.function) AS functions")
-          .orderBy(org.apache.spark.sql.functions.expr("hash(module, offset)"))
-          .limit(300).collectAsList();
+      sample =
+          spark
+              .read()
+              .parquet(out.resolve("locations").toString())
+              .where("lines IS NOT NULL")
+              .selectExpr("module", "offset", "transform(lines, l -> l.function) AS functions")
+              .orderBy(org.apache.spark.sql.functions.expr("hash(module, offset)"))
+              .limit(300)
+              .collectAsList();
     } finally {
       spark.stop();
       spark = null;
@@ -514,30 +663,40 @@ public final class ScanBenchmark {
       String base = e.getKey().substring(e.getKey().lastIndexOf('/') + 1);
       BinaryCode code = binaries.code().get(base);
       if (code == null) {
-        report.problem("the fleet job named locations in " + e.getKey()
-            + ", which is no bench binary");
+        report.problem(
+            "the fleet job named locations in " + e.getKey() + ", which is no bench binary");
         continue;
       }
-      List<String> cmd = new ArrayList<>(List.of("llvm-symbolizer", "--inlining",
-          "--obj=" + code.path));
+      List<String> cmd =
+          new ArrayList<>(List.of("llvm-symbolizer", "--inlining", "--obj=" + code.path));
       for (org.apache.spark.sql.Row r : e.getValue()) {
         cmd.add("0x" + Long.toHexString(code.vaddr(r.getLong(1))));
       }
-      List<List<String>> want = SymbolizerBench.parseLlvm(
-          String.join("\n", BinaryCode.run(cmd)) + "\n", e.getValue().size());
+      List<List<String>> want =
+          SymbolizerBench.parseLlvm(
+              String.join("\n", BinaryCode.run(cmd)) + "\n", e.getValue().size());
       for (int i = 0; i < want.size(); i++) {
         List<String> got = e.getValue().get(i).getList(2);
         if (got.equals(want.get(i))) {
           agree++;
         } else if (differ.size() < 3) {
-          differ.add(base + "+0x" + Long.toHexString(e.getValue().get(i).getLong(1)) + ": " + got
-              + " vs llvm-symbolizer " + want.get(i));
+          differ.add(
+              base
+                  + "+0x"
+                  + Long.toHexString(e.getValue().get(i).getLong(1))
+                  + ": "
+                  + got
+                  + " vs llvm-symbolizer "
+                  + want.get(i));
         }
       }
     }
     if (agree < 0.99 * sample.size()) {
-      report.problem(String.format("the fleet job's names of %d of %d sampled locations differ"
-          + " from llvm-symbolizer's, e.g. %s", sample.size() - agree, sample.size(), differ));
+      report.problem(
+          String.format(
+              "the fleet job's names of %d of %d sampled locations differ"
+                  + " from llvm-symbolizer's, e.g. %s",
+              sample.size() - agree, sample.size(), differ));
     }
     return fmt("names of %d/%d sampled locations as llvm-symbolizer's", agree, sample.size());
   }
@@ -550,8 +709,8 @@ public final class ScanBenchmark {
    */
   private Report.Lookups[] symbolizerRows(Binaries binaries) throws Exception {
     System.out.println("symbolizers ...");
-    SymbolizerBench b = new SymbolizerBench(binaries, opt.addresses(),
-        inputs.dir().resolve("symbolizer"), 43);
+    SymbolizerBench b =
+        new SymbolizerBench(binaries, opt.addresses(), inputs.dir().resolve("symbolizer"), 43);
     String input = fmt("%,d distinct, %d binaries", b.addresses(), b.binaries());
     Map<Path, List<List<String>>> java = new java.util.LinkedHashMap<>();
     SymbolizerBench.Timing included = null;
@@ -564,40 +723,66 @@ public final class ScanBenchmark {
       excluded = excluded == null || t.seconds() < excluded.seconds() ? t : excluded;
     }
     long named = SymbolizerBench.agreement(java, java)[3];
-    String frames = fmt("%.2f frames per address (inlined included)",
-        SymbolizerBench.framesPerAddress(java));
+    String frames =
+        fmt("%.2f frames per address (inlined included)", SymbolizerBench.framesPerAddress(java));
     if (named < b.addresses()) {
       report.problem(fmt("BinarySymbols named %,d of %,d addresses", named, b.addresses()));
     }
-    Report.Lookups javaRow = report.lookups(new Report.Lookups(
-        "`BinarySymbols.atAddress`, tables built included", input, included.seconds(),
-        b.addresses(), "opened, indexed and looked up in the timing; JIT warmed by an earlier"
-            + " pass; " + frames, included.cpuSeconds() / included.seconds()));
-    report.lookups(new Report.Lookups("`BinarySymbols.atAddress`, tables built excluded", input,
-        excluded.seconds(), b.addresses(), "lookups only, in binaries a full pass has built",
-        excluded.cpuSeconds() / excluded.seconds()));
+    Report.Lookups javaRow =
+        report.lookups(
+            new Report.Lookups(
+                "`BinarySymbols.atAddress`, tables built included",
+                input,
+                included.seconds(),
+                b.addresses(),
+                "opened, indexed and looked up in the timing; JIT warmed by an earlier"
+                    + " pass; "
+                    + frames,
+                included.cpuSeconds() / included.seconds()));
+    report.lookups(
+        new Report.Lookups(
+            "`BinarySymbols.atAddress`, tables built excluded",
+            input,
+            excluded.seconds(),
+            b.addresses(),
+            "lookups only, in binaries a full pass has built",
+            excluded.cpuSeconds() / excluded.seconds()));
     SymbolizerBench.Timing[] cold = null;
     for (int run = 0; run < opt.runs(); run++) {
       SymbolizerBench.Timing[] t = b.javaColdJvm();
       cold = cold == null || t[0].seconds() < cold[0].seconds() ? t : cold;
     }
-    Report.Lookups coldRow = report.lookups(new Report.Lookups("`BinarySymbols.atAddress`,"
-        + " tables built included, fresh JVM", input, cold[0].seconds(), b.addresses(),
-        fmt("JIT cold, as an executor's first task; JVM start excluded (the child took %.2f s in"
-            + " all)", cold[1].seconds()),
-        cold[0].cpuSeconds() / cold[0].seconds()));
-    Report.Lookups llvm = toolRow("`llvm-symbolizer --inlining --obj=BIN`", "llvm-symbolizer",
-        input, b, java, true);
+    Report.Lookups coldRow =
+        report.lookups(
+            new Report.Lookups(
+                "`BinarySymbols.atAddress`," + " tables built included, fresh JVM",
+                input,
+                cold[0].seconds(),
+                b.addresses(),
+                fmt(
+                    "JIT cold, as an executor's first task; JVM start excluded (the child took %.2f s in"
+                        + " all)",
+                    cold[1].seconds()),
+                cold[0].cpuSeconds() / cold[0].seconds()));
+    Report.Lookups llvm =
+        toolRow("`llvm-symbolizer --inlining --obj=BIN`", "llvm-symbolizer", input, b, java, true);
     report.lookupReference(llvm);
     toolRow("`addr2line -a -f -i -C -e BIN`", "addr2line", input, b, java, false);
     return new Report.Lookups[] {coldRow, llvm, javaRow};
   }
 
-  private Report.Lookups toolRow(String what, String tool, String input, SymbolizerBench b,
-      Map<Path, List<List<String>>> java, boolean llvm) throws Exception {
+  private Report.Lookups toolRow(
+      String what,
+      String tool,
+      String input,
+      SymbolizerBench b,
+      Map<Path, List<List<String>>> java,
+      boolean llvm)
+      throws Exception {
     if (!onPath(tool)) {
-      return report.lookups(new Report.Lookups(what, input, Double.NaN, b.addresses(),
-          "not run: no `" + tool + "`", Double.NaN));
+      return report.lookups(
+          new Report.Lookups(
+              what, input, Double.NaN, b.addresses(), "not run: no `" + tool + "`", Double.NaN));
     }
     Map<Path, List<List<String>>> answers = new java.util.LinkedHashMap<>();
     SymbolizerBench.Timing best = null;
@@ -611,19 +796,31 @@ public final class ScanBenchmark {
     // frames by the history of its process (see agreement), so with it the rest of the chain.
     long agreeing = llvm ? a[0] : a[2];
     if (agreeing < 0.99 * b.addresses()) {
-      report.problem(fmt("BinarySymbols and %s differ on %,d of %,d addresses (%s), e.g. %s",
-          tool, b.addresses() - agreeing, b.addresses(),
-          llvm ? "function names of the chain" : "chain length and caller names",
-          b.differences(java, answers, 3)));
+      report.problem(
+          fmt(
+              "BinarySymbols and %s differ on %,d of %,d addresses (%s), e.g. %s",
+              tool,
+              b.addresses() - agreeing,
+              b.addresses(),
+              llvm ? "function names of the chain" : "chain length and caller names",
+              b.differences(java, answers, 3)));
     }
-    String agreement = llvm
-        ? fmt("BinarySymbols' function names the same for %.2f%% (innermost %.2f%%)",
-            100.0 * a[0] / b.addresses(), 100.0 * a[1] / b.addresses())
-        : fmt("BinarySymbols' names the same for %.2f%%, all but the innermost for %.2f%%",
-            100.0 * a[0] / b.addresses(), 100.0 * a[2] / b.addresses());
-    return report.lookups(new Report.Lookups(what, input, best.seconds(), b.addresses(),
-        "one process per binary, start included; " + agreement,
-        best.cpuSeconds() / best.seconds()));
+    String agreement =
+        llvm
+            ? fmt(
+                "BinarySymbols' function names the same for %.2f%% (innermost %.2f%%)",
+                100.0 * a[0] / b.addresses(), 100.0 * a[1] / b.addresses())
+            : fmt(
+                "BinarySymbols' names the same for %.2f%%, all but the innermost for %.2f%%",
+                100.0 * a[0] / b.addresses(), 100.0 * a[2] / b.addresses());
+    return report.lookups(
+        new Report.Lookups(
+            what,
+            input,
+            best.seconds(),
+            b.addresses(),
+            "one process per binary, start included; " + agreement,
+            best.cpuSeconds() / best.seconds()));
   }
 
   private Row goPprof(Input fleet) throws Exception {
@@ -636,23 +833,39 @@ public final class ScanBenchmark {
     }
     List<String> files;
     try (Stream<Path> all = Files.walk(fleet.path())) {
-      files = all.filter(p -> p.getFileName().toString().equals("cpu.prof"))
-          .map(Path::toString).sorted().toList();
+      files =
+          all.filter(p -> p.getFileName().toString().equals("cpu.prof"))
+              .map(Path::toString)
+              .sorted()
+              .toList();
     }
     if (files.stream().mapToLong(f -> f.length() + 1).sum() > 1_500_000) {
-      return report.add(new Row(what, fleet.label(), Double.NaN, 0, 0,
-          "not run: the file list exceeds the command line"));
+      return report.add(
+          new Row(
+              what,
+              fleet.label(),
+              Double.NaN,
+              0,
+              0,
+              "not run: the file list exceeds the command line"));
     }
     Path merged = inputs.dir().resolve("pprof-merged.pb.gz");
     Map<String, String> env = pprofEnv(inputs.dir());
     List<String> cmd = pprofMerge(merged);
     Processes.run(concat(cmd, files.subList(0, 1)), inputs.dir().resolve("pprof.log"), 600, env);
     System.out.println("go tool pprof ...");
-    Outcome o = Processes.run(concat(cmd, files), inputs.dir().resolve("pprof.log"),
-        opt.pprofTimeout(), env);
+    Outcome o =
+        Processes.run(
+            concat(cmd, files), inputs.dir().resolve("pprof.log"), opt.pprofTimeout(), env);
     if (o.exit() == -1) {
-      return report.add(new Row(what, fleet.label(), Double.NaN, 0, 0,
-          fmt("gave up after %d s", opt.pprofTimeout())));
+      return report.add(
+          new Row(
+              what,
+              fleet.label(),
+              Double.NaN,
+              0,
+              0,
+              fmt("gave up after %d s", opt.pprofTimeout())));
     }
     if (!o.ok()) {
       report.problem("go tool pprof failed: " + o.tail());
@@ -660,11 +873,21 @@ public final class ScanBenchmark {
     }
     long counted = pprofSampleCount(merged, inputs.dir());
     if (counted != fleet.countSum()) {
-      report.problem("go tool pprof's merged profile holds " + counted + " samples, the files "
-          + fleet.countSum());
+      report.problem(
+          "go tool pprof's merged profile holds "
+              + counted
+              + " samples, the files "
+              + fleet.countSum());
     }
-    return report.add(new Row(what, fleet.label(), o.seconds(), fleet.bytes(), fleet.records(),
-        "go " + goVersion(), o.cpuSeconds() / o.seconds()));
+    return report.add(
+        new Row(
+            what,
+            fleet.label(),
+            o.seconds(),
+            fleet.bytes(),
+            fleet.records(),
+            "go " + goVersion(),
+            o.cpuSeconds() / o.seconds()));
   }
 
   /**
@@ -675,8 +898,16 @@ public final class ScanBenchmark {
    * binary first, as gperftools users do, keeps every profile.
    */
   static List<String> pprofMerge(Path out) {
-    return new ArrayList<>(List.of("go", "tool", "pprof", "-proto", "-symbolize=none", "-output",
-        out.toString(), PPROF_BINARY));
+    return new ArrayList<>(
+        List.of(
+            "go",
+            "tool",
+            "pprof",
+            "-proto",
+            "-symbolize=none",
+            "-output",
+            out.toString(),
+            PPROF_BINARY));
   }
 
   private static final String PPROF_BINARY =
@@ -684,14 +915,22 @@ public final class ScanBenchmark {
 
   /** Keeps pprof from looking for binaries in ~/pprof and writing there. */
   static Map<String, String> pprofEnv(Path dir) {
-    return Map.of("PPROF_TMPDIR", dir.toAbsolutePath().toString(),
-        "PPROF_BINARY_PATH", dir.resolve("_no-binaries").toAbsolutePath().toString());
+    return Map.of(
+        "PPROF_TMPDIR",
+        dir.toAbsolutePath().toString(),
+        "PPROF_BINARY_PATH",
+        dir.resolve("_no-binaries").toAbsolutePath().toString());
   }
 
   /** The total samples/count of a merged profile, as {@code pprof -raw} lists them. */
   static long pprofSampleCount(Path merged, Path dir) throws IOException, InterruptedException {
-    Outcome raw = Processes.run(List.of("go", "tool", "pprof", "-raw", "-symbolize=none",
-        PPROF_BINARY, merged.toString()), dir.resolve("pprof-raw.txt"), 600, pprofEnv(dir));
+    Outcome raw =
+        Processes.run(
+            List.of(
+                "go", "tool", "pprof", "-raw", "-symbolize=none", PPROF_BINARY, merged.toString()),
+            dir.resolve("pprof-raw.txt"),
+            600,
+            pprofEnv(dir));
     if (!raw.ok()) {
       throw new IOException("go tool pprof -raw failed: " + raw.tail());
     }
@@ -724,8 +963,9 @@ public final class ScanBenchmark {
 
   // ------------------------------------------------------------------ memory
 
-  private static final Pattern PROBE = Pattern.compile(
-      "memory-probe seconds=([0-9.]+) peakUsed=(\\d+) maxAfterGc=(\\d+) gcs=(\\d+)");
+  private static final Pattern PROBE =
+      Pattern.compile(
+          "memory-probe seconds=([0-9.]+) peakUsed=(\\d+) maxAfterGc=(\\d+) gcs=(\\d+)");
 
   private void memory() throws Exception {
     if (opt.memoryBytes().isEmpty()) {
@@ -739,7 +979,8 @@ public final class ScanBenchmark {
     }
     long free = Files.getFileStore(inputs.dir()).getUsableSpace();
     if (missing + (2L << 30) > free) {
-      System.out.printf("memory runs skipped: they need %d MiB more disk, %d MiB free%n",
+      System.out.printf(
+          "memory runs skipped: they need %d MiB more disk, %d MiB free%n",
           missing >> 20, free >> 20);
       report.target("memory flat in file size", "not measured: disk", null);
       return;
@@ -748,18 +989,41 @@ public final class ScanBenchmark {
     for (long b : opt.memoryBytes()) {
       Input in = inputs.cpuProfile(b);
       System.out.printf("memory run: %s with -Xmx%s ...%n", in.label(), opt.memoryHeap());
-      Outcome o = Processes.run(Processes.java(opt.memoryHeap(),
-              System.getProperty("java.class.path"), MemoryProbe.class.getName(),
-              List.of(in.path().toString())),
-          inputs.dir().resolve("memory-" + Inputs.fileSize(b) + ".log"), 3600, Map.of());
+      Outcome o =
+          Processes.run(
+              Processes.java(
+                  opt.memoryHeap(),
+                  System.getProperty("java.class.path"),
+                  MemoryProbe.class.getName(),
+                  List.of(in.path().toString())),
+              inputs.dir().resolve("memory-" + Inputs.fileSize(b) + ".log"),
+              3600,
+              Map.of());
       Matcher m = PROBE.matcher(o.output());
-      Report.Memory r = o.ok() && m.find()
-          ? new Report.Memory(in.label(), in.bytes(), opt.memoryHeap(), true,
-              Double.parseDouble(m.group(1)), Long.parseLong(m.group(2)),
-              Long.parseLong(m.group(3)), Long.parseLong(m.group(4)), "")
-          : new Report.Memory(in.label(), in.bytes(), opt.memoryHeap(), false, Double.NaN, 0, 0,
-              0, o.output().contains("OutOfMemoryError") ? "OutOfMemoryError"
-                  : "exit " + o.exit());
+      Report.Memory r =
+          o.ok() && m.find()
+              ? new Report.Memory(
+                  in.label(),
+                  in.bytes(),
+                  opt.memoryHeap(),
+                  true,
+                  Double.parseDouble(m.group(1)),
+                  Long.parseLong(m.group(2)),
+                  Long.parseLong(m.group(3)),
+                  Long.parseLong(m.group(4)),
+                  "")
+              : new Report.Memory(
+                  in.label(),
+                  in.bytes(),
+                  opt.memoryHeap(),
+                  false,
+                  Double.NaN,
+                  0,
+                  0,
+                  0,
+                  o.output().contains("OutOfMemoryError")
+                      ? "OutOfMemoryError"
+                      : "exit " + o.exit());
       report.memory(r);
       runs.add(r);
     }
@@ -767,12 +1031,15 @@ public final class ScanBenchmark {
     Report.Memory last = runs.get(runs.size() - 1);
     String firstSize = Inputs.size(opt.memoryBytes().get(0));
     String lastSize = Inputs.size(opt.memoryBytes().get(runs.size() - 1));
-    report.target(String.format("a %s profile reads with -Xmx%s", lastSize, opt.memoryHeap()),
-        last.completed() ? fmt("%.1f s", last.seconds()) : last.note(), last.completed());
+    report.target(
+        String.format("a %s profile reads with -Xmx%s", lastSize, opt.memoryHeap()),
+        last.completed() ? fmt("%.1f s", last.seconds()) : last.note(),
+        last.completed());
     if (first.completed() && last.completed() && runs.size() > 1) {
       double growth = (double) last.maxAfterGc() / first.maxAfterGc();
-      report.target(String.format("heap flat from %s to %s profiles (max heap after GC, ≤ 1.1x)",
-              firstSize, lastSize),
+      report.target(
+          String.format(
+              "heap flat from %s to %s profiles (max heap after GC, ≤ 1.1x)", firstSize, lastSize),
           fmt("%.2fx (%d → %d MiB)", growth, first.maxAfterGc() >> 20, last.maxAfterGc() >> 20),
           growth <= 1.1);
     }
@@ -787,12 +1054,16 @@ public final class ScanBenchmark {
 
   private void check(String what, Input in, long records, long countSum) {
     if (records != in.records() || countSum != in.countSum()) {
-      report.problem(String.format("%s read %d records with counts summing to %d; %s holds %d"
-          + " and %d", what, records, countSum, in.label(), in.records(), in.countSum()));
+      report.problem(
+          String.format(
+              "%s read %d records with counts summing to %d; %s holds %d" + " and %d",
+              what, records, countSum, in.label(), in.records(), in.countSum()));
     }
   }
 
-  /** The best of {@code runs} timings (the machine may be shared: the minimum is the least noisy). */
+  /**
+   * The best of {@code runs} timings (the machine may be shared: the minimum is the least noisy).
+   */
   private Row best(String what, Input in, long records, String note, int runs, Action a)
       throws Exception {
     Row best = null;
@@ -805,8 +1076,7 @@ public final class ScanBenchmark {
     return best;
   }
 
-  private Row time(String what, Input in, long records, String note, Action a)
-      throws IOException {
+  private Row time(String what, Input in, long records, String note, Action a) throws IOException {
     Recording jfr = hot == null ? null : hot.start();
     long cpu0 = CPU.getProcessCpuTime();
     long t0 = System.nanoTime();

@@ -6,7 +6,6 @@ import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.channels.FileChannel;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.util.BitSet;
@@ -28,8 +27,10 @@ final class StackPoolProfiles {
   static final String EXE = "/usr/bin/fleet-server";
   static final String LIBC = "/usr/lib/x86_64-linux-gnu/libc.so.6";
   private static final long SPAN = 0x100000L;
+
   /** Module index of a pc that is in no mapping (an unwinder's garbage): the offset is the pc. */
   static final byte UNMAPPED = -1;
+
   private static final int MAX_RECORD_BYTES = 8 * (2 + 254);
 
   private final byte[][] modules;
@@ -89,9 +90,10 @@ final class StackPoolProfiles {
   static long[] bases(long processSeed) {
     SplittableRandom rnd = new SplittableRandom(processSeed);
     return new long[] {
-        0x550000000000L + (rnd.nextLong(0x8000) << 20),
-        0x7f0000000000L + (rnd.nextLong(0x4000) << 20),
-        0x7f8000000000L + (rnd.nextLong(0x4000) << 20)};
+      0x550000000000L + (rnd.nextLong(0x8000) << 20),
+      0x7f0000000000L + (rnd.nextLong(0x4000) << 20),
+      0x7f8000000000L + (rnd.nextLong(0x4000) << 20)
+    };
   }
 
   /**
@@ -103,8 +105,12 @@ final class StackPoolProfiles {
     long records = 0;
     long countSum = 0;
     long written = 0;
-    try (FileChannel ch = FileChannel.open(file, StandardOpenOption.CREATE,
-        StandardOpenOption.TRUNCATE_EXISTING, StandardOpenOption.WRITE)) {
+    try (FileChannel ch =
+        FileChannel.open(
+            file,
+            StandardOpenOption.CREATE,
+            StandardOpenOption.TRUNCATE_EXISTING,
+            StandardOpenOption.WRITE)) {
       int cap = (int) Math.min(4 << 20, Math.max(64 << 10, targetBytes + MAX_RECORD_BYTES));
       ByteBuffer b = ByteBuffer.allocate(cap).order(ByteOrder.LITTLE_ENDIAN);
       b.putLong(0).putLong(3).putLong(0).putLong(10000).putLong(0);
@@ -152,7 +158,8 @@ final class StackPoolProfiles {
 
   /** The synthetic pool's maps text: what gperftools appends, /proc/self/maps of the process. */
   static String maps(long[] bases) {
-    return String.join("\n",
+    return String.join(
+        "\n",
         line(bases[0] - 0x1000, bases[0], "r--p", 0, "131 " + EXE),
         line(bases[0], bases[0] + SPAN, "r-xp", 0x1000, "131 " + EXE),
         line(bases[0] + SPAN, bases[0] + SPAN + 0x10000, "rw-p", 0x101000, "131 " + EXE),

@@ -30,6 +30,7 @@ final class SymbolizerBench {
 
   /** Per binary: its addresses, in lookup order. */
   private final Map<Path, long[]> addresses;
+
   private final Path work;
   private final int total;
 
@@ -133,8 +134,7 @@ final class SymbolizerBench {
   }
 
   /** Function names of every address's chain, innermost first, per binary in lookup order. */
-  private Map<Path, List<List<String>>> lookUp(Map<Path, BinarySymbols> opened)
-      throws IOException {
+  private Map<Path, List<List<String>>> lookUp(Map<Path, BinarySymbols> opened) throws IOException {
     Map<Path, List<List<String>>> out = new LinkedHashMap<>();
     for (Map.Entry<Path, long[]> e : addresses.entrySet()) {
       BinarySymbols s = opened.get(e.getKey());
@@ -154,8 +154,8 @@ final class SymbolizerBench {
 
   /**
    * Java, tables included: each binary opened and its DWARF index, symbol table and line tables
-   * built within the timing, as a job's first lookups in a binary do. The JIT is warmed first by
-   * an untimed pass (a long-running executor's state, not a cold JVM's).
+   * built within the timing, as a job's first lookups in a binary do. The JIT is warmed first by an
+   * untimed pass (a long-running executor's state, not a cold JVM's).
    */
   Timing javaIncludingTables(Map<Path, List<List<String>>> answers) throws IOException {
     close(warm());
@@ -183,8 +183,8 @@ final class SymbolizerBench {
       long cpu0 = THREADS.getCurrentThreadCpuTime();
       long t0 = System.nanoTime();
       lookUp(opened);
-      return new Timing((System.nanoTime() - t0) / 1e9,
-          (THREADS.getCurrentThreadCpuTime() - cpu0) / 1e9);
+      return new Timing(
+          (System.nanoTime() - t0) / 1e9, (THREADS.getCurrentThreadCpuTime() - cpu0) / 1e9);
     } finally {
       close(opened);
     }
@@ -192,8 +192,9 @@ final class SymbolizerBench {
 
   // ------------------------------------------------------------------ in a fresh JVM
 
-  private static final java.util.regex.Pattern COLD = java.util.regex.Pattern.compile(
-      "symbolizer-cold seconds=([0-9.]+) cpu=([0-9.]+) addresses=(\\d+)");
+  private static final java.util.regex.Pattern COLD =
+      java.util.regex.Pattern.compile(
+          "symbolizer-cold seconds=([0-9.]+) cpu=([0-9.]+) addresses=(\\d+)");
 
   /**
    * Java, tables included, in a fresh JVM (as an executor's first task in a binary): a child JVM
@@ -207,19 +208,26 @@ final class SymbolizerBench {
       args.add(p.toString());
       args.add(addressFile(p).toString());
     }
-    Outcome o = Processes.run(Processes.java("2g", System.getProperty("java.class.path"),
-        SymbolizerBench.class.getName(), args), work.resolve("cold-jvm.log"), 1800, Map.of());
+    Outcome o =
+        Processes.run(
+            Processes.java(
+                "2g", System.getProperty("java.class.path"), SymbolizerBench.class.getName(), args),
+            work.resolve("cold-jvm.log"),
+            1800,
+            Map.of());
     java.util.regex.Matcher m = COLD.matcher(o.output());
     if (!o.ok() || !m.find()) {
-      throw new IOException("the fresh-JVM symbolizer run failed (exit " + o.exit() + "): "
-          + o.tail());
+      throw new IOException(
+          "the fresh-JVM symbolizer run failed (exit " + o.exit() + "): " + o.tail());
     }
     if (Long.parseLong(m.group(3)) != total) {
-      throw new IOException("the fresh-JVM symbolizer run looked up " + m.group(3) + " of "
-          + total + " addresses");
+      throw new IOException(
+          "the fresh-JVM symbolizer run looked up " + m.group(3) + " of " + total + " addresses");
     }
-    return new Timing[] {new Timing(Double.parseDouble(m.group(1)),
-        Double.parseDouble(m.group(2))), new Timing(o.seconds(), o.cpuSeconds())};
+    return new Timing[] {
+      new Timing(Double.parseDouble(m.group(1)), Double.parseDouble(m.group(2))),
+      new Timing(o.seconds(), o.cpuSeconds())
+    };
   }
 
   /** The fresh JVM's side: pairs of binary and address file; prints the timing. */
@@ -233,8 +241,8 @@ final class SymbolizerBench {
       }
       addresses.put(Path.of(args[i]), a);
     }
-    SymbolizerBench b = new SymbolizerBench(addresses,
-        Files.createTempDirectory("symbolizer-cold"));
+    SymbolizerBench b =
+        new SymbolizerBench(addresses, Files.createTempDirectory("symbolizer-cold"));
     long cpu0 = THREADS.getCurrentThreadCpuTime();
     long t0 = System.nanoTime();
     Map<Path, BinarySymbols> opened = b.open();
@@ -243,8 +251,12 @@ final class SymbolizerBench {
     double cpu = (THREADS.getCurrentThreadCpuTime() - cpu0) / 1e9;
     close(opened);
     long n = got.values().stream().mapToLong(List::size).sum();
-    System.out.printf(java.util.Locale.ROOT, "symbolizer-cold seconds=%.4f cpu=%.4f addresses=%d%n",
-        seconds, cpu, n);
+    System.out.printf(
+        java.util.Locale.ROOT,
+        "symbolizer-cold seconds=%.4f cpu=%.4f addresses=%d%n",
+        seconds,
+        cpu,
+        n);
   }
 
   // ------------------------------------------------------------------ the reference tools
@@ -252,14 +264,17 @@ final class SymbolizerBench {
   /** {@code llvm-symbolizer --inlining --obj=BIN} on each binary's addresses, one process each. */
   Timing llvmSymbolizer(Map<Path, List<List<String>>> answers)
       throws IOException, InterruptedException {
-    return tool(b -> List.of("llvm-symbolizer", "--inlining", "--obj=" + b), answers,
+    return tool(
+        b -> List.of("llvm-symbolizer", "--inlining", "--obj=" + b),
+        answers,
         SymbolizerBench::parseLlvm);
   }
 
   /** {@code addr2line -a -f -i -C -e BIN} on each binary's addresses, one process each. */
-  Timing addr2line(Map<Path, List<List<String>>> answers)
-      throws IOException, InterruptedException {
-    return tool(b -> List.of("addr2line", "-a", "-f", "-i", "-C", "-e", b.toString()), answers,
+  Timing addr2line(Map<Path, List<List<String>>> answers) throws IOException, InterruptedException {
+    return tool(
+        b -> List.of("addr2line", "-a", "-f", "-i", "-C", "-e", b.toString()),
+        answers,
         SymbolizerBench::parseAddr2line);
   }
 
@@ -280,8 +295,8 @@ final class SymbolizerBench {
       Path log = work.resolve(e.getKey().getFileName() + "." + cmd.get(0) + ".txt");
       Outcome o = Processes.run(cmd, addressFile(e.getKey()), log, 1800, Map.of());
       if (!o.ok()) {
-        throw new IOException(String.join(" ", cmd) + " failed (exit " + o.exit() + "): "
-            + o.tail());
+        throw new IOException(
+            String.join(" ", cmd) + " failed (exit " + o.exit() + "): " + o.tail());
       }
       seconds += o.seconds();
       cpu += o.cpuSeconds();
@@ -310,8 +325,8 @@ final class SymbolizerBench {
       function = !function;
     }
     if (out.size() != addresses) {
-      throw new IOException("llvm-symbolizer answered for " + out.size() + " of " + addresses
-          + " addresses");
+      throw new IOException(
+          "llvm-symbolizer answered for " + out.size() + " of " + addresses + " addresses");
     }
     return out;
   }
@@ -341,8 +356,8 @@ final class SymbolizerBench {
       out.add(chain);
     }
     if (out.size() != addresses) {
-      throw new IOException("addr2line answered for " + out.size() + " of " + addresses
-          + " addresses");
+      throw new IOException(
+          "addr2line answered for " + out.size() + " of " + addresses + " addresses");
     }
     return out;
   }
@@ -372,8 +387,12 @@ final class SymbolizerBench {
         List<String> y = other.get(i);
         chains += x.equals(y) ? 1 : 0;
         innermost += !x.isEmpty() && !y.isEmpty() && x.get(0).equals(y.get(0)) ? 1 : 0;
-        callers += x.size() == y.size() && x.subList(Math.min(1, x.size()), x.size())
-            .equals(y.subList(Math.min(1, y.size()), y.size())) ? 1 : 0;
+        callers +=
+            x.size() == y.size()
+                    && x.subList(Math.min(1, x.size()), x.size())
+                        .equals(y.subList(Math.min(1, y.size()), y.size()))
+                ? 1
+                : 0;
         named += !x.isEmpty() && !x.get(0).equals("??") ? 1 : 0;
       }
     }
@@ -381,15 +400,21 @@ final class SymbolizerBench {
   }
 
   /** Up to {@code max} addresses where the chains differ, for the report. */
-  List<String> differences(Map<Path, List<List<String>>> a, Map<Path, List<List<String>>> b,
-      int max) {
+  List<String> differences(
+      Map<Path, List<List<String>>> a, Map<Path, List<List<String>>> b, int max) {
     List<String> out = new ArrayList<>();
     for (Map.Entry<Path, List<List<String>>> e : a.entrySet()) {
       long[] addr = addresses.get(e.getKey());
       for (int i = 0; i < e.getValue().size() && out.size() < max; i++) {
         if (!e.getValue().get(i).equals(b.get(e.getKey()).get(i))) {
-          out.add(e.getKey().getFileName() + " 0x" + Long.toHexString(addr[i]) + ": "
-              + e.getValue().get(i) + " vs " + b.get(e.getKey()).get(i));
+          out.add(
+              e.getKey().getFileName()
+                  + " 0x"
+                  + Long.toHexString(addr[i])
+                  + ": "
+                  + e.getValue().get(i)
+                  + " vs "
+                  + b.get(e.getKey()).get(i));
         }
       }
     }

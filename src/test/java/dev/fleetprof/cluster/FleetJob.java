@@ -19,9 +19,12 @@ import java.util.stream.Stream;
  */
 final class FleetJob {
   static final String MAIN = "dev.fleetprof.jobs.FleetAggregate";
+
   /** Fixed, so that two runs of the job write the same partitions whenever they run. */
   static final String DATE = "2026-11-20";
+
   static final Path SAMPLES = SampleData.ROOT.toAbsolutePath();
+
   /** Generous: a shared CI machine can be several times slower than an idle one. */
   static final long TIMEOUT_SECONDS = 480;
 
@@ -43,8 +46,13 @@ final class FleetJob {
   }
 
   /** Runs the job on the sample data on {@code master}, writing under {@code output}. */
-  static void submit(String name, String master, Path output, Map<String, String> extraConf,
-      Map<String, String> env) throws Exception {
+  static void submit(
+      String name,
+      String master,
+      Path output,
+      Map<String, String> extraConf,
+      Map<String, String> env)
+      throws Exception {
     Process p = start(name, master, output, extraConf, env);
     try {
       Jvms.awaitSuccess(p, name, TIMEOUT_SECONDS);
@@ -53,8 +61,13 @@ final class FleetJob {
     }
   }
 
-  private static Process start(String name, String master, Path output,
-      Map<String, String> extraConf, Map<String, String> env) throws IOException {
+  private static Process start(
+      String name,
+      String master,
+      Path output,
+      Map<String, String> extraConf,
+      Map<String, String> env)
+      throws IOException {
     deleteRecursively(output);
     Map<String, String> conf = new LinkedHashMap<>();
     conf.put("spark.driver.host", "127.0.0.1");
@@ -68,15 +81,31 @@ final class FleetJob {
     conf.put("spark.sql.files.maxPartitionBytes", "16k");
     conf.put("spark.sql.files.openCostInBytes", "4k");
     conf.putAll(extraConf);
-    List<String> args = new ArrayList<>(List.of("--master", master, "--deploy-mode", "client",
-        "--name", "fleetprof-" + name, "--class", MAIN));
+    List<String> args =
+        new ArrayList<>(
+            List.of(
+                "--master",
+                master,
+                "--deploy-mode",
+                "client",
+                "--name",
+                "fleetprof-" + name,
+                "--class",
+                MAIN));
     conf.forEach((k, v) -> args.addAll(List.of("--conf", k + "=" + v)));
-    args.addAll(List.of(Jvms.jobJar().toString(),
-        "--input", SAMPLES.toString(), "--output", output.toString(), "--date", DATE));
+    args.addAll(
+        List.of(
+            Jvms.jobJar().toString(),
+            "--input",
+            SAMPLES.toString(),
+            "--output",
+            output.toString(),
+            "--date",
+            DATE));
     Map<String, String> childEnv = new LinkedHashMap<>(Map.of("SPARK_LOCAL_IP", "127.0.0.1"));
     childEnv.putAll(env);
-    return Jvms.start(name, List.of("-Xmx1g"), "org.apache.spark.deploy.SparkSubmit", args,
-        childEnv);
+    return Jvms.start(
+        name, List.of("-Xmx1g"), "org.apache.spark.deploy.SparkSubmit", args, childEnv);
   }
 
   static void deleteRecursively(Path dir) {

@@ -45,8 +45,10 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class HdfsIT {
   private static final long BLOCK = 512 * 1024;
-  private static final String[] DATANODES = {"dn1.fleetprof.test", "dn2.fleetprof.test",
-      "dn3.fleetprof.test"};
+  private static final String[] DATANODES = {
+    "dn1.fleetprof.test", "dn2.fleetprof.test", "dn3.fleetprof.test"
+  };
+
   /** One directory name on both file systems, so that paths compare relative to it. */
   private static final String ROOT = "fleetprof-in";
 
@@ -64,8 +66,11 @@ class HdfsIT {
     conf.setInt("dfs.replication", 2);
     Path hdfsBase = Jvms.WORK.resolve("hdfs");
     FleetJob.deleteRecursively(hdfsBase);
-    MiniDFSCluster dfs = new MiniDFSCluster.Builder(conf, hdfsBase.toFile())
-        .numDataNodes(DATANODES.length).hosts(DATANODES).build();
+    MiniDFSCluster dfs =
+        new MiniDFSCluster.Builder(conf, hdfsBase.toFile())
+            .numDataNodes(DATANODES.length)
+            .hosts(DATANODES)
+            .build();
     FileSystem fs = null;
     try {
       dfs.waitActive();
@@ -77,18 +82,29 @@ class HdfsIT {
       assertTrue(bigBlocks.length >= 5, "the big profile spans " + bigBlocks.length + " blocks");
 
       SparkSession spark = TestSpark.get();
-      Dataset<Row> fromHdfs = spark.read().format("profile")
-          .option("maxPartitionBytes", BLOCK).option("openCostInBytes", 8 * BLOCK).load(uri);
+      Dataset<Row> fromHdfs =
+          spark
+              .read()
+              .format("profile")
+              .option("maxPartitionBytes", BLOCK)
+              .option("openCostInBytes", 8 * BLOCK)
+              .load(uri);
       Dataset<Row> fromDisk = spark.read().format("profile").load(local.toString());
-      long rows = OutputRoots.assertSameRows("profile rows from HDFS vs local disk",
-          relativePaths(fromDisk), relativePaths(fromHdfs));
-      assertEquals(bigRecords, relativePaths(fromHdfs).where("path = 'synthetic/big.prof'")
-          .count(), "records of the split profile read from HDFS");
+      long rows =
+          OutputRoots.assertSameRows(
+              "profile rows from HDFS vs local disk",
+              relativePaths(fromDisk),
+              relativePaths(fromHdfs));
+      assertEquals(
+          bigRecords,
+          relativePaths(fromHdfs).where("path = 'synthetic/big.prof'").count(),
+          "records of the split profile read from HDFS");
 
       int partitions = checkPreferredLocations(uri, blocks);
-      System.out.printf("HDFS: %d rows equal the local read; %d partitions, the big profile in"
-          + " %d blocks, each partition preferring its block's datanodes%n", rows, partitions,
-          bigBlocks.length);
+      System.out.printf(
+          "HDFS: %d rows equal the local read; %d partitions, the big profile in"
+              + " %d blocks, each partition preferring its block's datanodes%n",
+          rows, partitions, bigBlocks.length);
     } finally {
       if (fs != null) {
         fs.close();
@@ -101,15 +117,17 @@ class HdfsIT {
   }
 
   /**
-   * Plans the read through the public DSv2 API and reads each input partition with the source's
-   * own reader: the records a partition yields tell which block it covers (1-block splits and an
-   * open cost above a split keep every partition within one block of one file), and its preferred
+   * Plans the read through the public DSv2 API and reads each input partition with the source's own
+   * reader: the records a partition yields tell which block it covers (1-block splits and an open
+   * cost above a split keep every partition within one block of one file), and its preferred
    * locations must be exactly the datanodes holding that block.
    */
   private static int checkPreferredLocations(String uri, Map<String, BlockLocation[]> blocks)
       throws IOException {
-    CaseInsensitiveStringMap options = new CaseInsensitiveStringMap(Map.of("path", uri,
-        "maxPartitionBytes", "" + BLOCK, "openCostInBytes", "" + 8 * BLOCK));
+    CaseInsensitiveStringMap options =
+        new CaseInsensitiveStringMap(
+            Map.of(
+                "path", uri, "maxPartitionBytes", "" + BLOCK, "openCostInBytes", "" + 8 * BLOCK));
     ProfileDataSource source = new ProfileDataSource();
     StructType schema = source.inferSchema(options);
     Table table = source.getTable(schema, new Transform[0], options);
@@ -140,19 +158,24 @@ class HdfsIT {
       if (located == null) {
         continue; // a file without records (an empty profile): nothing to locate
       }
-      assertEquals(1, blocksRead.size(), "a partition read records of several blocks: "
-          + blocksRead);
+      assertEquals(
+          1, blocksRead.size(), "a partition read records of several blocks: " + blocksRead);
       Set<String> preferred = new HashSet<>(List.of(p.preferredLocations()));
-      assertEquals(new HashSet<>(List.of(located.getHosts())), preferred, "preferred locations of the partition"
-          + " reading " + blocksRead);
+      assertEquals(
+          new HashSet<>(List.of(located.getHosts())),
+          preferred,
+          "preferred locations of the partition" + " reading " + blocksRead);
       distinctLocations.add(preferred);
       if (blocksRead.iterator().next().startsWith("synthetic/big.prof@")) {
         bigPartitions++;
       }
     }
     assertTrue(bigPartitions >= 5, "the big profile was read in " + bigPartitions + " partitions");
-    assertTrue(distinctLocations.size() >= 2, "all partitions prefer the same hosts "
-        + distinctLocations + ": nothing shows the hosts follow the blocks");
+    assertTrue(
+        distinctLocations.size() >= 2,
+        "all partitions prefer the same hosts "
+            + distinctLocations
+            + ": nothing shows the hosts follow the blocks");
     return partitions.length;
   }
 
@@ -161,8 +184,8 @@ class HdfsIT {
    * among datanodes that share one IP; until the big profile's blocks sit on differing datanodes,
    * locality would be untestable, so it is rewritten (rarely more than once).
    */
-  private static Map<String, BlockLocation[]> upload(FileSystem fs, Path local,
-      org.apache.hadoop.fs.Path remote) throws IOException {
+  private static Map<String, BlockLocation[]> upload(
+      FileSystem fs, Path local, org.apache.hadoop.fs.Path remote) throws IOException {
     for (int attempt = 1; ; attempt++) {
       fs.delete(remote, true);
       fs.copyFromLocalFile(false, true, new org.apache.hadoop.fs.Path(local.toUri()), remote);
@@ -175,8 +198,9 @@ class HdfsIT {
       Set<Set<String>> hostSets = new HashSet<>();
       for (BlockLocation b : out.get("synthetic/big.prof")) {
         hostSets.add(Set.of(b.getHosts()));
-        assertTrue(Set.of(DATANODES).containsAll(Set.of(b.getHosts())), List.of(b.getHosts())
-            + " are not the datanodes' names");
+        assertTrue(
+            Set.of(DATANODES).containsAll(Set.of(b.getHosts())),
+            List.of(b.getHosts()) + " are not the datanodes' names");
       }
       if (hostSets.size() >= 2 || attempt == 5) {
         assertFalse(hostSets.size() < 2, "5 uploads put every block on the same datanodes");
@@ -192,13 +216,14 @@ class HdfsIT {
   }
 
   private static Dataset<Row> relativePaths(Dataset<Row> df) {
-    return df.withColumn("path",
+    return df.withColumn(
+        "path",
         org.apache.spark.sql.functions.regexp_replace(df.col("path"), "^.*/" + ROOT + "/", ""));
   }
 
   /**
-   * Copies the samples without their {@code _reference/} folders: the source skips them on any
-   * file system, and every HDFS file costs time to write.
+   * Copies the samples without their {@code _reference/} folders: the source skips them on any file
+   * system, and every HDFS file costs time to write.
    */
   private static void copyTree(Path from, Path to) throws IOException {
     List<Path> all;

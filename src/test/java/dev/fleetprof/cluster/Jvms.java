@@ -15,10 +15,10 @@ import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
 /**
- * Child JVMs on the jars a real deployment has: Spark, Hadoop and Parquet from
- * {@code target/classpath.txt} (written by the pom at {@code package}) and fleetprof only as the job
- * jar. The test JVM's own classpath (with {@code target/classes}) is never handed down, so a child
- * can only find the {@code profile} source the way a cluster does: in the jar.
+ * Child JVMs on the jars a real deployment has: Spark, Hadoop and Parquet from {@code
+ * target/classpath.txt} (written by the pom at {@code package}) and fleetprof only as the job jar.
+ * The test JVM's own classpath (with {@code target/classes}) is never handed down, so a child can
+ * only find the {@code profile} source the way a cluster does: in the jar.
  */
 final class Jvms {
   /** Where the integration tests keep their logs and scratch directories. */
@@ -30,9 +30,11 @@ final class Jvms {
 
   /** The job jar `mvn package` built. */
   static Path jobJar() {
-    Path jar = Path.of(System.getProperty("fleetprof.jar",
-        "target/fleetprof-0.1.0-SNAPSHOT.jar")).toAbsolutePath();
-    assertTrue(Files.isRegularFile(jar), jar + " is missing: integration tests run after `package`");
+    Path jar =
+        Path.of(System.getProperty("fleetprof.jar", "target/fleetprof-0.1.0-SNAPSHOT.jar"))
+            .toAbsolutePath();
+    assertTrue(
+        Files.isRegularFile(jar), jar + " is missing: integration tests run after `package`");
     return jar;
   }
 
@@ -66,19 +68,27 @@ final class Jvms {
    * Starts {@code mainClass} on Spark's jars (see {@link ChildJvm}), its output in {@code
    * WORK/logs/NAME.log} (kept for debugging a failure).
    */
-  static Process start(String name, List<String> jvmOptions, String mainClass, List<String> args,
-      Map<String, String> env) throws IOException {
+  static Process start(
+      String name,
+      List<String> jvmOptions,
+      String mainClass,
+      List<String> args,
+      Map<String, String> env)
+      throws IOException {
     List<String> cmd =
         ChildJvm.command(jvmOptions, ChildJvm.classpath(sparkJars()), mainClass, args);
     Process p = ChildJvm.start(cmd, log(name), env);
     synchronized (STARTED) {
       if (STARTED.isEmpty()) {
         // Should the test JVM be killed mid-test (a CI timeout), take the daemons along.
-        Runtime.getRuntime().addShutdownHook(new Thread(() -> {
-          synchronized (STARTED) {
-            STARTED.forEach(Jvms::stop);
-          }
-        }));
+        Runtime.getRuntime()
+            .addShutdownHook(
+                new Thread(
+                    () -> {
+                      synchronized (STARTED) {
+                        STARTED.forEach(Jvms::stop);
+                      }
+                    }));
       }
       STARTED.add(p);
     }
@@ -93,8 +103,14 @@ final class Jvms {
   static void awaitSuccess(Process p, String name, long timeoutSeconds) throws Exception {
     if (!p.waitFor(timeoutSeconds, TimeUnit.SECONDS)) {
       stop(p);
-      fail(name + " did not finish in " + timeoutSeconds + " s; log " + log(name) + ":\n"
-          + tail(log(name)));
+      fail(
+          name
+              + " did not finish in "
+              + timeoutSeconds
+              + " s; log "
+              + log(name)
+              + ":\n"
+              + tail(log(name)));
     }
     if (p.exitValue() != 0) {
       fail(name + " exited with " + p.exitValue() + "; log " + log(name) + ":\n" + tail(log(name)));

@@ -53,15 +53,19 @@ final class OutputRoots {
 
   /** Directories holding Parquet data files: the partition layout of every dataset. */
   static TreeSet<String> dataDirs(Path root) {
-    return relativeDirs(root, p -> p.getFileName().toString().endsWith(".parquet")
-        && !p.getFileName().toString().startsWith("."));
+    return relativeDirs(
+        root,
+        p ->
+            p.getFileName().toString().endsWith(".parquet")
+                && !p.getFileName().toString().startsWith("."));
   }
 
-  private static TreeSet<String> relativeDirs(Path root,
-      java.util.function.Predicate<Path> marker) {
+  private static TreeSet<String> relativeDirs(
+      Path root, java.util.function.Predicate<Path> marker) {
     try (Stream<Path> s = Files.walk(root)) {
       TreeSet<String> out = new TreeSet<>();
-      s.filter(Files::isRegularFile).filter(marker)
+      s.filter(Files::isRegularFile)
+          .filter(marker)
           .map(p -> root.relativize(p.getParent()))
           .filter(OutputRoots::visible)
           .forEach(d -> out.add(d.toString()));
@@ -90,15 +94,20 @@ final class OutputRoots {
   static TreeSet<String> assertSame(SparkSession spark, Path expected, Path actual) {
     TreeSet<String> datasets = datasets(expected);
     assertFalse(datasets.isEmpty(), "no dataset under " + expected);
-    assertTrue(datasets.contains("stacks"), "no stacks/ dataset under " + expected + ": "
-        + datasets);
+    assertTrue(
+        datasets.contains("stacks"), "no stacks/ dataset under " + expected + ": " + datasets);
     assertEquals(datasets, datasets(actual), "datasets under " + actual + " vs " + expected);
-    assertEquals(dataDirs(expected), dataDirs(actual),
+    assertEquals(
+        dataDirs(expected),
+        dataDirs(actual),
         "partition directories under " + actual + " vs " + expected);
     long rows = 0;
     for (String d : datasets) {
-      rows += assertSameRows(d, spark.read().parquet(expected.resolve(d).toString()),
-          spark.read().parquet(actual.resolve(d).toString()));
+      rows +=
+          assertSameRows(
+              d,
+              spark.read().parquet(expected.resolve(d).toString()),
+              spark.read().parquet(actual.resolve(d).toString()));
     }
     assertTrue(rows > 0, "every dataset is empty: nothing was compared");
     return datasets;
@@ -118,8 +127,16 @@ final class OutputRoots {
     if (!Arrays.equals(eh, ah)) {
       List<Row> missing = e.exceptAll(a).limit(5).collectAsList();
       List<Row> extra = a.exceptAll(e).limit(5).collectAsList();
-      fail(what + ": " + eh.length + " rows expected, " + ah.length + " read; rows only expected: "
-          + missing + "; rows only read: " + extra);
+      fail(
+          what
+              + ": "
+              + eh.length
+              + " rows expected, "
+              + ah.length
+              + " read; rows only expected: "
+              + missing
+              + "; rows only read: "
+              + extra);
     }
     return eh.length;
   }
@@ -127,8 +144,8 @@ final class OutputRoots {
   /** Row hashes, sorted. Hashed as JSON: a plain hash skips nulls, so (null, x) = (x, null). */
   private static long[] hashes(Dataset<Row> df) {
     Column[] cols = Arrays.stream(df.columns()).map(c -> col("`" + c + "`")).toArray(Column[]::new);
-    List<Long> list = df.select(xxhash64(to_json(struct(cols)))).as(Encoders.LONG())
-        .collectAsList();
+    List<Long> list =
+        df.select(xxhash64(to_json(struct(cols)))).as(Encoders.LONG()).collectAsList();
     long[] out = list.stream().mapToLong(Long::longValue).toArray();
     Arrays.sort(out);
     return out;

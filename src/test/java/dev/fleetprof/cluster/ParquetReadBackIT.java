@@ -5,7 +5,6 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.fleetprof.testing.TestSpark;
-import java.io.IOException;
 import java.math.BigInteger;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -38,9 +37,12 @@ class ParquetReadBackIT {
     Path stacks = FleetJob.localOutput().resolve("stacks");
     List<Path> files;
     try (Stream<Path> s = Files.walk(stacks)) {
-      files = s.filter(Files::isRegularFile)
-          .filter(p -> p.getFileName().toString().endsWith(".parquet"))
-          .filter(p -> !p.getFileName().toString().startsWith(".")).sorted().toList();
+      files =
+          s.filter(Files::isRegularFile)
+              .filter(p -> p.getFileName().toString().endsWith(".parquet"))
+              .filter(p -> !p.getFileName().toString().startsWith("."))
+              .sorted()
+              .toList();
     }
     assertFalse(files.isEmpty(), "no Parquet file under " + stacks);
 
@@ -52,8 +54,8 @@ class ParquetReadBackIT {
       try (ParquetFileReader r = ParquetFileReader.open(HadoopInputFile.fromPath(path, conf))) {
         checkSchema(f, r.getFooter().getFileMetaData().getSchema());
       }
-      try (ParquetReader<Group> r = ParquetReader.builder(new GroupReadSupport(), path)
-          .withConf(conf).build()) {
+      try (ParquetReader<Group> r =
+          ParquetReader.builder(new GroupReadSupport(), path).withConf(conf).build()) {
         for (Group g = r.read(); g != null; g = r.read()) {
           assertEquals(1, g.getFieldRepetitionCount("count"), f + ": a row without a count");
           // A DECIMAL's bytes are its unscaled value, big-endian two's complement.
@@ -63,35 +65,45 @@ class ParquetReadBackIT {
       }
     }
     assertTrue(rows > 0, "no rows in " + files);
-    assertEquals(expectedTotal(), total,
-        "sum of count over " + files.size() + " files, " + rows + " rows");
-    System.out.println("parquet-hadoop read " + rows + " stack rows in " + files.size()
-        + " files, total count " + total);
+    assertEquals(
+        expectedTotal(), total, "sum of count over " + files.size() + " files, " + rows + " rows");
+    System.out.println(
+        "parquet-hadoop read "
+            + rows
+            + " stack rows in "
+            + files.size()
+            + " files, total count "
+            + total);
   }
 
   private static void checkSchema(Path f, MessageType schema) {
     for (String name : List.of("format", "kind")) {
       PrimitiveType t = schema.getType(name).asPrimitiveType();
       assertEquals(PrimitiveTypeName.BINARY, t.getPrimitiveTypeName(), f + ": " + name);
-      assertEquals(LogicalTypeAnnotation.stringType(), t.getLogicalTypeAnnotation(),
-          f + ": " + name);
+      assertEquals(
+          LogicalTypeAnnotation.stringType(), t.getLogicalTypeAnnotation(), f + ": " + name);
     }
 
     PrimitiveType count = schema.getType("count").asPrimitiveType();
-    assertTrue(count.getLogicalTypeAnnotation() instanceof DecimalLogicalTypeAnnotation,
+    assertTrue(
+        count.getLogicalTypeAnnotation() instanceof DecimalLogicalTypeAnnotation,
         f + ": count is not a DECIMAL: " + count);
     DecimalLogicalTypeAnnotation dec =
         (DecimalLogicalTypeAnnotation) count.getLogicalTypeAnnotation();
     assertEquals(38, dec.getPrecision(), f + ": " + count);
     assertEquals(0, dec.getScale(), f + ": " + count);
     // 38 digits need 16 bytes; INT32/INT64 decimals stop at 9 and 18 digits.
-    assertTrue(count.getPrimitiveTypeName() == PrimitiveTypeName.BINARY
-        || (count.getPrimitiveTypeName() == PrimitiveTypeName.FIXED_LEN_BYTE_ARRAY
-            && count.getTypeLength() >= 16), f + ": count cannot hold 38 digits: " + count);
+    assertTrue(
+        count.getPrimitiveTypeName() == PrimitiveTypeName.BINARY
+            || (count.getPrimitiveTypeName() == PrimitiveTypeName.FIXED_LEN_BYTE_ARRAY
+                && count.getTypeLength() >= 16),
+        f + ": count cannot hold 38 digits: " + count);
 
     // The standard three-level LIST: frames (LIST) > repeated group > element struct.
     GroupType frames = schema.getType("frames").asGroupType();
-    assertEquals(LogicalTypeAnnotation.listType(), frames.getLogicalTypeAnnotation(),
+    assertEquals(
+        LogicalTypeAnnotation.listType(),
+        frames.getLogicalTypeAnnotation(),
         f + ": frames is not a LIST: " + frames);
     assertEquals(1, frames.getFieldCount(), f + ": " + frames);
     GroupType repeated = frames.getType(0).asGroupType();
@@ -100,8 +112,8 @@ class ParquetReadBackIT {
     assertEquals(2, element.getFieldCount(), f + ": frame struct " + element);
     PrimitiveType module = element.getType("module").asPrimitiveType();
     assertEquals(PrimitiveTypeName.BINARY, module.getPrimitiveTypeName(), f + ": " + element);
-    assertEquals(LogicalTypeAnnotation.stringType(), module.getLogicalTypeAnnotation(),
-        f + ": " + element);
+    assertEquals(
+        LogicalTypeAnnotation.stringType(), module.getLogicalTypeAnnotation(), f + ": " + element);
     PrimitiveType offset = element.getType("offset").asPrimitiveType();
     assertEquals(PrimitiveTypeName.INT64, offset.getPrimitiveTypeName(), f + ": " + element);
   }
@@ -112,8 +124,14 @@ class ParquetReadBackIT {
    */
   private static BigInteger expectedTotal() {
     BigInteger total = BigInteger.ZERO;
-    java.util.Iterator<Long> counts = TestSpark.get().read().format("profile")
-        .load(FleetJob.SAMPLES.toString()).select("count").as(Encoders.LONG()).toLocalIterator();
+    java.util.Iterator<Long> counts =
+        TestSpark.get()
+            .read()
+            .format("profile")
+            .load(FleetJob.SAMPLES.toString())
+            .select("count")
+            .as(Encoders.LONG())
+            .toLocalIterator();
     while (counts.hasNext()) {
       total = total.add(new BigInteger(Long.toUnsignedString(counts.next())));
     }

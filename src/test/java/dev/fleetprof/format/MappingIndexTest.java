@@ -7,7 +7,9 @@ import java.util.List;
 import java.util.SplittableRandom;
 import org.junit.jupiter.api.Test;
 
-/** {@link MappingIndex#find} against the rule it implements: the first listed mapping holding a pc. */
+/**
+ * {@link MappingIndex#find} against the rule it implements: the first listed mapping holding a pc.
+ */
 class MappingIndexTest {
   @Test
   void findsTheFirstListedMappingAcrossTheWholeUnsignedRange() {
@@ -31,14 +33,17 @@ class MappingIndexTest {
         long pc = centres[rnd.nextInt(3)] + rnd.nextInt(-100, 12_000);
         Mapping first = null;
         for (Mapping m : listed) {
-          if (m.executable() && Long.compareUnsigned(m.start(), pc) <= 0
+          if (m.executable()
+              && Long.compareUnsigned(m.start(), pc) <= 0
               && Long.compareUnsigned(pc, m.limit()) < 0) {
             first = m;
             break;
           }
         }
         int found = index.find(pc);
-        assertEquals(first, found < 0 ? null : index.get(found),
+        assertEquals(
+            first,
+            found < 0 ? null : index.get(found),
             "pc " + Long.toUnsignedString(pc, 16) + " in " + listed);
       }
     }

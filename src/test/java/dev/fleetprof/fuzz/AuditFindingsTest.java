@@ -27,8 +27,8 @@ import java.util.Random;
 import org.junit.jupiter.api.Test;
 
 /**
- * One test per defect the decoder audit found, each on an input built to trigger it; every test here
- * failed (or ran out of memory or time) before the fix it names.
+ * One test per defect the decoder audit found, each on an input built to trigger it; every test
+ * here failed (or ran out of memory or time) before the fix it names.
  */
 class AuditFindingsTest {
   private static final Path X86_32 = SampleData.GPERFTOOLS.resolve("x86_32.prof");
@@ -45,38 +45,54 @@ class AuditFindingsTest {
       text.append(v).append('=').append(("$" + (char) (v + 1)).repeat(8)).append('\n');
     }
     text.append("00400000-00500000: /opt/$a/server\n");
-    List<Mapping> m = assertTimeoutPreemptively(Duration.ofSeconds(10),
-        () -> ProcMapsParser.parse(text.toString()));
-    assertEquals(List.of(new Mapping(0x400000, 0x500000, 0, "/opt/" + "$b".repeat(8) + "/server",
-        true)), m);
+    List<Mapping> m =
+        assertTimeoutPreemptively(
+            Duration.ofSeconds(10), () -> ProcMapsParser.parse(text.toString()));
+    assertEquals(
+        List.of(new Mapping(0x400000, 0x500000, 0, "/opt/" + "$b".repeat(8) + "/server", true)), m);
   }
 
-  /** Substitution adds at most 4 characters per character of text (plus 1 Mi), however it is asked. */
+  /**
+   * Substitution adds at most 4 characters per character of text (plus 1 Mi), however it is asked.
+   */
   @Test
   void mapsVariableSubstitutionIsBounded() {
     StringBuilder text = new StringBuilder("a=" + "x".repeat(4096) + "\n");
     String line = "00400000-00500000: /" + "$a".repeat(200) + "\n";
     text.append(line.repeat(2000)); // 850 KB that would expand to 1.6 GB
     byte[] bytes = text.toString().getBytes(StandardCharsets.ISO_8859_1);
-    Decoded d = assertTimeoutPreemptively(Duration.ofSeconds(20), () -> Decode.checked(src ->
-        new Decoded(List.of(), null, Decoded.COMPLETE, ProcMapsParser.parse(text.toString())),
-        TestSources.bytes("vars.maps", bytes, bytes.length), bytes.length));
+    Decoded d =
+        assertTimeoutPreemptively(
+            Duration.ofSeconds(20),
+            () ->
+                Decode.checked(
+                    src ->
+                        new Decoded(
+                            List.of(),
+                            null,
+                            Decoded.COMPLETE,
+                            ProcMapsParser.parse(text.toString())),
+                    TestSources.bytes("vars.maps", bytes, bytes.length),
+                    bytes.length));
     assertEquals(2000, d.mappings().size());
     assertTrue(d.mappings().get(0).path().startsWith("/xxxx"), "the first lines are expanded");
     assertEquals("/" + "$a".repeat(200), d.mappings().get(1999).path(), "the last are not");
   }
 
   /**
-   * A stream (a .gz file) that ends inside a header claiming many header slots made
-   * {@code CpuProfileReader.wholeFile} throw EOFException, not a ProfileFormatException.
+   * A stream (a .gz file) that ends inside a header claiming many header slots made {@code
+   * CpuProfileReader.wholeFile} throw EOFException, not a ProfileFormatException.
    */
   @Test
   void aStreamEndingInsideTheHeaderIsAFormatError() {
     ByteBuffer b = ByteBuffer.allocate(100).order(ByteOrder.LITTLE_ENDIAN);
     b.putLong(0).putLong(1000).putLong(0).putLong(10000).putLong(0); // 1000 header slots
-    ProfileFormatException e = assertThrows(ProfileFormatException.class,
-        () -> CpuProfileLayout.read(
-            TestSources.unknownLength("hdr.prof.gz", b.array(), 100, true)));
+    ProfileFormatException e =
+        assertThrows(
+            ProfileFormatException.class,
+            () ->
+                CpuProfileLayout.read(
+                    TestSources.unknownLength("hdr.prof.gz", b.array(), 100, true)));
     assertEquals(100, e.offset());
     assertTrue(e.problem().contains("ends inside its header"), e.getMessage());
   }
@@ -89,13 +105,15 @@ class AuditFindingsTest {
   @Test
   void aCorruptRecordInAStreamKeepsTheRecordsBeforeIt() throws Exception {
     byte[] d = Files.readAllBytes(X86_32);
-    Decoded full = Decode.checked(Decode::gperftools, TestSources.bytes("x", d, d.length), d.length);
+    Decoded full =
+        Decode.checked(Decode::gperftools, TestSources.bytes("x", d, d.length), d.length);
     DecodedRecord tenth = full.records().get(10);
     ByteBuffer.wrap(d).order(ByteOrder.LITTLE_ENDIAN).putInt((int) tenth.offset() + 4, 0x7fffffff);
-    Decoded known = Decode.checked(Decode::gperftools, TestSources.bytes("bad", d, d.length), d.length);
-    Decoded streamed = Decode.checked(Decode::gperftools,
-        TestSources.unknownLength("bad", d, d.length, true),
-        d.length);
+    Decoded known =
+        Decode.checked(Decode::gperftools, TestSources.bytes("bad", d, d.length), d.length);
+    Decoded streamed =
+        Decode.checked(
+            Decode::gperftools, TestSources.unknownLength("bad", d, d.length, true), d.length);
     assertEquals(full.records().subList(0, 10), known.records());
     assertEquals(known.records(), streamed.records());
     assertNotNull(streamed.error());
@@ -103,15 +121,16 @@ class AuditFindingsTest {
   }
 
   /**
-   * A file cut inside its maps text kept the cut line: {@code 0804a000-0804b000 r-xp 00001000 08:01 12
-   * /usr/li} gave a mapping of a file that does not exist (and frames named after it). The line after
-   * the last newline is now dropped: gperftools ends every line with one.
+   * A file cut inside its maps text kept the cut line: {@code 0804a000-0804b000 r-xp 00001000 08:01
+   * 12 /usr/li} gave a mapping of a file that does not exist (and frames named after it). The line
+   * after the last newline is now dropped: gperftools ends every line with one.
    */
   @Test
   void aMapsLineCutShortIsNotBelieved() throws Exception {
     byte[] d = Files.readAllBytes(X86_32);
-    List<Mapping> all = Decode.checked(Decode::gperftools, TestSources.bytes("x", d, d.length), d.length)
-        .mappings();
+    List<Mapping> all =
+        Decode.checked(Decode::gperftools, TestSources.bytes("x", d, d.length), d.length)
+            .mappings();
     String text = new String(d, StandardCharsets.ISO_8859_1);
     int lineStart = text.lastIndexOf('\n', text.lastIndexOf(" r-xp ")) + 1;
     int cut = text.indexOf('/', text.indexOf(" r-xp ", lineStart)) + 4; // inside the path
@@ -122,9 +141,9 @@ class AuditFindingsTest {
   }
 
   /**
-   * Overlapping mappings were searched one by one for every PC: a maps text of a few hundred thousand
-   * overlapping lines made each frame cost as many checks. The index now cuts them into disjoint
-   * segments owned by the first-listed mapping, checked here against a scan of the list.
+   * Overlapping mappings were searched one by one for every PC: a maps text of a few hundred
+   * thousand overlapping lines made each frame cost as many checks. The index now cuts them into
+   * disjoint segments owned by the first-listed mapping, checked here against a scan of the list.
    */
   @Test
   void overlappingMappingsCostOneSearchPerPc() {
@@ -137,8 +156,8 @@ class AuditFindingsTest {
     MappingIndex index = new MappingIndex(listed);
     for (long pc = 0; pc < 14_000; pc++) {
       final long p = pc;
-      Mapping first = listed.stream().filter(m -> m.executable() && m.contains(p)).findFirst()
-          .orElse(null);
+      Mapping first =
+          listed.stream().filter(m -> m.executable() && m.contains(p)).findFirst().orElse(null);
       int found = index.find(pc);
       assertEquals(first, found < 0 ? null : index.get(found), "pc " + pc);
     }
@@ -147,14 +166,16 @@ class AuditFindingsTest {
     for (int k = 0; k < n; k++) {
       nested.add(new Mapping((n - k) * 16L, (1L << 40) - (n - k) * 16L, 0, "n" + k, true));
     }
-    assertTimeoutPreemptively(Duration.ofSeconds(60), () -> {
-      MappingIndex big = new MappingIndex(nested);
-      for (long pc = 0; pc < 7_000_000; pc += 7) {
-        long first = pc < 16 ? -1 : Math.max(0, n - pc / 16);
-        if (big.find(pc) != first) {
-          assertEquals(first, big.find(pc), "pc " + pc);
-        }
-      }
-    });
+    assertTimeoutPreemptively(
+        Duration.ofSeconds(60),
+        () -> {
+          MappingIndex big = new MappingIndex(nested);
+          for (long pc = 0; pc < 7_000_000; pc += 7) {
+            long first = pc < 16 ? -1 : Math.max(0, n - pc / 16);
+            if (big.find(pc) != first) {
+              assertEquals(first, big.find(pc), "pc " + pc);
+            }
+          }
+        });
   }
 }

@@ -22,13 +22,14 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
 
 /**
- * Single-byte corruptions of every sample file: at every byte of files up to {@link #EVERY_BYTE} bytes
- * and at {@link #SPREAD} (above 64 KiB {@link #SPREAD_LARGE}) offsets spread over the others, each
- * byte replaced by itself with its top bit flipped and by one of 0x00, 0xff or itself with its lowest
- * bit flipped, in turn. Every corrupted file decodes within the contract ({@link Decode#checked});
- * the records that end before the corrupted byte are the original's, in order; and where the format
- * can tell — a DCPI footer sums the counts — a corrupted count is reported. Every fourth corruption is
- * also read as a trickling stream of unknown length, and every eighth through detection.
+ * Single-byte corruptions of every sample file: at every byte of files up to {@link #EVERY_BYTE}
+ * bytes and at {@link #SPREAD} (above 64 KiB {@link #SPREAD_LARGE}) offsets spread over the others,
+ * each byte replaced by itself with its top bit flipped and by one of 0x00, 0xff or itself with its
+ * lowest bit flipped, in turn. Every corrupted file decodes within the contract ({@link
+ * Decode#checked}); the records that end before the corrupted byte are the original's, in order;
+ * and where the format can tell — a DCPI footer sums the counts — a corrupted count is reported.
+ * Every fourth corruption is also read as a trickling stream of unknown length, and every eighth
+ * through detection.
  */
 class CorruptionTest {
   static final int EVERY_BYTE = 4096;
@@ -40,8 +41,11 @@ class CorruptionTest {
   }
 
   /** How one format is decoded, and what a corruption at an offset may not change. */
-  private record Setup(Decode.Decoder decoder, ToLongFunction<DecodedRecord> end,
-      ToLongFunction<DecodedRecord> streamedEnd, IntPredicate mustBeReported) {}
+  private record Setup(
+      Decode.Decoder decoder,
+      ToLongFunction<DecodedRecord> end,
+      ToLongFunction<DecodedRecord> streamedEnd,
+      IntPredicate mustBeReported) {}
 
   @ParameterizedTest(name = "{0}")
   @MethodSource("samples")
@@ -54,22 +58,25 @@ class CorruptionTest {
     int step = d.length <= EVERY_BYTE ? 1 : d.length / (d.length <= 65536 ? SPREAD : SPREAD_LARGE);
     int[] tried = new int[1];
     long t0 = System.nanoTime();
-    assertTimeoutPreemptively(Duration.ofSeconds(120), () -> {
-      for (int at = 0; at < d.length; at += step) {
-        int b = d[at] & 0xff;
-        for (int v : new int[] {b ^ 0x80, new int[] {0x00, 0xff, b ^ 0x01}[at % 3]}) {
-          if (v == b) {
-            continue;
+    assertTimeoutPreemptively(
+        Duration.ofSeconds(120),
+        () -> {
+          for (int at = 0; at < d.length; at += step) {
+            int b = d[at] & 0xff;
+            for (int v : new int[] {b ^ 0x80, new int[] {0x00, 0xff, b ^ 0x01}[at % 3]}) {
+              if (v == b) {
+                continue;
+              }
+              byte[] c = d.clone();
+              c[at] = (byte) v;
+              String n = name + "[" + at + "]=0x" + Integer.toHexString(v);
+              check(setup, full, n, c, at, tried[0]++);
+            }
           }
-          byte[] c = d.clone();
-          c[at] = (byte) v;
-          String n = name + "[" + at + "]=0x" + Integer.toHexString(v);
-          check(setup, full, n, c, at, tried[0]++);
-        }
-      }
-    });
-    System.out.printf("[corruption] %s: %d corruptions in %.1f s%n", name, tried[0],
-        (System.nanoTime() - t0) / 1e9);
+        });
+    System.out.printf(
+        "[corruption] %s: %d corruptions in %.1f s%n",
+        name, tried[0], (System.nanoTime() - t0) / 1e9);
   }
 
   private static void check(Setup s, Decoded full, String n, byte[] c, int at, int i) {
@@ -79,10 +86,10 @@ class CorruptionTest {
       assertNotNull(known.error(), n + ": " + known.outcome());
     }
     if (i % 4 == 0) {
-      Decoded streamed = Decode.checked(s.decoder(),
-          TestSources.unknownLength(n, c, c.length, true), c.length);
-      startsWith(RecordEnds.endingBy(full.records(), s.streamedEnd(), at), streamed,
-          n + " (streamed)");
+      Decoded streamed =
+          Decode.checked(s.decoder(), TestSources.unknownLength(n, c, c.length, true), c.length);
+      startsWith(
+          RecordEnds.endingBy(full.records(), s.streamedEnd(), at), streamed, n + " (streamed)");
       if (s.mustBeReported().test(at)) {
         assertNotNull(streamed.error(), n + " (streamed): " + streamed.outcome());
       }
@@ -94,35 +101,44 @@ class CorruptionTest {
 
   private static void startsWith(List<DecodedRecord> before, Decoded got, String n) {
     List<DecodedRecord> r = got.records();
-    assertTrue(r.size() >= before.size(), n + ": lost records before the corruption: " + got.outcome());
+    assertTrue(
+        r.size() >= before.size(), n + ": lost records before the corruption: " + got.outcome());
     assertEquals(before, r.subList(0, before.size()), n);
   }
 
   private static Setup setup(String format, String name, byte[] d) throws Exception {
     switch (format) {
-      case "gperftools": {
-        int w = CpuProfileHeader.parse(name, d, Math.min(d.length, 64), d.length).slotWidth();
-        ToLongFunction<DecodedRecord> end = RecordEnds.gperftools(w);
-        return new Setup(src -> Decode.gperftools(src, false), end, end, at -> false);
-      }
-      case "gprof": {
-        GmonLayout layout = GmonFile.detect(TestSources.bytes(name, d, d.length), GmonOptions.auto());
-        return new Setup(src -> Decode.gprof(src, layout), RecordEnds.gprof(layout),
-            RecordEnds.gprofStreamed(layout), at -> false);
-      }
-      case "dcpi": {
-        long[] bounds = RecordEnds.dcpiChunkBounds(name, d);
-        IntPredicate inACount = at -> {
-          for (int i = 0; i + 1 < bounds.length; i++) {
-            if (at >= bounds[i] + 8 && at < bounds[i + 1]) {
-              return true;
-            }
-          }
-          return false;
-        };
-        return new Setup(Decode::dcpi, RecordEnds.dcpiChunk(bounds), RecordEnds.dcpiStreamed(),
-            inACount);
-      }
+      case "gperftools":
+        {
+          int w = CpuProfileHeader.parse(name, d, Math.min(d.length, 64), d.length).slotWidth();
+          ToLongFunction<DecodedRecord> end = RecordEnds.gperftools(w);
+          return new Setup(src -> Decode.gperftools(src, false), end, end, at -> false);
+        }
+      case "gprof":
+        {
+          GmonLayout layout =
+              GmonFile.detect(TestSources.bytes(name, d, d.length), GmonOptions.auto());
+          return new Setup(
+              src -> Decode.gprof(src, layout),
+              RecordEnds.gprof(layout),
+              RecordEnds.gprofStreamed(layout),
+              at -> false);
+        }
+      case "dcpi":
+        {
+          long[] bounds = RecordEnds.dcpiChunkBounds(name, d);
+          IntPredicate inACount =
+              at -> {
+                for (int i = 0; i + 1 < bounds.length; i++) {
+                  if (at >= bounds[i] + 8 && at < bounds[i + 1]) {
+                    return true;
+                  }
+                }
+                return false;
+              };
+          return new Setup(
+              Decode::dcpi, RecordEnds.dcpiChunk(bounds), RecordEnds.dcpiStreamed(), inACount);
+        }
       default:
         throw new AssertionError(format);
     }

@@ -5,23 +5,23 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 
 import dev.fleetprof.format.ByteSource;
-import dev.fleetprof.format.ProfileFormat;
-import dev.fleetprof.format.ProfileFormats;
-import dev.fleetprof.format.gperftools.GperftoolsFormat;
-import dev.fleetprof.format.gprof.GprofFormat;
-import dev.fleetprof.format.dcpi.DcpiFormat;
 import dev.fleetprof.format.Mapping;
 import dev.fleetprof.format.MappingIndex;
+import dev.fleetprof.format.ProfileFormat;
 import dev.fleetprof.format.ProfileFormatException;
+import dev.fleetprof.format.ProfileFormats;
+import dev.fleetprof.format.dcpi.DcpiFormat;
 import dev.fleetprof.format.dcpi.DcpiHeader;
 import dev.fleetprof.format.dcpi.DcpiProfileReader;
 import dev.fleetprof.format.gperftools.CpuProfileHeader;
 import dev.fleetprof.format.gperftools.CpuProfileLayout;
 import dev.fleetprof.format.gperftools.CpuProfileReader;
+import dev.fleetprof.format.gperftools.GperftoolsFormat;
 import dev.fleetprof.format.gprof.GmonFile;
 import dev.fleetprof.format.gprof.GmonLayout;
 import dev.fleetprof.format.gprof.GmonOptions;
 import dev.fleetprof.format.gprof.GmonReader;
+import dev.fleetprof.format.gprof.GprofFormat;
 import dev.fleetprof.testing.DecodedRecord;
 import dev.fleetprof.testing.TestSources;
 import java.io.IOException;
@@ -32,14 +32,16 @@ import java.util.Arrays;
 import java.util.List;
 
 /**
- * Runs the decoders the way the Spark layer does and holds them to the contract it relies on: complete
- * records or a {@link ProfileFormatException} naming the file and an offset inside it; nothing else
- * thrown, no allocation beyond a small bound plus a multiple of the input's size, and records whose
- * offsets move strictly forward. The fuzz tests, the truncation and corruption tests share it.
+ * Runs the decoders the way the Spark layer does and holds them to the contract it relies on:
+ * complete records or a {@link ProfileFormatException} naming the file and an offset inside it;
+ * nothing else thrown, no allocation beyond a small bound plus a multiple of the input's size, and
+ * records whose offsets move strictly forward. The fuzz tests, the truncation and corruption tests
+ * share it.
  */
 final class Decode {
   /** Buffers, readers and one-time class initialisation: the bound's fixed part. */
   static final long ALLOCATION_SLACK = 16L << 20;
+
   /** Copied-out records and the maps text cost a few times the input; 64 leaves room. */
   static final long ALLOCATION_PER_BYTE = 64;
 
@@ -67,23 +69,44 @@ final class Decode {
       // The first run of a code path loads (and, under Jazzer, instruments) classes in this thread;
       // an allocation driven by the input happens again.
       d = run(decoder, src, used);
-      assertTrue(used[0] <= bound, src.name() + ": decoding " + dataLength + " bytes allocated "
-          + used[0] + " bytes, over the bound of " + bound);
+      assertTrue(
+          used[0] <= bound,
+          src.name()
+              + ": decoding "
+              + dataLength
+              + " bytes allocated "
+              + used[0]
+              + " bytes, over the bound of "
+              + bound);
     }
     long last = -1;
     for (DecodedRecord r : d.records()) {
       if (r.offset() <= last || r.offset() >= dataLength) {
-        fail(src.name() + ": record offset " + r.offset() + " after " + last + " in " + dataLength
-            + " bytes");
+        fail(
+            src.name()
+                + ": record offset "
+                + r.offset()
+                + " after "
+                + last
+                + " in "
+                + dataLength
+                + " bytes");
       }
       last = r.offset();
     }
     if (d.error() != null) {
       ProfileFormatException e = d.error();
       assertEquals(src.name(), e.file(), "the error names the file");
-      assertTrue(e.offset() >= 0 && e.offset() <= dataLength,
-          "error offset " + e.offset() + " outside the " + dataLength + "-byte input: " + e.getMessage());
-      assertTrue(e.getMessage().startsWith(src.name() + ": at byte offset " + e.offset() + ": "),
+      assertTrue(
+          e.offset() >= 0 && e.offset() <= dataLength,
+          "error offset "
+              + e.offset()
+              + " outside the "
+              + dataLength
+              + "-byte input: "
+              + e.getMessage());
+      assertTrue(
+          e.getMessage().startsWith(src.name() + ": at byte offset " + e.offset() + ": "),
           e.getMessage());
     }
     return d;
@@ -102,8 +125,8 @@ final class Decode {
   }
 
   /**
-   * Decodes the same bytes from a known-length source and from a trickling unknown-length one (a .gz
-   * file): both must agree on whether the input is valid and give the same records.
+   * Decodes the same bytes from a known-length source and from a trickling unknown-length one (a
+   * .gz file): both must agree on whether the input is valid and give the same records.
    */
   static Decoded both(Decoder decoder, String name, byte[] data, int len) {
     return both(decoder, name, data, len, true);
@@ -118,8 +141,10 @@ final class Decode {
   static Decoded both(Decoder decoder, String name, byte[] data, int len, boolean exact) {
     Decoded known = checked(decoder, TestSources.bytes(name, data, len), len);
     Decoded unknown = checked(decoder, TestSources.unknownLength(name, data, len, true), len);
-    assertEquals(known.clean(), unknown.clean(), name + ": known length " + known.outcome()
-        + ", unknown length " + unknown.outcome());
+    assertEquals(
+        known.clean(),
+        unknown.clean(),
+        name + ": known length " + known.outcome() + ", unknown length " + unknown.outcome());
     List<DecodedRecord> a = known.records();
     List<DecodedRecord> b = unknown.records();
     if (exact || known.clean()) {
@@ -127,7 +152,9 @@ final class Decode {
     } else {
       List<DecodedRecord> shorter = a.size() <= b.size() ? a : b;
       List<DecodedRecord> longer = a.size() <= b.size() ? b : a;
-      assertEquals(shorter, longer.subList(0, shorter.size()),
+      assertEquals(
+          shorter,
+          longer.subList(0, shorter.size()),
           name + ": the records differ with an unknown length");
     }
     return known;
@@ -135,16 +162,17 @@ final class Decode {
 
   /**
    * {@link #auto} on a known-length and an unknown-length source, as {@link #both}, but for old-BSD
-   * gmon files: they have no magic, only their length identifies them, so a stream of unknown length
-   * is refused ("not a profile") where the same bytes in a plain file are read.
+   * gmon files: they have no magic, only their length identifies them, so a stream of unknown
+   * length is refused ("not a profile") where the same bytes in a plain file are read.
    */
   static Decoded autoBoth(String name, byte[] data, int len) {
     int n = Math.min(len, ProfileFormats.HEAD_BYTES);
     String format = formatName(data, n, len);
     if (GprofFormat.NAME.equals(format) && GmonFile.sniff(data, n, -1) == null) {
-      Decoded unknown = checked(Decode::auto,
-          TestSources.unknownLength(name, data, len, true), len);
-      assertTrue(unknown.error() != null && unknown.error().problem().startsWith("not a profile"),
+      Decoded unknown =
+          checked(Decode::auto, TestSources.unknownLength(name, data, len, true), len);
+      assertTrue(
+          unknown.error() != null && unknown.error().problem().startsWith("not a profile"),
           name + ": " + unknown.outcome());
       return checked(Decode::auto, TestSources.bytes(name, data, len), len);
     }
@@ -157,9 +185,12 @@ final class Decode {
     return f == null ? null : f.name();
   }
 
-  // ------------------------------------------------------------------ the decoders, as Spark runs them
+  // ------------------------------------------------------------------ the decoders, as Spark runs
+  // them
 
-  /** Detection then decoding, as the {@code profile} source reads a file with {@code format=auto}. */
+  /**
+   * Detection then decoding, as the {@code profile} source reads a file with {@code format=auto}.
+   */
   static Decoded auto(ByteSource src) throws IOException {
     byte[] head = new byte[ProfileFormats.HEAD_BYTES];
     int n = readHead(src, head);
@@ -192,7 +223,9 @@ final class Decode {
     return gperftools(src, true);
   }
 
-  /** As {@link #gperftools(ByteSource)}; without {@code skipTwice}, only as Spark reads all columns. */
+  /**
+   * As {@link #gperftools(ByteSource)}; without {@code skipTwice}, only as Spark reads all columns.
+   */
   static Decoded gperftools(ByteSource src, boolean skipTwice) throws IOException {
     String name = src.name();
     long len = src.length();
@@ -208,8 +241,11 @@ final class Decode {
       int w = h.slotWidth();
       if (layout.hasTrailer()) {
         long t = layout.trailerOffset();
-        assertTrue(t >= h.recordsStart() && (t - h.recordsStart()) % w == 0
-            && (len < 0 || t + 3L * w <= len), name + ": trailer offset " + t);
+        assertTrue(
+            t >= h.recordsStart()
+                && (t - h.recordsStart()) % w == 0
+                && (len < 0 || t + 3L * w <= len),
+            name + ": trailer offset " + t);
       }
       try (InputStream in = src.open(0)) {
         CpuProfileReader r = CpuProfileReader.wholeFile(name, h, in, len, true, SLOT_BUFFER.get());
@@ -217,10 +253,20 @@ final class Decode {
         while (r.next()) {
           // Records are contiguous, and the reader consumed exactly each one.
           long next = at + (2L + r.depth()) * w;
-          if (r.recordOffset() != at || r.depth() < 0 || r.depth() > CpuProfileReader.MAX_DEPTH
+          if (r.recordOffset() != at
+              || r.depth() < 0
+              || r.depth() > CpuProfileReader.MAX_DEPTH
               || r.position() != next) {
-            fail(name + ": record at " + r.recordOffset() + " of depth " + r.depth() + ", expected at "
-                + at + ", read up to " + r.position());
+            fail(
+                name
+                    + ": record at "
+                    + r.recordOffset()
+                    + " of depth "
+                    + r.depth()
+                    + ", expected at "
+                    + at
+                    + ", read up to "
+                    + r.position());
           }
           recs.add(new DecodedRecord(at, r.count(), Arrays.copyOf(r.pcs(), r.depth())));
           at = next;
@@ -239,7 +285,9 @@ final class Decode {
       int i = 0;
       while (r.next()) {
         DecodedRecord e = recs.get(i++);
-        if (e.offset() != r.recordOffset() || e.count() != r.count() || e.pcs().length != r.depth()) {
+        if (e.offset() != r.recordOffset()
+            || e.count() != r.count()
+            || e.pcs().length != r.depth()) {
           fail(name + ": skipping chains read " + r.recordOffset());
         }
       }
@@ -258,8 +306,8 @@ final class Decode {
   /** Every row, the layout detected ({@code layout == null}) or given. */
   static Decoded gprof(ByteSource src, GmonLayout layout) throws IOException {
     List<DecodedRecord> recs = new ArrayList<>();
-    try (GmonReader r = layout == null ? GmonFile.open(src, GmonOptions.auto())
-        : GmonFile.open(src, layout)) {
+    try (GmonReader r =
+        layout == null ? GmonFile.open(src, GmonOptions.auto()) : GmonFile.open(src, layout)) {
       while (r.next()) {
         String kind = r.kind();
         boolean arc = GmonReader.KIND_ARC.equals(kind);
@@ -268,9 +316,21 @@ final class Decode {
           fail(src.name() + ": " + kind + " of depth " + r.depth() + ", count " + r.count());
         }
         long[] pcs = arc ? new long[] {r.pc(0), r.pc(1)} : new long[] {r.pc(0)};
-        String extra = bin ? "end=0x" + Long.toHexString(r.binEnd()) + " rate=" + r.profRate()
-            + " dim=" + r.dimension() + "/" + r.dimensionAbbrev() + " bin=" + r.binIndex() + "/"
-            + r.histogramBins() : "";
+        String extra =
+            bin
+                ? "end=0x"
+                    + Long.toHexString(r.binEnd())
+                    + " rate="
+                    + r.profRate()
+                    + " dim="
+                    + r.dimension()
+                    + "/"
+                    + r.dimensionAbbrev()
+                    + " bin="
+                    + r.binIndex()
+                    + "/"
+                    + r.histogramBins()
+                : "";
         recs.add(new DecodedRecord(r.recordOffset(), kind, r.count(), pcs, extra));
       }
       return new Decoded(recs, null, Decoded.COMPLETE, List.of());
@@ -286,15 +346,26 @@ final class Decode {
       DcpiHeader h = r.header();
       while (r.next()) {
         long a = r.address();
-        if (r.count() <= 0 || r.count() > 0xffffffffL || Long.compareUnsigned(a, h.tstart()) < 0
+        if (r.count() <= 0
+            || r.count() > 0xffffffffL
+            || Long.compareUnsigned(a, h.tstart()) < 0
             || Long.compareUnsigned(a, h.textLimit()) >= 0) {
-          fail(src.name() + ": count " + r.count() + " at 0x" + Long.toHexString(a) + ", outside"
-              + " the text or not a non-zero u32");
+          fail(
+              src.name()
+                  + ": count "
+                  + r.count()
+                  + " at 0x"
+                  + Long.toHexString(a)
+                  + ", outside"
+                  + " the text or not a non-zero u32");
         }
         recs.add(new DecodedRecord(r.recordOffset(), r.count(), new long[] {a}));
       }
       assertTrue(r.finished(), src.name() + ": next() returned false before the footer matched");
-      return new Decoded(recs, null, Decoded.COMPLETE,
+      return new Decoded(
+          recs,
+          null,
+          Decoded.COMPLETE,
           List.of(new Mapping(h.tstart(), h.textLimit(), 0, h.pathOrImage(), true)));
     } catch (ProfileFormatException e) {
       return new Decoded(recs, e, null, List.of());

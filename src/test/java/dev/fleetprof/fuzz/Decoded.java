@@ -10,11 +10,12 @@ import java.util.List;
  * yielded (copied out of the reader), how it ended, and the executable mappings it found.
  *
  * @param error the ProfileFormatException that stopped decoding, or null
- * @param end how a reader without an error stopped: {@code TRAILER} or {@code TRUNCATED} for gperftools
- *     (its documented truncation signal), {@code COMPLETE} otherwise; null after an error
+ * @param end how a reader without an error stopped: {@code TRAILER} or {@code TRUNCATED} for
+ *     gperftools (its documented truncation signal), {@code COMPLETE} otherwise; null after an
+ *     error
  */
-record Decoded(List<DecodedRecord> records, ProfileFormatException error, String end,
-    List<Mapping> mappings) {
+record Decoded(
+    List<DecodedRecord> records, ProfileFormatException error, String end, List<Mapping> mappings) {
   static final String COMPLETE = "COMPLETE";
   static final String TRUNCATED = "TRUNCATED";
 

@@ -5,11 +5,11 @@ import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.code_intelligence.jazzer.junit.FuzzTest;
-import dev.fleetprof.format.ProfileFormats;
 import dev.fleetprof.format.ForeignFiles;
-import dev.fleetprof.format.gperftools.GperftoolsFormat;
-import dev.fleetprof.format.dcpi.DcpiFormat;
 import dev.fleetprof.format.Mapping;
+import dev.fleetprof.format.ProfileFormats;
+import dev.fleetprof.format.dcpi.DcpiFormat;
+import dev.fleetprof.format.gperftools.GperftoolsFormat;
 import dev.fleetprof.format.gperftools.ProcMapsParser;
 import dev.fleetprof.testing.TestSources;
 import java.nio.charset.StandardCharsets;
@@ -17,12 +17,12 @@ import java.util.List;
 import org.junit.jupiter.api.Timeout;
 
 /**
- * Coverage-guided fuzzing of every decoder with Jazzer. In a plain {@code mvn test} each method runs
- * once per file of its checked-in inputs directory
- * ({@code src/test/resources/dev/fleetprof/fuzz/DecoderFuzzTestInputs/<method>/}: the smallest real
- * samples as seeds, plus every finding so far); {@code fuzz/run} fuzzes them for real, one method per
- * JVM, and findings land in the same directories. Each input is decoded from a known-length and from
- * an unknown-length source and held to {@link Decode}'s contract. The timeout is what makes a slow
+ * Coverage-guided fuzzing of every decoder with Jazzer. In a plain {@code mvn test} each method
+ * runs once per file of its checked-in inputs directory ({@code
+ * src/test/resources/dev/fleetprof/fuzz/DecoderFuzzTestInputs/<method>/}: the smallest real samples
+ * as seeds, plus every finding so far); {@code fuzz/run} fuzzes them for real, one method per JVM,
+ * and findings land in the same directories. Each input is decoded from a known-length and from an
+ * unknown-length source and held to {@link Decode}'s contract. The timeout is what makes a slow
  * input a finding while fuzzing (Jazzer passes it to libFuzzer as {@code -timeout}).
  */
 class DecoderFuzzTest {
@@ -53,13 +53,16 @@ class DecoderFuzzTest {
   @Timeout(10)
   void procMaps(byte[] data) {
     String text = new String(data, StandardCharsets.ISO_8859_1);
-    Decode.checked(src -> {
-      List<Mapping> m = ProcMapsParser.parse(text);
-      long lines = text.chars().filter(c -> c == '\n').count() + 1;
-      assertTrue(m.size() <= lines, "more mappings than lines");
-      m.forEach(x -> assertNotNull(x.path()));
-      return new Decoded(List.of(), null, Decoded.COMPLETE, m);
-    }, TestSources.bytes("fuzz.maps", data, data.length), data.length);
+    Decode.checked(
+        src -> {
+          List<Mapping> m = ProcMapsParser.parse(text);
+          long lines = text.chars().filter(c -> c == '\n').count() + 1;
+          assertTrue(m.size() <= lines, "more mappings than lines");
+          m.forEach(x -> assertNotNull(x.path()));
+          return new Decoded(List.of(), null, Decoded.COMPLETE, m);
+        },
+        TestSources.bytes("fuzz.maps", data, data.length),
+        data.length);
   }
 
   /**

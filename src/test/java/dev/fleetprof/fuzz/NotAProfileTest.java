@@ -8,10 +8,10 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import dev.fleetprof.format.ByteSource;
-import dev.fleetprof.format.ProfileFormats;
 import dev.fleetprof.format.ForeignFiles;
-import dev.fleetprof.format.gperftools.GperftoolsFormat;
 import dev.fleetprof.format.ProfileFormatException;
+import dev.fleetprof.format.ProfileFormats;
+import dev.fleetprof.format.gperftools.GperftoolsFormat;
 import dev.fleetprof.format.gprof.GmonFile;
 import dev.fleetprof.format.gprof.GmonFlavor;
 import dev.fleetprof.format.gprof.GmonOptions;
@@ -34,12 +34,11 @@ import org.junit.jupiter.api.io.TempDir;
  * What else lands in a profile directory — a README, binaries and core dumps, gzip files, empty
  * files, images — read as the {@code profile} source reads them (a HadoopByteSource on the local
  * file system, which decompresses {@code *.gz}): detection refuses each with a
- * ProfileFormatException saying what the file looks like, and no decoder, even forced, yields a row.
- * The binaries are the system's own, read at test time.
+ * ProfileFormatException saying what the file looks like, and no decoder, even forced, yields a
+ * row. The binaries are the system's own, read at test time.
  */
 class NotAProfileTest {
-  @TempDir
-  Path dir;
+  @TempDir Path dir;
 
   @Test
   void aReadmeIsText() throws IOException {
@@ -71,11 +70,12 @@ class NotAProfileTest {
     byte[] gz = TestSources.compress(garbage);
     refused(write("garbage.gz", gz), "binary data of no known profile format");
     refused(write("garbage.bin", gz), "gzip data (only files named *.gz are decompressed)");
-    refused(write("README.gz", TestSources.compress(Files.readAllBytes(Path.of("README.md")))),
-        "text");
+    refused(
+        write("README.gz", TestSources.compress(Files.readAllBytes(Path.of("README.md")))), "text");
     // The same path for a real profile: a .gz profile is detected from its decompressed bytes.
     byte[] prof = SampleData.read(SampleData.GPERFTOOLS.resolve("x86_32.prof"));
-    assertEquals(GperftoolsFormat.NAME, detect(write("x86_32.prof.gz", TestSources.compress(prof))));
+    assertEquals(
+        GperftoolsFormat.NAME, detect(write("x86_32.prof.gz", TestSources.compress(prof))));
   }
 
   @Test
@@ -107,7 +107,9 @@ class NotAProfileTest {
       }
     }
     Path file = write("flamegraph.png", png);
-    assertEquals(GmonFlavor.BSD_OLD, GmonFile.detect(source(file), GmonOptions.auto()).flavor(),
+    assertEquals(
+        GmonFlavor.BSD_OLD,
+        GmonFile.detect(source(file), GmonOptions.auto()).flavor(),
         "the trap is real: the gmon detector reads this PNG as an old BSD file");
     refused(file, "a PNG image");
   }
@@ -115,20 +117,22 @@ class NotAProfileTest {
   /** The other side of refusing: every real sample is still detected as what it is. */
   @Test
   void everySampleIsDetectedAsItsFormat() {
-    SampleData.listed().forEach(p -> {
-      try {
-        assertEquals(SampleData.formatOf(p), detect(p), p.toString());
-      } catch (IOException e) {
-        throw new java.io.UncheckedIOException(e);
-      }
-    });
+    SampleData.listed()
+        .forEach(
+            p -> {
+              try {
+                assertEquals(SampleData.formatOf(p), detect(p), p.toString());
+              } catch (IOException e) {
+                throw new java.io.UncheckedIOException(e);
+              }
+            });
   }
 
   // ------------------------------------------------------------------ helpers
 
   /**
-   * Detection refuses {@code file} with a description starting with {@code looksLike}; forced, every
-   * decoder reports an error and yields nothing. Returns the description.
+   * Detection refuses {@code file} with a description starting with {@code looksLike}; forced,
+   * every decoder reports an error and yields nothing. Returns the description.
    */
   private static String refused(Path file, String looksLike) throws IOException {
     ByteSource src = source(file);
@@ -137,15 +141,22 @@ class NotAProfileTest {
     assertNull(Decode.formatName(head, n, src.length()), file + " detected as a profile");
     String what = ForeignFiles.describe(head, n);
     assertTrue(what.startsWith(looksLike), file + " looks like " + what);
-    ProfileFormatException e = assertThrows(ProfileFormatException.class,
-        () -> ProfileFormats.require(src.name(), head, n, src.length()).name());
+    ProfileFormatException e =
+        assertThrows(
+            ProfileFormatException.class,
+            () -> ProfileFormats.require(src.name(), head, n, src.length()).name());
     assertEquals(src.name(), e.file());
     assertEquals(0, e.offset());
-    assertTrue(e.getMessage().endsWith(": not a profile file of any known format (gperftools,"
-        + " gprof, dcpi): it looks like " + what), e.getMessage());
+    assertTrue(
+        e.getMessage()
+            .endsWith(
+                ": not a profile file of any known format (gperftools,"
+                    + " gprof, dcpi): it looks like "
+                    + what),
+        e.getMessage());
     if (!looksLike.equals("a PNG image")) { // a forced gprof decoder reads the PNG above: forced
-      for (Decode.Decoder forced : new Decode.Decoder[] {
-          Decode::gperftools, Decode::gprof, Decode::dcpi}) {
+      for (Decode.Decoder forced :
+          new Decode.Decoder[] {Decode::gperftools, Decode::gprof, Decode::dcpi}) {
         Decoded d = Decode.checked(forced, src, bytes(src));
         assertNotNull(d.error(), file + ": a forced decoder read it: " + d.outcome());
         assertEquals(0, d.records().size(), file.toString());

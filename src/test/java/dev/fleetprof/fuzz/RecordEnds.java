@@ -26,19 +26,21 @@ final class RecordEnds {
 
   /**
    * gprof with a known length: a bin needs its whole histogram record (hist_size is checked against
-   * the file before any bin is read); an arc its own bytes (GNU: the tag byte is the record's offset).
+   * the file before any bin is read); an arc its own bytes (GNU: the tag byte is the record's
+   * offset).
    */
   static ToLongFunction<DecodedRecord> gprof(GmonLayout layout) {
     int ptr = layout.pointerSize();
     boolean gnu = layout.flavor().isGnu();
-    return r -> switch (r.kind()) {
-      case GmonReader.KIND_HISTOGRAM -> {
-        String[] bin = r.extra().substring(r.extra().indexOf("bin=") + 4).split("/");
-        yield r.offset() + 2 * (Long.parseLong(bin[1]) - Long.parseLong(bin[0]));
-      }
-      case GmonReader.KIND_ARC -> r.offset() + (gnu ? 1 + 2 * ptr + 4 : 3 * ptr);
-      default -> r.offset() + 2L * ptr; // basic blocks (none in the samples): the pair
-    };
+    return r ->
+        switch (r.kind()) {
+          case GmonReader.KIND_HISTOGRAM -> {
+            String[] bin = r.extra().substring(r.extra().indexOf("bin=") + 4).split("/");
+            yield r.offset() + 2 * (Long.parseLong(bin[1]) - Long.parseLong(bin[0]));
+          }
+          case GmonReader.KIND_ARC -> r.offset() + (gnu ? 1 + 2 * ptr + 4 : 3 * ptr);
+          default -> r.offset() + 2L * ptr; // basic blocks (none in the samples): the pair
+        };
   }
 
   /**
@@ -50,7 +52,9 @@ final class RecordEnds {
     return r -> GmonReader.KIND_HISTOGRAM.equals(r.kind()) ? r.offset() + 2 : whole.applyAsLong(r);
   }
 
-  /** A DCPI file's chunk boundaries, found by walking its binary part: starts, then the footer's. */
+  /**
+   * A DCPI file's chunk boundaries, found by walking its binary part: starts, then the footer's.
+   */
   static long[] dcpiChunkBounds(String name, byte[] d) throws IOException {
     long binaryStart = DcpiHeader.parse(d, name).binaryStart();
     List<Long> bounds = new ArrayList<>(List.of(binaryStart));
@@ -77,10 +81,11 @@ final class RecordEnds {
 
   /**
    * The first records of {@code all} that end by {@code limit}. Every end above grows with the
-   * record's offset, so these are exactly the records that end by {@code limit}, found by bisection.
+   * record's offset, so these are exactly the records that end by {@code limit}, found by
+   * bisection.
    */
-  static List<DecodedRecord> endingBy(List<DecodedRecord> all, ToLongFunction<DecodedRecord> end,
-      long limit) {
+  static List<DecodedRecord> endingBy(
+      List<DecodedRecord> all, ToLongFunction<DecodedRecord> end, long limit) {
     int lo = 0;
     int hi = all.size();
     while (lo < hi) {

@@ -42,8 +42,13 @@ import org.junit.jupiter.params.provider.MethodSource;
  */
 class TruncationTest {
   static final int EVERY_BYTE = 40_000;
-  /** Files at most this long are also read, at every prefix, as a trickling stream of unknown length. */
+
+  /**
+   * Files at most this long are also read, at every prefix, as a trickling stream of unknown
+   * length.
+   */
   static final int EVERY_BYTE_UNKNOWN_LENGTH = 4096;
+
   private static final boolean EVERY_PREFIX = Boolean.getBoolean("fleetprof.everyPrefix");
 
   static Stream<Path> samples() {
@@ -57,35 +62,39 @@ class TruncationTest {
     String name = sample.toString();
     int[] done = new int[1];
     long t0 = System.nanoTime();
-    assertTimeoutPreemptively(Duration.ofSeconds(EVERY_PREFIX ? 3600 : 120), () -> {
-      switch (SampleData.formatOf(sample)) {
-        case "gperftools" -> done[0] = gperftools(name, d);
-        case "gprof" -> done[0] = gprof(name, d);
-        case "dcpi" -> done[0] = dcpi(name, d);
-        default -> throw new AssertionError(sample);
-      }
-    });
-    System.out.printf("[truncation] %s: %d bytes, %d prefixes in %.1f s%n", name, d.length, done[0],
-        (System.nanoTime() - t0) / 1e9);
+    assertTimeoutPreemptively(
+        Duration.ofSeconds(EVERY_PREFIX ? 3600 : 120),
+        () -> {
+          switch (SampleData.formatOf(sample)) {
+            case "gperftools" -> done[0] = gperftools(name, d);
+            case "gprof" -> done[0] = gprof(name, d);
+            case "dcpi" -> done[0] = dcpi(name, d);
+            default -> throw new AssertionError(sample);
+          }
+        });
+    System.out.printf(
+        "[truncation] %s: %d bytes, %d prefixes in %.1f s%n",
+        name, d.length, done[0], (System.nanoTime() - t0) / 1e9);
   }
 
   // ------------------------------------------------------------------ gperftools
 
   private static int gperftools(String name, byte[] d) {
-    Decoded full = Decode.checked(Decode::gperftools, TestSources.bytes(name, d, d.length), d.length);
+    Decoded full =
+        Decode.checked(Decode::gperftools, TestSources.bytes(name, d, d.length), d.length);
     assertTrue(full.clean(), full.outcome());
     CpuProfileHeader h = headerOf(name, d);
     int w = h.slotWidth();
     ToLongFunction<DecodedRecord> end = RecordEnds.gperftools(w);
     List<DecodedRecord> all = full.records();
-    long trailerEnd = (all.isEmpty() ? h.recordsStart() : end.applyAsLong(all.get(all.size() - 1)))
-        + 3L * w;
+    long trailerEnd =
+        (all.isEmpty() ? h.recordsStart() : end.applyAsLong(all.get(all.size() - 1))) + 3L * w;
     int[] cuts = prefixes(d.length, new long[0]);
     for (int p : cuts) {
       String n = name + "[0.." + p + ")";
       boolean crossCheck = p % 16 == 0 && p >= h.recordsStart();
-      Decoded got = Decode.checked(src -> Decode.gperftools(src, crossCheck),
-          TestSources.bytes(n, d, p), p);
+      Decoded got =
+          Decode.checked(src -> Decode.gperftools(src, crossCheck), TestSources.bytes(n, d, p), p);
       assertEquals(RecordEnds.endingBy(all, end, p), got.records(), n);
       if (p < h.recordsStart()) {
         assertNotNull(got.error(), n + ": cut inside the header: " + got.outcome());
@@ -115,15 +124,16 @@ class TruncationTest {
   // ------------------------------------------------------------------ gprof
 
   /**
-   * The layout detected on the whole file, then forced on each prefix, so that what a cut leaves can
-   * be predicted: a histogram record is only read once all its bins are in the file, an arc once its
-   * bytes are. Detection itself is run on each prefix too: it must refuse the prefix, or (a prefix
-   * ending on a record boundary is a valid gmon file) read the same first records.
+   * The layout detected on the whole file, then forced on each prefix, so that what a cut leaves
+   * can be predicted: a histogram record is only read once all its bins are in the file, an arc
+   * once its bytes are. Detection itself is run on each prefix too: it must refuse the prefix, or
+   * (a prefix ending on a record boundary is a valid gmon file) read the same first records.
    */
   private static int gprof(String name, byte[] d) throws Exception {
     GmonLayout layout = GmonFile.detect(TestSources.bytes(name, d, d.length), GmonOptions.auto());
-    Decoded full = Decode.checked(src -> Decode.gprof(src, layout), TestSources.bytes(name, d, d.length),
-        d.length);
+    Decoded full =
+        Decode.checked(
+            src -> Decode.gprof(src, layout), TestSources.bytes(name, d, d.length), d.length);
     assertTrue(full.clean(), full.outcome());
     ToLongFunction<DecodedRecord> end = RecordEnds.gprof(layout);
     Set<Long> validEnds = new HashSet<>(); // prefixes that are valid gmon files themselves
@@ -134,16 +144,24 @@ class TruncationTest {
     int[] cuts = prefixes(d.length, new long[0]);
     for (int p : cuts) {
       String n = name + "[0.." + p + ")";
-      Decoded forced = Decode.checked(src -> Decode.gprof(src, layout), TestSources.bytes(n, d, p), p);
+      Decoded forced =
+          Decode.checked(src -> Decode.gprof(src, layout), TestSources.bytes(n, d, p), p);
       assertEquals(RecordEnds.endingBy(full.records(), end, p), forced.records(), n);
-      assertEquals(validEnds.contains((long) p) || p == d.length, forced.clean(),
+      assertEquals(
+          validEnds.contains((long) p) || p == d.length,
+          forced.clean(),
           n + ": " + forced.outcome());
-      Decoded auto = p % 8 == 0 ? Decode.both(Decode::gprof, n, d, p)
-          : Decode.checked(Decode::gprof, TestSources.bytes(n, d, p), p);
+      Decoded auto =
+          p % 8 == 0
+              ? Decode.both(Decode::gprof, n, d, p)
+              : Decode.checked(Decode::gprof, TestSources.bytes(n, d, p), p);
       List<DecodedRecord> rows = auto.records();
-      assertEquals(full.records().subList(0, Math.min(rows.size(), full.records().size())), rows,
+      assertEquals(
+          full.records().subList(0, Math.min(rows.size(), full.records().size())),
+          rows,
           n + ": detection on the prefix read other records");
-      assertTrue(auto.error() != null || validEnds.contains((long) p) || p == d.length,
+      assertTrue(
+          auto.error() != null || validEnds.contains((long) p) || p == d.length,
           n + ": detection accepted a prefix that does not end on a record boundary");
     }
     return cuts.length;
@@ -173,18 +191,23 @@ class TruncationTest {
       String n = name + "[0.." + p + ")";
       Decoded known = Decode.checked(Decode::dcpi, TestSources.bytes(n, d, p), p);
       assertEquals(RecordEnds.endingBy(full.records(), chunkEnd, p - 8), known.records(), n);
-      assertTrue(!known.clean() || Arrays.binarySearch(bs, p - 8L) >= 0,
+      assertTrue(
+          !known.clean() || Arrays.binarySearch(bs, p - 8L) >= 0,
           n + ": read cleanly though its last 8 bytes do not follow a whole chunk");
       if (i % unknownEvery == 0) {
-        Decoded unknown = Decode.checked(Decode::dcpi,
-            TestSources.unknownLength(n, d, p, d.length <= EVERY_BYTE_UNKNOWN_LENGTH), p);
-        assertEquals(RecordEnds.endingBy(full.records(), r -> r.offset() + 4, p - 8),
-            unknown.records(), n);
-        assertEquals(known.clean(), unknown.clean(), n + ": " + known.outcome() + " / "
-            + unknown.outcome());
+        Decoded unknown =
+            Decode.checked(
+                Decode::dcpi,
+                TestSources.unknownLength(n, d, p, d.length <= EVERY_BYTE_UNKNOWN_LENGTH),
+                p);
+        assertEquals(
+            RecordEnds.endingBy(full.records(), r -> r.offset() + 4, p - 8), unknown.records(), n);
+        assertEquals(
+            known.clean(), unknown.clean(), n + ": " + known.outcome() + " / " + unknown.outcome());
       }
     }
-    assertTrue(Decode.checked(Decode::dcpi, TestSources.bytes(name, d, d.length), d.length).clean());
+    assertTrue(
+        Decode.checked(Decode::dcpi, TestSources.bytes(name, d, d.length), d.length).clean());
     return cuts.length;
   }
 
@@ -193,8 +216,9 @@ class TruncationTest {
   /**
    * The prefix lengths to try, in {@code [0, len]}: all of them up to {@link #EVERY_BYTE} bytes.
    * Above, what costs little and what matters: every length up to 2 KiB (header and first records),
-   * the last 64, both neighbours of every one of the first and last 20 marks and of 150 marks spread
-   * over the rest, and 200 lengths spread evenly: about 190 MB of decoding for the 297 KB file.
+   * the last 64, both neighbours of every one of the first and last 20 marks and of 150 marks
+   * spread over the rest, and 200 lengths spread evenly: about 190 MB of decoding for the 297 KB
+   * file.
    */
   static int[] prefixes(int len, long[] marks) {
     if (len <= EVERY_BYTE || EVERY_PREFIX) {

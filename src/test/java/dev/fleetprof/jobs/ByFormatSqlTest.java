@@ -20,8 +20,8 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * {@code jobs/by-format.sql} sums counts as the unsigned 64-bit values they are: a count stored
- * as 0xFFFFFFFFFFFFFFFF (a bigint of -1) adds 2^64 - 1, and a sum past 2^64 stays exact.
+ * {@code jobs/by-format.sql} sums counts as the unsigned 64-bit values they are: a count stored as
+ * 0xFFFFFFFFFFFFFFFF (a bigint of -1) adds 2^64 - 1, and a sum past 2^64 stays exact.
  */
 class ByFormatSqlTest {
   private static final BigInteger TWO_TO_64 = BigInteger.TWO.pow(64);
@@ -31,8 +31,8 @@ class ByFormatSqlTest {
   private final SparkSession spark = TestSpark.get();
 
   /**
-   * A gperftools CPU profile (64-bit slots) with counts 2^64 - 1, 2^63 and 5, as the profiler
-   * lays it out: header, records (count, depth, pcs), trailer, then the maps text.
+   * A gperftools CPU profile (64-bit slots) with counts 2^64 - 1, 2^63 and 5, as the profiler lays
+   * it out: header, records (count, depth, pcs), trailer, then the maps text.
    */
   private static byte[] cpuProfile() {
     long pc = SyntheticCpuProfile.EXE_START + 0x100;
@@ -72,22 +72,39 @@ class ByFormatSqlTest {
     Files.write(tmp.resolve("gmon.out"), gmon());
 
     Map<String, List<Object>> byKind = new HashMap<>();
-    for (Row r : SqlFiles.run(spark, tmp.resolve("no-output").toString(), "by-format.sql",
-        "input", tmp.toString()).collectAsList()) {
-      byKind.put(r.getAs("format") + "/" + r.getAs("kind"),
+    for (Row r :
+        SqlFiles.run(
+                spark,
+                tmp.resolve("no-output").toString(),
+                "by-format.sql",
+                "input",
+                tmp.toString())
+            .collectAsList()) {
+      byKind.put(
+          r.getAs("format") + "/" + r.getAs("kind"),
           List.of(r.getAs("rows"), r.getAs("total_count")));
     }
 
     BigInteger cpu = ALL_ONES.add(BigInteger.TWO.pow(63)).add(BigInteger.valueOf(5));
     BigInteger blocks = ALL_ONES.add(BigInteger.valueOf(3));
-    assertEquals(Map.of(
-        "gperftools/sample", List.of(3L, new BigDecimal(cpu)),
-        "gprof/basic_block", List.of(2L, new BigDecimal(blocks)),
-        "gprof/arc", List.of(2L, new BigDecimal(14))), byKind);
+    assertEquals(
+        Map.of(
+            "gperftools/sample", List.of(3L, new BigDecimal(cpu)),
+            "gprof/basic_block", List.of(2L, new BigDecimal(blocks)),
+            "gprof/arc", List.of(2L, new BigDecimal(14))),
+        byKind);
 
     // Time too counts the unsigned value: count * period microseconds.
-    double seconds = SqlFiles.run(spark, tmp.resolve("no-output").toString(), "by-format.sql",
-        "input", tmp.toString()).where("format = 'gperftools'").first().getAs("seconds");
+    double seconds =
+        SqlFiles.run(
+                spark,
+                tmp.resolve("no-output").toString(),
+                "by-format.sql",
+                "input",
+                tmp.toString())
+            .where("format = 'gperftools'")
+            .first()
+            .getAs("seconds");
     double expected = cpu.doubleValue() * PERIOD_MICROS / 1e6;
     assertEquals(expected, seconds, expected * 1e-12);
   }

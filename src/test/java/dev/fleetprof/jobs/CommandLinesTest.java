@@ -38,34 +38,69 @@ class CommandLinesTest {
         PrintStream e = new PrintStream(err, true, StandardCharsets.UTF_8)) {
       exit = runUnchecked(options, argv, o, e);
     }
-    return new Outcome(exit, out.toString(StandardCharsets.UTF_8),
-        err.toString(StandardCharsets.UTF_8));
+    return new Outcome(
+        exit, out.toString(StandardCharsets.UTF_8), err.toString(StandardCharsets.UTF_8));
   }
 
-  private static <A> int runUnchecked(CommandLines.Options<A> options, String[] argv,
-      PrintStream out, PrintStream err) throws Exception {
-    return CommandLines.run(options, argv, out, err,
-        (spark, args) -> fail("the job ran on " + String.join(" ", argv)));
+  private static <A> int runUnchecked(
+      CommandLines.Options<A> options, String[] argv, PrintStream out, PrintStream err)
+      throws Exception {
+    return CommandLines.run(
+        options, argv, out, err, (spark, args) -> fail("the job ran on " + String.join(" ", argv)));
   }
 
   /** The jobs, by the name their usage and messages give them. */
-  private static final List<Job> JOBS = List.of(
-      new Job("fleet-aggregate", FleetAggregate.Options::new,
-          List.of("--input", "a", "--output", "o"),
-          List.of("--input", "--output", "--date", "--pprof", "--folded", "--flamegraph",
-              "--binaries", "--gmon-binary", "--no-module-paths", "--format", "--glob", "--mode",
-              "--help")),
-      new Job("export-profile", ExportProfile.Options::new,
-          List.of("--from", "o", "--date", "2026-11-20", "--pprof", "p.pb.gz"),
-          List.of("--from", "--date", "--host", "--base", "--format", "--kind", "--pprof",
-              "--folded", "--flamegraph", "--help")),
-      new Job("symbolize", SymbolizeOutput.Options::new, List.of("--output", "o"),
-          List.of("--output", "--binaries", "--date", "--no-module-paths", "--help")),
-      new Job("sql", SqlRunner.Options::new, List.of("-e", "SELECT 1"),
-          List.of("-d", "--define", "--view", "-e", "--format", "--max-rows", "--help")));
+  private static final List<Job> JOBS =
+      List.of(
+          new Job(
+              "fleet-aggregate",
+              FleetAggregate.Options::new,
+              List.of("--input", "a", "--output", "o"),
+              List.of(
+                  "--input",
+                  "--output",
+                  "--date",
+                  "--pprof",
+                  "--folded",
+                  "--flamegraph",
+                  "--binaries",
+                  "--gmon-binary",
+                  "--no-module-paths",
+                  "--format",
+                  "--glob",
+                  "--mode",
+                  "--help")),
+          new Job(
+              "export-profile",
+              ExportProfile.Options::new,
+              List.of("--from", "o", "--date", "2026-11-20", "--pprof", "p.pb.gz"),
+              List.of(
+                  "--from",
+                  "--date",
+                  "--host",
+                  "--base",
+                  "--format",
+                  "--kind",
+                  "--pprof",
+                  "--folded",
+                  "--flamegraph",
+                  "--help")),
+          new Job(
+              "symbolize",
+              SymbolizeOutput.Options::new,
+              List.of("--output", "o"),
+              List.of("--output", "--binaries", "--date", "--no-module-paths", "--help")),
+          new Job(
+              "sql",
+              SqlRunner.Options::new,
+              List.of("-e", "SELECT 1"),
+              List.of("-d", "--define", "--view", "-e", "--format", "--max-rows", "--help")));
 
   /** A job's options, a command line it takes, and every option README, CI and tests use. */
-  private record Job(String name, Supplier<CommandLines.Options<?>> options, List<String> valid,
+  private record Job(
+      String name,
+      Supplier<CommandLines.Options<?>> options,
+      List<String> valid,
       List<String> optionNames) {
     String[] with(String... more) {
       return Stream.concat(valid.stream(), Stream.of(more)).toArray(String[]::new);
@@ -90,25 +125,35 @@ class CommandLinesTest {
         // A bad number.
         Arguments.of(sql, sql.with("--max-rows", "abc"), List.of("--max-rows", "'abc'")),
         Arguments.of(sql, sql.with("--max-rows", "-1"), List.of("--max-rows", "'-1'")),
-        Arguments.of(sql, sql.with("--max-rows", "99999999999"),
-            List.of("--max-rows", "'99999999999'")),
+        Arguments.of(
+            sql, sql.with("--max-rows", "99999999999"), List.of("--max-rows", "'99999999999'")),
         // A value that is not one of the option's words.
-        Arguments.of(fleet, fleet.with("--mode", "bogus"),
+        Arguments.of(
+            fleet,
+            fleet.with("--mode", "bogus"),
             List.of("--mode", "'bogus'", "PERMISSIVE, DROPMALFORMED, FAILFAST")),
-        Arguments.of(fleet, fleet.with("--format", "bogus"),
+        Arguments.of(
+            fleet,
+            fleet.with("--format", "bogus"),
             List.of("--format", "'bogus'", "auto, gperftools, gprof, dcpi")),
-        Arguments.of(sql, sql.with("--format", "xml"),
-            List.of("--format", "'xml'", "table, json, csv")),
-        Arguments.of(export, export.with("--format", "bogus"),
+        Arguments.of(
+            sql, sql.with("--format", "xml"), List.of("--format", "'xml'", "table, json, csv")),
+        Arguments.of(
+            export,
+            export.with("--format", "bogus"),
             List.of("--format", "'bogus'", "gperftools, gprof, dcpi")),
-        Arguments.of(export, export.with("--format", "auto"),
+        Arguments.of(
+            export,
+            export.with("--format", "auto"),
             List.of("--format", "'auto'", "gperftools, gprof, dcpi")),
         // A date that is not one.
-        Arguments.of(fleet, fleet.with("--date", "20/11/2026"),
+        Arguments.of(
+            fleet,
+            fleet.with("--date", "20/11/2026"),
             List.of("--date", "'20/11/2026'", "2026-11-20")),
         Arguments.of(export, export.with("--base", "yesterday"), List.of("--base", "'yesterday'")),
-        Arguments.of(symbolize, symbolize.with("--date", "2026-02-30"),
-            List.of("--date", "'2026-02-30'")),
+        Arguments.of(
+            symbolize, symbolize.with("--date", "2026-02-30"), List.of("--date", "'2026-02-30'")),
         // A required option missing, or its value.
         Arguments.of(fleet, new String[] {"--output", "o"}, List.of("--input")),
         Arguments.of(fleet, new String[] {"--input", "a"}, List.of("--output")),
@@ -118,9 +163,13 @@ class CommandLinesTest {
         Arguments.of(symbolize, new String[] {"--binaries", "b"}, List.of("--output")),
         Arguments.of(sql, new String[0], List.of("-e SQL", "FILE.sql")),
         // Options that do not go together.
-        Arguments.of(export, new String[] {"--from", "o", "--date", "2026-11-20"},
+        Arguments.of(
+            export,
+            new String[] {"--from", "o", "--date", "2026-11-20"},
             List.of("--pprof", "--folded", "--flamegraph")),
-        Arguments.of(export, export.with("--base", "2026-11-19", "--folded", "f"),
+        Arguments.of(
+            export,
+            export.with("--base", "2026-11-19", "--folded", "f"),
             List.of("--base", "--pprof")),
         // An option no job has.
         Arguments.of(fleet, fleet.with("--bogus"), List.of("'--bogus'")),
@@ -135,8 +184,8 @@ class CommandLinesTest {
 
   @ParameterizedTest(name = "{0} {1}")
   @MethodSource("badCommandLines")
-  void badCommandLineIsOneLineAndTheUsageWithExitTwo(Job job, String[] argv,
-      List<String> named) throws Exception {
+  void badCommandLineIsOneLineAndTheUsageWithExitTwo(Job job, String[] argv, List<String> named)
+      throws Exception {
     Outcome o = run(job.options().get(), argv);
     assertEquals(2, o.exit(), o.err());
     assertEquals("", o.out());
@@ -160,8 +209,11 @@ class CommandLinesTest {
       assertEquals("", o.err());
       assertTrue(o.out().startsWith("Usage: " + job.name() + " "), o.out());
       for (String option : job.optionNames()) {
-        assertTrue(Pattern.compile("(?<![\\w-])" + Pattern.quote(option) + "(?![\\w-])")
-            .matcher(o.out()).find(), option + " in\n" + o.out());
+        assertTrue(
+            Pattern.compile("(?<![\\w-])" + Pattern.quote(option) + "(?![\\w-])")
+                .matcher(o.out())
+                .find(),
+            option + " in\n" + o.out());
       }
     }
     // Help needs none of the required options either.
@@ -174,9 +226,25 @@ class CommandLinesTest {
 
   @Test
   void fleetAggregateArgumentsAreTheOptionsGiven() {
-    FleetAggregate.Args a = FleetAggregate.Args.parse(new String[] {"--input", "a", "--output",
-        "o", "--input", "b", "--mode", "failfast", "--format", "GPROF", "--binaries", "x",
-        "--no-module-paths", "--output", "o2"});
+    FleetAggregate.Args a =
+        FleetAggregate.Args.parse(
+            new String[] {
+              "--input",
+              "a",
+              "--output",
+              "o",
+              "--input",
+              "b",
+              "--mode",
+              "failfast",
+              "--format",
+              "GPROF",
+              "--binaries",
+              "x",
+              "--no-module-paths",
+              "--output",
+              "o2"
+            });
     assertEquals(List.of("a", "b"), a.inputs());
     // Given twice, the last one counts, as the jobs always took it.
     assertEquals("o2", a.output());
@@ -187,22 +255,55 @@ class CommandLinesTest {
     assertFalse(a.useModulePaths());
     FleetAggregate.Args defaults =
         FleetAggregate.Args.parse(new String[] {"--input", "a", "--output", "o"});
-    assertEquals(List.of("auto", "PERMISSIVE", true, List.of()), List.of(defaults.format(),
-        defaults.mode(), defaults.useModulePaths(), defaults.binaries()));
+    assertEquals(
+        List.of("auto", "PERMISSIVE", true, List.of()),
+        List.of(
+            defaults.format(), defaults.mode(), defaults.useModulePaths(), defaults.binaries()));
   }
 
   @Test
   void exportAndSymbolizeArgumentsAreTheOptionsGiven() {
-    ExportProfile.Args e = ExportProfile.Args.parse(new String[] {"--from", "o", "--date",
-        "2026-11-21", "--base", "2026-11-20", "--kind", "basic_block", "--format", "GProf",
-        "--pprof", "p"});
-    assertEquals(List.of("o", "2026-11-21", "2026-11-20", "gprof", "basic_block", "p"),
-        List.of(e.from(), e.date().toString(), e.base().toString(), e.format(), e.kind(),
+    ExportProfile.Args e =
+        ExportProfile.Args.parse(
+            new String[] {
+              "--from",
+              "o",
+              "--date",
+              "2026-11-21",
+              "--base",
+              "2026-11-20",
+              "--kind",
+              "basic_block",
+              "--format",
+              "GProf",
+              "--pprof",
+              "p"
+            });
+    assertEquals(
+        List.of("o", "2026-11-21", "2026-11-20", "gprof", "basic_block", "p"),
+        List.of(
+            e.from(),
+            e.date().toString(),
+            e.base().toString(),
+            e.format(),
+            e.kind(),
             e.targets().pprof()));
-    SymbolizeOutput.Args s = SymbolizeOutput.Args.parse(new String[] {"--output", "o", "--date",
-        "2026-11-20", "--binaries", "b1", "--date", "2026-11-21", "--binaries", "b2"});
-    assertEquals(List.of("2026-11-20", "2026-11-21"),
-        s.dates().stream().map(Object::toString).toList());
+    SymbolizeOutput.Args s =
+        SymbolizeOutput.Args.parse(
+            new String[] {
+              "--output",
+              "o",
+              "--date",
+              "2026-11-20",
+              "--binaries",
+              "b1",
+              "--date",
+              "2026-11-21",
+              "--binaries",
+              "b2"
+            });
+    assertEquals(
+        List.of("2026-11-20", "2026-11-21"), s.dates().stream().map(Object::toString).toList());
     assertEquals(List.of("b1", "b2"), s.binaries());
     assertTrue(s.useModulePaths());
   }
@@ -210,10 +311,28 @@ class CommandLinesTest {
   @Test
   void sqlStatementsRunInTheOrderGiven(@TempDir Path tmp) throws Exception {
     Path file = Files.writeString(tmp.resolve("two.sql"), "SELECT 2; SELECT '${x:-3}'");
-    SqlRunner.Script s = SqlRunner.parse(new String[] {"-e", "SELECT 1", file.toString(),
-        "--view", "p=it's", "-d", "x=a=b", "-e", "SELECT 4", "--max-rows", "7"});
-    assertEquals(List.of("SELECT 1", "SELECT 2", "SELECT 'a=b'",
-        "CREATE OR REPLACE TEMPORARY VIEW p USING profile OPTIONS (path 'it\\'s')", "SELECT 4"),
+    SqlRunner.Script s =
+        SqlRunner.parse(
+            new String[] {
+              "-e",
+              "SELECT 1",
+              file.toString(),
+              "--view",
+              "p=it's",
+              "-d",
+              "x=a=b",
+              "-e",
+              "SELECT 4",
+              "--max-rows",
+              "7"
+            });
+    assertEquals(
+        List.of(
+            "SELECT 1",
+            "SELECT 2",
+            "SELECT 'a=b'",
+            "CREATE OR REPLACE TEMPORARY VIEW p USING profile OPTIONS (path 'it\\'s')",
+            "SELECT 4"),
         s.statements());
     assertEquals(7, s.maxRows());
     assertEquals(SqlRunner.Format.TABLE, s.format());

@@ -34,8 +34,12 @@ class FleetAggregateCountsTest {
   private static final String LIBC = "/usr/lib/x86_64-linux-gnu/libc.so.6";
 
   /** 2^64 - 1, then the same chain again with a count that sets a bit in every piece. */
-  private static final BigInteger RECURSIVE = BigInteger.TWO.pow(64).subtract(BigInteger.ONE)
-      .add(BigInteger.TWO.pow(44).add(BigInteger.TWO.pow(22)).add(BigInteger.valueOf(7)));
+  private static final BigInteger RECURSIVE =
+      BigInteger.TWO
+          .pow(64)
+          .subtract(BigInteger.ONE)
+          .add(BigInteger.TWO.pow(44).add(BigInteger.TWO.pow(22)).add(BigInteger.valueOf(7)));
+
   private static final BigInteger TOP_BIT = BigInteger.TWO.pow(63);
 
   private static byte[] profile() {
@@ -67,20 +71,34 @@ class FleetAggregateCountsTest {
         .write("2026-11-20", "h2", "a.prof", profile());
     String out = tmp.resolve("out").toString();
     BigInteger perFile = RECURSIVE.add(TOP_BIT);
-    FleetAggregate.Summary s = FleetAggregate.run(spark, FleetAggregate.Args.parse(
-        new String[] {"--input", tmp.resolve("in").toString(), "--output", out}));
+    FleetAggregate.Summary s =
+        FleetAggregate.run(
+            spark,
+            FleetAggregate.Args.parse(
+                new String[] {"--input", tmp.resolve("in").toString(), "--output", out}));
     assertEquals(dec(times(3, perFile)), s.totalCount());
 
     Map<Long, BigDecimal> stacks = new HashMap<>();
-    for (Row r : spark.read().parquet(out + "/stacks")
-        .selectExpr("size(frames)", "count", "records", "profiles", "hosts").collectAsList()) {
+    for (Row r :
+        spark
+            .read()
+            .parquet(out + "/stacks")
+            .selectExpr("size(frames)", "count", "records", "profiles", "hosts")
+            .collectAsList()) {
       stacks.put((long) r.getInt(0), r.getDecimal(1));
       assertEquals(List.of(3L, 2L), List.of(r.getLong(3), r.getLong(4)), "profiles, hosts");
     }
     assertEquals(Map.of(3L, dec(times(3, RECURSIVE)), 2L, dec(times(3, TOP_BIT))), stacks);
 
-    assertEquals(dec(times(2, perFile)), spark.read().parquet(out + "/host_stacks")
-        .where("host = 'h1'").selectExpr("sum(count)").first().getDecimal(0));
+    assertEquals(
+        dec(times(2, perFile)),
+        spark
+            .read()
+            .parquet(out + "/host_stacks")
+            .where("host = 'h1'")
+            .selectExpr("sum(count)")
+            .first()
+            .getDecimal(0));
     for (Row r : spark.read().parquet(out + "/files").collectAsList()) {
       assertEquals(dec(perFile), r.getAs("count"));
     }
@@ -89,20 +107,28 @@ class FleetAggregateCountsTest {
     // also the leaf of the other stack. Caller frames are return addresses minus one, as in pprof.
     Map<String, List<BigDecimal>> locations = new HashMap<>();
     for (Row r : spark.read().parquet(out + "/locations").collectAsList()) {
-      locations.put(r.getAs("module") + "+" + Long.toHexString(r.getAs("offset")),
+      locations.put(
+          r.getAs("module") + "+" + Long.toHexString(r.getAs("offset")),
           List.of(r.getAs("self_count"), r.getAs("total_count")));
     }
-    assertEquals(Map.of(
-        EXE + "+1100", List.of(dec(times(3, RECURSIVE)), dec(times(3, RECURSIVE))),
-        EXE + "+11ff", List.of(dec(BigInteger.ZERO), dec(times(3, RECURSIVE))),
-        EXE + "+1200", List.of(dec(times(3, TOP_BIT)), dec(times(3, TOP_BIT))),
-        LIBC + "+282ff", List.of(dec(BigInteger.ZERO), dec(times(3, TOP_BIT)))), locations);
+    assertEquals(
+        Map.of(
+            EXE + "+1100", List.of(dec(times(3, RECURSIVE)), dec(times(3, RECURSIVE))),
+            EXE + "+11ff", List.of(dec(BigInteger.ZERO), dec(times(3, RECURSIVE))),
+            EXE + "+1200", List.of(dec(times(3, TOP_BIT)), dec(times(3, TOP_BIT))),
+            LIBC + "+282ff", List.of(dec(BigInteger.ZERO), dec(times(3, TOP_BIT)))),
+        locations);
 
     Map<String, List<BigDecimal>> modules = new HashMap<>();
     for (Row r : spark.read().parquet(out + "/modules").where("host = 'h1'").collectAsList()) {
       modules.put(r.getAs("module"), List.of(r.getAs("self_count"), r.getAs("total_count")));
     }
-    assertEquals(Map.of(EXE, List.of(dec(times(2, perFile)), dec(times(2, perFile))),
-        LIBC, List.of(dec(BigInteger.ZERO), dec(times(2, TOP_BIT)))), modules);
+    assertEquals(
+        Map.of(
+            EXE,
+            List.of(dec(times(2, perFile)), dec(times(2, perFile))),
+            LIBC,
+            List.of(dec(BigInteger.ZERO), dec(times(2, TOP_BIT)))),
+        modules);
   }
 }

@@ -35,16 +35,16 @@ class FleetAggregateKillTest {
     for (int h = 0; h < 4; h++) {
       for (int i = 0; i < 10; i++) {
         for (String sample : List.of("multithreaded.prof", "deep_recursion.prof")) {
-          fleet.copy("2026-11-20", "web" + h, SampleData.GPERFTOOLS.resolve(sample),
-              i + "-" + sample);
+          fleet.copy(
+              "2026-11-20", "web" + h, SampleData.GPERFTOOLS.resolve(sample), i + "-" + sample);
           files++;
         }
       }
     }
     String in = fleet.toString();
     String out = tmp.resolve("fleet").toString();
-    FleetAggregate.run(spark, FleetAggregate.Args.parse(new String[] {"--input", in, "--output",
-        out}));
+    FleetAggregate.run(
+        spark, FleetAggregate.Args.parse(new String[] {"--input", in, "--output", out}));
     List<Dataset<Row>> before = new ArrayList<>();
     for (String t : List.of("stacks", "locations", "files")) {
       before.add(spark.read().parquet(out + "/" + t).cache());
@@ -54,8 +54,10 @@ class FleetAggregateKillTest {
     Process job = childJob(in, out, tmp.resolve("child.log"));
     try {
       Path staging = waitForStaging(Path.of(out), job, 180_000);
-      assertTrue(staging != null, "the child run never started writing: see child.log "
-          + Files.readString(tmp.resolve("child.log")));
+      assertTrue(
+          staging != null,
+          "the child run never started writing: see child.log "
+              + Files.readString(tmp.resolve("child.log")));
       job.destroyForcibly().waitFor();
     } finally {
       job.destroyForcibly();
@@ -68,8 +70,11 @@ class FleetAggregateKillTest {
       assertEquals(0, now.exceptAll(was).count(), t + ": nothing half-written is visible");
       assertEquals(0, was.exceptAll(now).count(), t + ": nothing of the previous run is lost");
     }
-    FleetAggregate.Summary again = FleetAggregate.run(spark, FleetAggregate.Args.parse(
-        new String[] {"--input", in, "--output", out, "--date", "2026-11-20"}));
+    FleetAggregate.Summary again =
+        FleetAggregate.run(
+            spark,
+            FleetAggregate.Args.parse(
+                new String[] {"--input", in, "--output", out, "--date", "2026-11-20"}));
     assertEquals(files, again.files(), "the next run succeeds over the killed run's leftovers");
     before.forEach(Dataset::unpersist);
   }
@@ -78,9 +83,12 @@ class FleetAggregateKillTest {
   private static Process childJob(String in, String out, Path log) throws Exception {
     List<String> jvmOptions = new ArrayList<>(List.of("-Xmx1g"));
     jvmOptions.addAll(ChildJvm.loggingOfThisJvm());
-    List<String> cmd = ChildJvm.command(jvmOptions, System.getProperty("java.class.path"),
-        FleetAggregate.class.getName(),
-        List.of("--input", in, "--output", out, "--date", "2026-11-20"));
+    List<String> cmd =
+        ChildJvm.command(
+            jvmOptions,
+            System.getProperty("java.class.path"),
+            FleetAggregate.class.getName(),
+            List.of("--input", in, "--output", out, "--date", "2026-11-20"));
     return ChildJvm.start(cmd, log, Map.of());
   }
 

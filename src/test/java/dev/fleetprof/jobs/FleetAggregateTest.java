@@ -35,17 +35,17 @@ class FleetAggregateTest {
   }
 
   @Test
-  void everyTableAddsUpToTheProfilesAndStacksMergeAcrossHosts(@TempDir Path tmp)
-      throws Exception {
+  void everyTableAddsUpToTheProfilesAndStacksMergeAcrossHosts(@TempDir Path tmp) throws Exception {
     // Two hosts ran the same binaries on 2026-11-20: their stacks must merge into one row each
     // (frames, not raw pcs, are the key). One more host on 2026-11-21, and a stray README.
     List<Path> all = SampleData.gperftoolsProfiles();
     List<Path> one = List.of(SampleData.GPERFTOOLS.resolve("multithreaded.prof"));
-    FleetFixture fleet = new FleetFixture(tmp.resolve("in"))
-        .copy("2026-11-20", "web041", all)
-        .copy("2026-11-20", "web042", all)
-        .copy("2026-11-21", "web043", one)
-        .write("2026-11-20", "web042", "README.txt", "not a profile\n".getBytes());
+    FleetFixture fleet =
+        new FleetFixture(tmp.resolve("in"))
+            .copy("2026-11-20", "web041", all)
+            .copy("2026-11-20", "web042", all)
+            .copy("2026-11-21", "web043", one)
+            .write("2026-11-20", "web042", "README.txt", "not a profile\n".getBytes());
     Path in = fleet.root();
     String out = tmp.resolve("fleet").toString();
     FleetAggregate.Summary s = run("--input", in.toString(), "--output", out);
@@ -65,31 +65,41 @@ class FleetAggregateTest {
     Dataset<Row> stacks = spark.read().parquet(out + "/stacks");
     assertEquals("decimal(38,0)", stacks.schema().apply("count").dataType().simpleString());
     assertEquals("date", stacks.schema().apply("date").name());
-    Row d1 = stacks.where("date = '2026-11-20'").selectExpr("sum(count)", "min(profiles)",
-        "min(hosts)", "max(hosts)").first();
+    Row d1 =
+        stacks
+            .where("date = '2026-11-20'")
+            .selectExpr("sum(count)", "min(profiles)", "min(hosts)", "max(hosts)")
+            .first();
     assertEquals(dec(day1), d1.getDecimal(0));
     assertEquals(2L, d1.getLong(1), "every stack came from both hosts' copies");
     assertEquals(2L, d1.getLong(2));
     assertEquals(2L, d1.getLong(3));
     assertTrue(stacks.where("date = '2026-11-20' AND count % 2 != 0").isEmpty());
-    assertEquals(dec(day2), stacks.where("date = '2026-11-21'").selectExpr("sum(count)").first()
-        .getDecimal(0));
+    assertEquals(
+        dec(day2),
+        stacks.where("date = '2026-11-21'").selectExpr("sum(count)").first().getDecimal(0));
 
     Dataset<Row> hostStacks = spark.read().parquet(out + "/host_stacks");
-    assertEquals(dec(day1 / 2), hostStacks.where("host = 'web041'").selectExpr("sum(count)")
-        .first().getDecimal(0));
+    assertEquals(
+        dec(day1 / 2),
+        hostStacks.where("host = 'web041'").selectExpr("sum(count)").first().getDecimal(0));
 
     // Locations: every stack has one leaf, so self counts add up to the day's total; a
     // location's total is the count of the stacks it is on (recursion counted once), checked
     // here against a plain loop over the source's rows, whose caller frames the job shows as
     // pprof does: the return address minus one.
-    Dataset<Row> locations = spark.read().parquet(out + "/locations")
-        .where("date = '2026-11-20'");
+    Dataset<Row> locations = spark.read().parquet(out + "/locations").where("date = '2026-11-20'");
     assertEquals(dec(day1), locations.selectExpr("sum(self_count)").first().getDecimal(0));
     Row top = locations.orderBy(org.apache.spark.sql.functions.desc("total_count")).first();
     long onStack = 0;
-    for (Row r : spark.read().format("profile").load(in.resolve("date=2026-11-20").toString())
-        .where("kind = 'sample'").select("frames", "count").collectAsList()) {
+    for (Row r :
+        spark
+            .read()
+            .format("profile")
+            .load(in.resolve("date=2026-11-20").toString())
+            .where("kind = 'sample'")
+            .select("frames", "count")
+            .collectAsList()) {
       List<Row> frames = r.getList(0);
       for (int i = 0; i < frames.size(); i++) {
         Row f = frames.get(i);
@@ -103,8 +113,13 @@ class FleetAggregateTest {
     assertEquals(dec(onStack), top.getAs("total_count"));
 
     Dataset<Row> modules = spark.read().parquet(out + "/modules");
-    assertEquals(dec(day1 / 2), modules.where("date = '2026-11-20' AND host = 'web042'")
-        .selectExpr("sum(self_count)").first().getDecimal(0));
+    assertEquals(
+        dec(day1 / 2),
+        modules
+            .where("date = '2026-11-20' AND host = 'web042'")
+            .selectExpr("sum(self_count)")
+            .first()
+            .getDecimal(0));
 
     Row readme = spark.read().parquet(out + "/files").where("path LIKE '%README.txt'").first();
     assertEquals(1L, (long) readme.getAs("problems"));
@@ -115,9 +130,10 @@ class FleetAggregateTest {
   void reRunningADateReplacesExactlyThatDate(@TempDir Path tmp) throws Exception {
     List<Path> one = List.of(SampleData.GPERFTOOLS.resolve("multithreaded.prof"));
     List<Path> other = List.of(SampleData.GPERFTOOLS.resolve("deep_recursion.prof"));
-    FleetFixture fleet = new FleetFixture(tmp.resolve("in"))
-        .copy("2026-11-20", "a", one)
-        .copy("2026-11-21", "a", one);
+    FleetFixture fleet =
+        new FleetFixture(tmp.resolve("in"))
+            .copy("2026-11-20", "a", one)
+            .copy("2026-11-21", "a", one);
     Path in = fleet.root();
     String out = tmp.resolve("fleet").toString();
     run("--input", in.toString(), "--output", out);
@@ -129,25 +145,30 @@ class FleetAggregateTest {
 
     // Late profiles arrive for the 21st; the job is re-run for that date only.
     fleet.copy("2026-11-21", "b", other);
-    FleetAggregate.Summary s = run("--input", in.toString(), "--output", out,
-        "--date", "2026-11-21");
+    FleetAggregate.Summary s =
+        run("--input", in.toString(), "--output", out, "--date", "2026-11-21");
     assertEquals(List.of("2026-11-21"), s.dates());
     try (var files = Files.list(day1)) {
-      assertEquals(day1Files, files.map(p -> p.getFileName().toString()).sorted().toList(),
+      assertEquals(
+          day1Files,
+          files.map(p -> p.getFileName().toString()).sorted().toList(),
           "the other date's files are untouched");
     }
     Dataset<Row> stacks = spark.read().parquet(out + "/stacks");
-    assertEquals(dec(sampleTotal(one)), stacks.where("date = '2026-11-20'")
-        .selectExpr("sum(count)").first().getDecimal(0));
-    assertEquals(dec(sampleTotal(one) + sampleTotal(other)), stacks.where("date = '2026-11-21'")
-        .selectExpr("sum(count)").first().getDecimal(0), "replaced, not appended");
+    assertEquals(
+        dec(sampleTotal(one)),
+        stacks.where("date = '2026-11-20'").selectExpr("sum(count)").first().getDecimal(0));
+    assertEquals(
+        dec(sampleTotal(one) + sampleTotal(other)),
+        stacks.where("date = '2026-11-21'").selectExpr("sum(count)").first().getDecimal(0),
+        "replaced, not appended");
   }
 
   @Test
   void withoutDateDirectoriesTheDateComesFromTheCommandLine(@TempDir Path tmp) throws Exception {
     String out = tmp.resolve("fleet").toString();
-    FleetAggregate.Summary s = run("--input", SampleData.GPERFTOOLS.toString(), "--output", out,
-        "--date", "2026-01-02");
+    FleetAggregate.Summary s =
+        run("--input", SampleData.GPERFTOOLS.toString(), "--output", out, "--date", "2026-01-02");
     assertEquals(List.of("2026-01-02"), s.dates());
     assertEquals(dec(sampleTotal(SampleData.gperftoolsProfiles())), s.totalCount());
     assertTrue(Files.isDirectory(Path.of(out, "locations", "date=2026-01-02")));
@@ -155,28 +176,49 @@ class FleetAggregateTest {
 
   @Test
   void argumentsAreChecked() {
-    FleetAggregate.Args a = FleetAggregate.Args.parse(new String[] {"--input", "a", "--input",
-        "b", "--output", "o", "--glob", "*.prof", "--date", "2026-11-20", "--pprof", "p.pb.gz"});
+    FleetAggregate.Args a =
+        FleetAggregate.Args.parse(
+            new String[] {
+              "--input",
+              "a",
+              "--input",
+              "b",
+              "--output",
+              "o",
+              "--glob",
+              "*.prof",
+              "--date",
+              "2026-11-20",
+              "--pprof",
+              "p.pb.gz"
+            });
     assertEquals(java.time.LocalDate.of(2026, 11, 20), a.date());
     assertEquals("p.pb.gz", a.pprof());
     assertEquals(List.of("a", "b"), a.inputs());
     assertEquals("o", a.output());
     assertEquals("*.prof", a.glob());
     // The job has no demo defaults (jobs/fleet-aggregate, the local script, has them).
-    assertThrows(IllegalArgumentException.class,
+    assertThrows(
+        IllegalArgumentException.class,
         () -> FleetAggregate.Args.parse(new String[] {"--output", "o"}));
-    Exception e = org.junit.jupiter.api.Assertions.assertThrows(IllegalArgumentException.class,
-        () -> FleetAggregate.Args.parse(new String[] {"--input", "a", "--output", "o",
-            "--bogus"}));
+    Exception e =
+        org.junit.jupiter.api.Assertions.assertThrows(
+            IllegalArgumentException.class,
+            () ->
+                FleetAggregate.Args.parse(
+                    new String[] {"--input", "a", "--output", "o", "--bogus"}));
     assertTrue(e.getMessage().contains("--bogus"));
-    assertThrows(IllegalArgumentException.class,
-        () -> FleetAggregate.Args.parse(new String[] {"--input", "a", "--output", "o",
-            "--date", "20/11/2026"}));
+    assertThrows(
+        IllegalArgumentException.class,
+        () ->
+            FleetAggregate.Args.parse(
+                new String[] {"--input", "a", "--output", "o", "--date", "20/11/2026"}));
   }
 
   @Test
   void sqlScriptsSplitOnSemicolonsOutsideQuotesAndComments() {
-    assertEquals(List.of("SELECT ';' AS a", "SELECT 2"),
+    assertEquals(
+        List.of("SELECT ';' AS a", "SELECT 2"),
         SqlRunner.split("-- a comment; with a semicolon\nSELECT ';' AS a;\n\nSELECT 2;\n"));
   }
 }

@@ -35,20 +35,22 @@ import org.junit.jupiter.params.provider.CsvSource;
  * gprof does not.
  *
  * <p>gprof's pseudo-entries are compared by what they mean rather than line by line:
+ *
  * <ul>
  *   <li>{@code <spontaneous>} as the only parent: gprof has no arc into the function (its callers
  *       are outside the program, like {@code main}'s, or it was only ever sampled): the job has no
  *       {@code called by} row for it.
- *   <li>{@code <cycle N as a whole>}: not a function, so not a key of the comparison. Its lines
- *       are the members' totals, not arcs; the arcs of the members are in the members' own
- *       entries (arcs between members as lone numbers), which are compared like any other.
- *       Its {@code called} field {@code N+M} is checked against the job's arcs: N the calls into
- *       members from outside the cycle, M the calls between different members (gprof's
- *       cycle_link skips a member's calls to itself).
+ *   <li>{@code <cycle N as a whole>}: not a function, so not a key of the comparison. Its lines are
+ *       the members' totals, not arcs; the arcs of the members are in the members' own entries
+ *       (arcs between members as lone numbers), which are compared like any other. Its {@code
+ *       called} field {@code N+M} is checked against the job's arcs: N the calls into members from
+ *       outside the cycle, M the calls between different members (gprof's cycle_link skips a
+ *       member's calls to itself).
  *   <li>The {@code called} field of each function, {@code N} or {@code N+M}: N the calls from other
  *       functions, M the calls from itself, from the job's {@code called by} rows.
  *   <li>{@code <cycle N>} after a member's name is dropped.
  * </ul>
+ *
  * GCC clone suffixes ({@code .isra.0}, ...) are dropped on both sides: gprof names the ELF symbol,
  * the job the function DWARF names. The c-32 sample runs on two hosts and is compared with gprof
  * summing the same gmon.out twice; the samples sit on two dates, so the default date (the latest
@@ -56,11 +58,16 @@ import org.junit.jupiter.params.provider.CsvSource;
  */
 class GprofCallgraphTest {
   /** A function's line: index, % time, self and children seconds, called (N or N+M), name. */
-  private static final Pattern PRIMARY = Pattern.compile("^\\[(\\d+)]\\s+[\\d.]+\\s+[\\d.]+"
-      + "\\s+[\\d.]+\\s+(?:(\\d+)(?:\\+(\\d+))?\\s+)?(.+?) \\[\\1]$");
+  private static final Pattern PRIMARY =
+      Pattern.compile(
+          "^\\[(\\d+)]\\s+[\\d.]+\\s+[\\d.]+"
+              + "\\s+[\\d.]+\\s+(?:(\\d+)(?:\\+(\\d+))?\\s+)?(.+?) \\[\\1]$");
+
   /** A parent, child or cycle-member line: self and children seconds unless a lone number. */
-  private static final Pattern ARC = Pattern.compile(
-      "^\\s+(?:[\\d.]+\\s+[\\d.]+\\s+)?(\\d+)(?:/\\d+|\\+(\\d+))?\\s+(.+?) \\[(\\d+)]$");
+  private static final Pattern ARC =
+      Pattern.compile(
+          "^\\s+(?:[\\d.]+\\s+[\\d.]+\\s+)?(\\d+)(?:/\\d+|\\+(\\d+))?\\s+(.+?) \\[(\\d+)]$");
+
   private static final Pattern CYCLE_WHOLE = Pattern.compile("^<cycle (\\d+) as a whole>$");
   private static final Pattern CYCLE_MEMBER = Pattern.compile(" <cycle \\d+>$");
   private static final Pattern CLONE =
@@ -76,18 +83,29 @@ class GprofCallgraphTest {
   static void aggregate() throws Exception {
     spark = TestSpark.get();
     String[][] files = {
-        {"2026-11-20", "workload", "web1", "c-pie-64"},
-        {"2026-11-21", "shapes", "web1", "cxx-nopie-64"},
-        {"2026-11-21", "workload32", "web1", "c-32"},
-        {"2026-11-21", "workload32", "web2", "c-32"}};
+      {"2026-11-20", "workload", "web1", "c-pie-64"},
+      {"2026-11-21", "shapes", "web1", "cxx-nopie-64"},
+      {"2026-11-21", "workload32", "web1", "c-32"},
+      {"2026-11-21", "workload32", "web2", "c-32"}
+    };
     for (String[] f : files) {
-      Path dir = Files.createDirectories(
-          tmp.resolve("in/date=" + f[0] + "/program=" + f[1] + "/host=" + f[2]));
+      Path dir =
+          Files.createDirectories(
+              tmp.resolve("in/date=" + f[0] + "/program=" + f[1] + "/host=" + f[2]));
       Files.copy(SampleData.gmonOut(f[3]), dir.resolve("gmon.out"));
     }
     out = tmp.resolve("out").toString();
-    FleetAggregate.run(spark, FleetAggregate.Args.parse(new String[] {"--input",
-        tmp.resolve("in").toString(), "--output", out, "--binaries", bin().toString()}));
+    FleetAggregate.run(
+        spark,
+        FleetAggregate.Args.parse(
+            new String[] {
+              "--input",
+              tmp.resolve("in").toString(),
+              "--output",
+              out,
+              "--binaries",
+              bin().toString()
+            }));
   }
 
   private static Path bin() {
@@ -98,16 +116,16 @@ class GprofCallgraphTest {
   @CsvSource({"c-pie-64, workload, 1", "cxx-nopie-64, shapes, 1", "c-32, workload32, 2"})
   void callGraphEqualsGprof(String sample, String program, int copies) throws Exception {
     ExternalTool.require("gprof", "binutils");
-    List<String> command = new ArrayList<>(List.of("gprof", "-b", "-q",
-        bin().resolve(program).toString()));
+    List<String> command =
+        new ArrayList<>(List.of("gprof", "-b", "-q", bin().resolve(program).toString()));
     for (int i = 0; i < copies; i++) {
-      command.add(SampleData.gmonOut(sample).toAbsolutePath()
-          .toString());
+      command.add(SampleData.gmonOut(sample).toAbsolutePath().toString());
     }
     ExternalTool.Result r = ExternalTool.run(command, tmp.resolve("home"), Map.of(), 120);
     assertEquals(0, r.exit(), r.stderr());
     CallGraph gprof = CallGraph.parse(r.stdout());
-    assertTrue(gprof.arcs.size() > 3 && gprof.arcs.values().stream().anyMatch(a -> !a.isEmpty()),
+    assertTrue(
+        gprof.arcs.size() > 3 && gprof.arcs.values().stream().anyMatch(a -> !a.isEmpty()),
         "gprof's call graph was read:\n" + r.stdout());
     if (sample.equals("cxx-nopie-64")) {
       assertFalse(gprof.cycles.isEmpty(), "shapes has the is_even/is_odd cycle:\n" + r.stdout());
@@ -117,8 +135,8 @@ class GprofCallgraphTest {
     Map<String, Map<String, Long>> job = new TreeMap<>();
     for (Row row : runSql("gprof-callgraph.sql", "program", program).collectAsList()) {
       String relation = row.getAs("relation");
-      String key = (relation.equals("called by") ? CALLED_BY : CALLS)
-          + normalize(row.getAs("other"));
+      String key =
+          (relation.equals("called by") ? CALLED_BY : CALLS) + normalize(row.getAs("other"));
       job.computeIfAbsent(normalize(row.getAs("function")), k -> new TreeMap<>())
           .merge(key, ((Number) row.getAs("calls")).longValue(), Long::sum);
     }
@@ -127,54 +145,76 @@ class GprofCallgraphTest {
     assertEquals(gprof.arcs, job, "callers and callees of " + sample + " vs gprof -b -q");
 
     for (String f : gprof.spontaneous) {
-      assertTrue(job.get(f).keySet().stream().noneMatch(k -> k.startsWith(CALLED_BY)),
+      assertTrue(
+          job.get(f).keySet().stream().noneMatch(k -> k.startsWith(CALLED_BY)),
           f + " is <spontaneous> in gprof: no caller in the job");
     }
-    gprof.called.forEach((f, called) -> {
-      long fromOthers = 0;
-      long fromItself = 0;
-      for (Map.Entry<String, Long> e : job.get(f).entrySet()) {
-        if (e.getKey().equals(CALLED_BY + f)) {
-          fromItself += e.getValue();
-        } else if (e.getKey().startsWith(CALLED_BY)) {
-          fromOthers += e.getValue();
-        }
-      }
-      assertEquals(called, fromOthers + "+" + fromItself, "gprof's called field of " + f);
-    });
-    gprof.cycles.forEach((cycle, members) -> {
-      long outside = 0;
-      long between = 0;
-      for (String member : members) {
-        for (Map.Entry<String, Long> e : job.get(member).entrySet()) {
-          String caller = e.getKey().startsWith(CALLED_BY)
-              ? e.getKey().substring(CALLED_BY.length()) : null;
-          if (caller == null || caller.equals(member)) {
-            continue;
+    gprof.called.forEach(
+        (f, called) -> {
+          long fromOthers = 0;
+          long fromItself = 0;
+          for (Map.Entry<String, Long> e : job.get(f).entrySet()) {
+            if (e.getKey().equals(CALLED_BY + f)) {
+              fromItself += e.getValue();
+            } else if (e.getKey().startsWith(CALLED_BY)) {
+              fromOthers += e.getValue();
+            }
           }
-          if (members.contains(caller)) {
-            between += e.getValue();
-          } else {
-            outside += e.getValue();
+          assertEquals(called, fromOthers + "+" + fromItself, "gprof's called field of " + f);
+        });
+    gprof.cycles.forEach(
+        (cycle, members) -> {
+          long outside = 0;
+          long between = 0;
+          for (String member : members) {
+            for (Map.Entry<String, Long> e : job.get(member).entrySet()) {
+              String caller =
+                  e.getKey().startsWith(CALLED_BY)
+                      ? e.getKey().substring(CALLED_BY.length())
+                      : null;
+              if (caller == null || caller.equals(member)) {
+                continue;
+              }
+              if (members.contains(caller)) {
+                between += e.getValue();
+              } else {
+                outside += e.getValue();
+              }
+            }
           }
-        }
-      }
-      assertEquals(gprof.cycleCalled.get(cycle), outside + "+" + between,
-          "<cycle " + cycle + " as a whole> of " + sample + ", members " + members);
-    });
+          assertEquals(
+              gprof.cycleCalled.get(cycle),
+              outside + "+" + between,
+              "<cycle " + cycle + " as a whole> of " + sample + ", members " + members);
+        });
   }
 
   @Test
   void defaultsToTheProgramsLatestDateAndFiltersByFunction() throws Exception {
-    assertEquals(0, runSql("gprof-callgraph.sql", "program", "workload", "date", "2026-11-21")
-        .count(), "workload has no data on the later date");
-    List<Row> merge = runSql("gprof-callgraph.sql", "program", "workload", "date", "2026-11-20",
-        "function", "merge%").collectAsList();
+    assertEquals(
+        0,
+        runSql("gprof-callgraph.sql", "program", "workload", "date", "2026-11-21").count(),
+        "workload has no data on the later date");
+    List<Row> merge =
+        runSql(
+                "gprof-callgraph.sql",
+                "program",
+                "workload",
+                "date",
+                "2026-11-20",
+                "function",
+                "merge%")
+            .collectAsList();
     Set<String> functions = new TreeSet<>();
     merge.forEach(r -> functions.add(r.getAs("function")));
     assertEquals(Set.of("merge", "merge_sort"), functions);
-    assertTrue(merge.stream().anyMatch(r -> r.getAs("function").equals("merge_sort")
-        && r.getAs("relation").equals("called by") && r.getAs("other").equals("main")));
+    assertTrue(
+        merge.stream()
+            .anyMatch(
+                r ->
+                    r.getAs("function").equals("merge_sort")
+                        && r.getAs("relation").equals("called by")
+                        && r.getAs("other").equals("main")));
   }
 
   private static String normalize(String gprofName) {
@@ -185,11 +225,15 @@ class GprofCallgraphTest {
   private static final class CallGraph {
     /** Per function: "called by F" and "calls F" with the call counts of its lines. */
     final Map<String, Map<String, Long>> arcs = new TreeMap<>();
+
     /** Per function: its called field as "N+M" (M 0 when gprof prints N alone). */
     final Map<String, String> called = new TreeMap<>();
+
     final Set<String> spontaneous = new TreeSet<>();
+
     /** Per cycle number: its members; and its called field as "N+M". */
     final Map<String, Set<String>> cycles = new TreeMap<>();
+
     final Map<String, String> cycleCalled = new TreeMap<>();
 
     static CallGraph parse(String text) {
@@ -225,8 +269,8 @@ class GprofCallgraphTest {
         assertTrue(entry.isEmpty(), "an entry without its function line: " + entry);
         return;
       }
-      String calledField = (p.group(2) == null ? "0" : p.group(2)) + "+"
-          + (p.group(3) == null ? "0" : p.group(3));
+      String calledField =
+          (p.group(2) == null ? "0" : p.group(2)) + "+" + (p.group(3) == null ? "0" : p.group(3));
       Matcher whole = CYCLE_WHOLE.matcher(p.group(4));
       if (whole.matches()) {
         cycleCalled.put(whole.group(1), calledField);
@@ -235,7 +279,9 @@ class GprofCallgraphTest {
           Matcher m = arcLine(line);
           String member = normalize(m.group(3));
           members.add(member);
-          called.merge(member, m.group(1) + "+" + (m.group(2) == null ? "0" : m.group(2)),
+          called.merge(
+              member,
+              m.group(1) + "+" + (m.group(2) == null ? "0" : m.group(2)),
               (a, b) -> a.equals(b) ? a : a + " and " + b);
         }
         return;
@@ -252,8 +298,10 @@ class GprofCallgraphTest {
           continue;
         }
         Matcher m = arcLine(entry.get(i));
-        lines.merge((i < primary ? CALLED_BY : CALLS) + normalize(m.group(3)),
-            Long.parseLong(m.group(1)), Long::sum);
+        lines.merge(
+            (i < primary ? CALLED_BY : CALLS) + normalize(m.group(3)),
+            Long.parseLong(m.group(1)),
+            Long::sum);
       }
     }
 
@@ -267,5 +315,4 @@ class GprofCallgraphTest {
   private static Dataset<Row> runSql(String file, String... defines) throws Exception {
     return SqlFiles.run(spark, out, file, defines);
   }
-
 }

@@ -26,13 +26,15 @@ import org.junit.jupiter.params.provider.CsvSource;
  * {@code jobs/gprof-flat.sql} against {@code gprof -b -p} on the bundled gmon.out files and their
  * bundled binaries, the programs named by {@code program=NAME} directories: the same functions,
  * calls exactly, self seconds within one sample. (gprof splits a histogram bin that straddles two
- * functions; the job gives it to the function of its first byte.) GCC clone suffixes
- * ({@code .isra.0}, {@code .constprop.0}, ...) are dropped on both sides: gprof names the ELF symbol,
- * the job the function DWARF names.
+ * functions; the job gives it to the function of its first byte.) GCC clone suffixes ({@code
+ * .isra.0}, {@code .constprop.0}, ...) are dropped on both sides: gprof names the ELF symbol, the
+ * job the function DWARF names.
  */
 class GprofFlatTest {
-  private static final Pattern ROW = Pattern.compile("^\\s*([\\d.]+)\\s+([\\d.]+)\\s+([\\d.]+)"
-      + "\\s+(?:(\\d+)\\s+([\\d.]+)\\s+([\\d.]+)\\s+)?(\\S.*)$");
+  private static final Pattern ROW =
+      Pattern.compile(
+          "^\\s*([\\d.]+)\\s+([\\d.]+)\\s+([\\d.]+)"
+              + "\\s+(?:(\\d+)\\s+([\\d.]+)\\s+([\\d.]+)\\s+)?(\\S.*)$");
   private static final Pattern CLONE =
       Pattern.compile("(\\.(isra|constprop|part|cold|lto_priv)\\.\\d+)+| \\[clone [^]]*\\]");
 
@@ -43,15 +45,27 @@ class GprofFlatTest {
   @BeforeAll
   static void aggregate() throws Exception {
     spark = TestSpark.get();
-    for (String[] s : new String[][] {{"c-pie-64", "workload"}, {"cxx-nopie-64", "shapes"},
-        {"c-32", "workload32"}}) {
+    for (String[] s :
+        new String[][] {
+          {"c-pie-64", "workload"}, {"cxx-nopie-64", "shapes"}, {"c-32", "workload32"}
+        }) {
       Path dir = Files.createDirectories(tmp.resolve("in/program=" + s[1]));
       Files.copy(SampleData.gmonOut(s[0]), dir.resolve("gmon.out"));
     }
     out = tmp.resolve("out").toString();
-    FleetAggregate.run(spark, FleetAggregate.Args.parse(new String[] {"--input",
-        tmp.resolve("in").toString(), "--output", out, "--date", "2026-11-21",
-        "--binaries", bin().toString()}));
+    FleetAggregate.run(
+        spark,
+        FleetAggregate.Args.parse(
+            new String[] {
+              "--input",
+              tmp.resolve("in").toString(),
+              "--output",
+              out,
+              "--date",
+              "2026-11-21",
+              "--binaries",
+              bin().toString()
+            }));
   }
 
   private static Path bin() {
@@ -62,10 +76,17 @@ class GprofFlatTest {
   @CsvSource({"c-pie-64, workload", "cxx-nopie-64, shapes", "c-32, workload32"})
   void flatProfileEqualsGprof(String sample, String program) throws Exception {
     ExternalTool.require("gprof", "binutils");
-    ExternalTool.Result r = ExternalTool.run(List.of("gprof", "-b", "-p",
-            bin().resolve(program).toString(),
-            SampleData.gmonOut(sample).toAbsolutePath().toString()),
-        tmp.resolve("home"), Map.of(), 120);
+    ExternalTool.Result r =
+        ExternalTool.run(
+            List.of(
+                "gprof",
+                "-b",
+                "-p",
+                bin().resolve(program).toString(),
+                SampleData.gmonOut(sample).toAbsolutePath().toString()),
+            tmp.resolve("home"),
+            Map.of(),
+            120);
     assertEquals(0, r.exit(), r.stderr());
     Map<String, String> want = new TreeMap<>();
     Map<String, Double> wantSeconds = new HashMap<>();
@@ -92,11 +113,15 @@ class GprofFlatTest {
       gotSeconds.merge(name, seconds, Double::sum);
     }
     // gprof lists functions with no samples and no calls too, with zeros: nothing to compare.
-    want.keySet().removeIf(n -> want.get(n).equals("calls -") && wantSeconds.get(n) == 0.0
-        && !got.containsKey(n));
+    want.keySet()
+        .removeIf(
+            n -> want.get(n).equals("calls -") && wantSeconds.get(n) == 0.0 && !got.containsKey(n));
     assertEquals(want, got, "functions and calls of " + sample);
     for (String name : want.keySet()) {
-      assertEquals(wantSeconds.get(name), gotSeconds.getOrDefault(name, 0.0), 0.0101,
+      assertEquals(
+          wantSeconds.get(name),
+          gotSeconds.getOrDefault(name, 0.0),
+          0.0101,
           "self seconds of " + name + " in " + sample);
     }
   }
@@ -107,13 +132,17 @@ class GprofFlatTest {
     Path in = tmp.resolve("days");
     Files.createDirectories(in.resolve("date=2026-10-01/program=workload"));
     Files.createDirectories(in.resolve("date=2026-10-05/program=shapes"));
-    Files.copy(SampleData.gmonOut("c-pie-64"),
-        in.resolve("date=2026-10-01/program=workload/gmon.out"));
-    Files.copy(SampleData.gmonOut("cxx-nopie-64"),
-        in.resolve("date=2026-10-05/program=shapes/gmon.out"));
+    Files.copy(
+        SampleData.gmonOut("c-pie-64"), in.resolve("date=2026-10-01/program=workload/gmon.out"));
+    Files.copy(
+        SampleData.gmonOut("cxx-nopie-64"), in.resolve("date=2026-10-05/program=shapes/gmon.out"));
     String days = tmp.resolve("days-out").toString();
-    FleetAggregate.run(spark, FleetAggregate.Args.parse(new String[] {"--input", in.toString(),
-        "--output", days, "--binaries", bin().toString()}));
+    FleetAggregate.run(
+        spark,
+        FleetAggregate.Args.parse(
+            new String[] {
+              "--input", in.toString(), "--output", days, "--binaries", bin().toString()
+            }));
     String saved = out;
     out = days;
     try {
@@ -127,5 +156,4 @@ class GprofFlatTest {
   private static Dataset<Row> runSql(String file, String... defines) throws Exception {
     return SqlFiles.run(spark, out, file, defines);
   }
-
 }

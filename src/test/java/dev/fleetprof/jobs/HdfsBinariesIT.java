@@ -49,11 +49,11 @@ import org.junit.jupiter.api.io.TempDir;
  * Binaries on HDFS (an in-process MiniDFSCluster, as in {@code cluster.HdfsIT}): the fleet job with
  * {@code --binaries hdfs://.../bins} names every frame as it does with the same folder on local
  * disk, and as addr2line does. The folder holds the three layouts the search knows: an unstripped
- * PIE by base name, a stripped non-PIE by its full path with its DWARF in
- * {@code .build-id/xx/rest.debug}, and a stripped shared library without build ID whose
- * {@code .gnu_debuglink} names a file in its {@code .debug/} folder (the CRC checked on the copy
- * the executor makes). It also checks {@link HadoopBinaryFiles} keeps the {@link BinaryFiles}
- * contract on HDFS and the local file system alike.
+ * PIE by base name, a stripped non-PIE by its full path with its DWARF in {@code
+ * .build-id/xx/rest.debug}, and a stripped shared library without build ID whose {@code
+ * .gnu_debuglink} names a file in its {@code .debug/} folder (the CRC checked on the copy the
+ * executor makes). It also checks {@link HadoopBinaryFiles} keeps the {@link BinaryFiles} contract
+ * on HDFS and the local file system alike.
  *
  * <p>In package {@code jobs}, not {@code cluster}: the job's {@code run}, {@code HadoopBinaryFiles}
  * and the symbolization are package-private.
@@ -73,6 +73,7 @@ class HdfsBinariesIT {
   private static MiniDFSCluster dfs;
   private static FileSystem fs;
   private static String hdfsBins;
+
   /** Per module: the addresses objdump disassembles, by file offset in the runtime file. */
   private static final Map<String, Program> programs = new LinkedHashMap<>();
 
@@ -81,9 +82,16 @@ class HdfsBinariesIT {
 
   @BeforeAll
   static void buildUploadAndStart() throws Exception {
-    for (String[] tool : new String[][] {{"gcc", "gcc"}, {"g++", "g++"},
-        {"readelf", "binutils"}, {"objcopy", "binutils"}, {"strip", "binutils"},
-        {"addr2line", "binutils"}, {"objdump", "binutils"}}) {
+    for (String[] tool :
+        new String[][] {
+          {"gcc", "gcc"},
+          {"g++", "g++"},
+          {"readelf", "binutils"},
+          {"objcopy", "binutils"},
+          {"strip", "binutils"},
+          {"addr2line", "binutils"},
+          {"objdump", "binutils"}
+        }) {
       ExternalTool.require(tool[0], tool[1]);
     }
     home = tmp.resolve("home");
@@ -93,17 +101,34 @@ class HdfsBinariesIT {
 
     // An unstripped PIE, found by base name.
     Path server = bins.resolve("server");
-    tool(build, "g++", "-O2", "-g", "-Wl,--build-id=sha1", "-o", server.toString(),
+    tool(
+        build,
+        "g++",
+        "-O2",
+        "-g",
+        "-Wl,--build-id=sha1",
+        "-o",
+        server.toString(),
         src + "/cxxwork.cpp");
     programs.put(SERVER, program(server, server, server));
 
     // A stripped non-PIE by its full path; DWARF (compressed) in a build-ID debug file.
     Path workerFull = build.resolve("worker.full");
-    tool(build, "g++", "-O2", "-g", "-gz=zlib", "-no-pie", "-Wl,--build-id=sha1", "-o",
-        workerFull.toString(), src + "/cxxwork.cpp");
+    tool(
+        build,
+        "g++",
+        "-O2",
+        "-g",
+        "-gz=zlib",
+        "-no-pie",
+        "-Wl,--build-id=sha1",
+        "-o",
+        workerFull.toString(),
+        src + "/cxxwork.cpp");
     workerId = buildId(workerFull);
-    Path workerDebug = bins.resolve(".build-id/" + workerId.substring(0, 2) + "/"
-        + workerId.substring(2) + ".debug");
+    Path workerDebug =
+        bins.resolve(
+            ".build-id/" + workerId.substring(0, 2) + "/" + workerId.substring(2) + ".debug");
     Path worker = bins.resolve(WORKER.substring(1));
     Files.createDirectories(workerDebug.getParent());
     Files.createDirectories(worker.getParent());
@@ -113,8 +138,18 @@ class HdfsBinariesIT {
 
     // A stripped shared library without build ID, its debug file named by .gnu_debuglink.
     Path libFull = build.resolve("libhot.so.full");
-    tool(build, "gcc", "-O2", "-g", "-fPIC", "-shared", "-Wl,--build-id=none", "-I" + src,
-        "-o", libFull.toString(), src + "/hot.c");
+    tool(
+        build,
+        "gcc",
+        "-O2",
+        "-g",
+        "-fPIC",
+        "-shared",
+        "-Wl,--build-id=none",
+        "-I" + src,
+        "-o",
+        libFull.toString(),
+        src + "/hot.c");
     tool(build, "objcopy", "--only-keep-debug", libFull.toString(), "libhot.so.debug");
     tool(build, "strip", "--strip-all", "-o", "libhot.so", libFull.toString());
     tool(build, "objcopy", "--add-gnu-debuglink=libhot.so.debug", "libhot.so");
@@ -158,8 +193,9 @@ class HdfsBinariesIT {
    */
   private static Program program(Path full, Path runtime, Path names) throws Exception {
     Set<Long> addresses = new LinkedHashSet<>();
-    for (String line : tool(home, "objdump", "-d", "--no-show-raw-insn", "-j", ".text",
-        full.toString()).split("\n")) {
+    for (String line :
+        tool(home, "objdump", "-d", "--no-show-raw-insn", "-j", ".text", full.toString())
+            .split("\n")) {
       Matcher m = INSN.matcher(line);
       if (m.find()) {
         long a = Long.parseUnsignedLong(m.group(1), 16);
@@ -189,8 +225,9 @@ class HdfsBinariesIT {
   }
 
   private static String buildId(Path file) throws Exception {
-    Matcher m = Pattern.compile("Build ID: (\\p{XDigit}+)")
-        .matcher(tool(home, "readelf", "-nW", file.toString()));
+    Matcher m =
+        Pattern.compile("Build ID: (\\p{XDigit}+)")
+            .matcher(tool(home, "readelf", "-nW", file.toString()));
     assertTrue(m.find(), file + " has a build ID");
     return m.group(1);
   }
@@ -218,8 +255,10 @@ class HdfsBinariesIT {
         Set<Long> offsets = p != null ? p.vaddrByOffset().keySet() : Set.of(0x1000L, 0x1234L);
         long size = p != null ? Files.size(p.runtime()) : 0x10000;
         long start = e.getValue();
-        maps.append(String.format("%x-%x r-xp 00000000 00:00 0 %s%n", start,
-            start + ((size + 0xfff) & ~0xfffL), e.getKey()));
+        maps.append(
+            String.format(
+                "%x-%x r-xp 00000000 00:00 0 %s%n",
+                start, start + ((size + 0xfff) & ~0xfffL), e.getKey()));
         for (long off : offsets) {
           b.clear();
           b.putLong(1).putLong(1).putLong(start + off);
@@ -234,17 +273,33 @@ class HdfsBinariesIT {
   }
 
   /** The job's locations: (module, offset) to the chain, null where it has none. */
-  private static Map<List<Object>, List<SourceLine>> fleetJob(SparkSession spark, String binaries,
-      String name) throws IOException {
+  private static Map<List<Object>, List<SourceLine>> fleetJob(
+      SparkSession spark, String binaries, String name) throws IOException {
     String out = tmp.resolve("out-" + name).toString();
-    FleetAggregate.run(spark, FleetAggregate.Args.parse(new String[] {"--input",
-        tmp.resolve("in").toString(), "--output", out, "--date", DAY, "--binaries", binaries,
-        "--no-module-paths"}));
+    FleetAggregate.run(
+        spark,
+        FleetAggregate.Args.parse(
+            new String[] {
+              "--input",
+              tmp.resolve("in").toString(),
+              "--output",
+              out,
+              "--date",
+              DAY,
+              "--binaries",
+              binaries,
+              "--no-module-paths"
+            }));
     Map<List<Object>, List<SourceLine>> chains = new HashMap<>();
-    for (Row r : spark.read().parquet(out + "/locations")
-        .where("format = 'gperftools' AND kind = 'sample'")
-        .selectExpr("module", "offset", "lines").collectAsList()) {
-      chains.put(List.of(r.getString(0), r.getLong(1)),
+    for (Row r :
+        spark
+            .read()
+            .parquet(out + "/locations")
+            .where("format = 'gperftools' AND kind = 'sample'")
+            .selectExpr("module", "offset", "lines")
+            .collectAsList()) {
+      chains.put(
+          List.of(r.getString(0), r.getLong(1)),
           r.isNullAt(2) ? null : StandardOutputs.sourceLines(r.getList(2)));
     }
     return chains;
@@ -270,13 +325,12 @@ class HdfsBinariesIT {
       if (!Objects.equals(e.getValue(), remote.get(e.getKey()))) {
         differ++;
         if (examples.size() < 10) {
-          examples.add(e.getKey() + ": local " + e.getValue() + ", HDFS "
-              + remote.get(e.getKey()));
+          examples.add(e.getKey() + ": local " + e.getValue() + ", HDFS " + remote.get(e.getKey()));
         }
       }
     }
-    assertEquals(0, differ, "chains from HDFS differ from local disk:\n"
-        + String.join("\n", examples));
+    assertEquals(
+        0, differ, "chains from HDFS differ from local disk:\n" + String.join("\n", examples));
 
     for (Map.Entry<String, Program> e : programs.entrySet()) {
       Program p = e.getValue();
@@ -293,38 +347,53 @@ class HdfsBinariesIT {
           same++;
           inlined += got != null && got.size() > 1 ? 1 : 0;
         } else if (wrong.size() < 10) {
-          wrong.add(e.getKey() + "+0x" + Long.toHexString(at.getKey()) + ": addr2line " + ref
-              + ", job " + got);
+          wrong.add(
+              e.getKey()
+                  + "+0x"
+                  + Long.toHexString(at.getKey())
+                  + ": addr2line "
+                  + ref
+                  + ", job "
+                  + got);
         }
       }
-      System.out.printf("%s from %s: %d of %d locations agree with addr2line -f -i -C -e %s"
-          + " (%d with inlined frames)%n", e.getKey(), hdfsBins, same,
-          p.vaddrByOffset().size(), p.names().getFileName(), inlined);
+      System.out.printf(
+          "%s from %s: %d of %d locations agree with addr2line -f -i -C -e %s"
+              + " (%d with inlined frames)%n",
+          e.getKey(), hdfsBins, same, p.vaddrByOffset().size(), p.names().getFileName(), inlined);
       if (!wrong.isEmpty()) {
-        fail(e.getKey() + ": " + (p.vaddrByOffset().size() - same) + " locations differ from"
-            + " addr2line:\n" + String.join("\n", wrong));
+        fail(
+            e.getKey()
+                + ": "
+                + (p.vaddrByOffset().size() - same)
+                + " locations differ from"
+                + " addr2line:\n"
+                + String.join("\n", wrong));
       }
     }
-    assertTrue(remote.entrySet().stream()
-        .filter(e -> e.getKey().get(0).equals(MISSING)).allMatch(e -> e.getValue() == null),
+    assertTrue(
+        remote.entrySet().stream()
+            .filter(e -> e.getKey().get(0).equals(MISSING))
+            .allMatch(e -> e.getValue() == null),
         "a module in no folder has no names");
   }
 
   /**
-   * What addr2line prints of a chain: function, file, line; a file without a line
-   * ({@code crtstuff.c:?}, from an STT_FILE symbol) is null by {@link SourceLine}'s contract.
+   * What addr2line prints of a chain: function, file, line; a file without a line ({@code
+   * crtstuff.c:?}, from an STT_FILE symbol) is null by {@link SourceLine}'s contract.
    */
   private static List<List<Object>> printed(List<SourceLine> chain) {
-    return chain.stream().map(l -> Arrays.<Object>asList(l.function(),
-        l.line() == 0 ? null : l.file(), l.line())).toList();
+    return chain.stream()
+        .map(l -> Arrays.<Object>asList(l.function(), l.line() == 0 ? null : l.file(), l.line()))
+        .toList();
   }
 
   // ---- HadoopBinaryFiles and the search on HDFS ----
 
   @Test
   void hadoopBinaryFilesKeepsTheContractOnHdfsAndLocalDisk() throws Exception {
-    HadoopBinaryFiles files = new HadoopBinaryFiles(TestSpark.get().sparkContext()
-        .hadoopConfiguration());
+    HadoopBinaryFiles files =
+        new HadoopBinaryFiles(TestSpark.get().sparkContext().hadoopConfiguration());
     for (String root : List.of(bins.toString(), "file:" + bins, hdfsBins)) {
       String server = files.join(root, "server");
       String lib = files.join(root, LIBHOT);
@@ -342,7 +411,9 @@ class HdfsBinariesIT {
 
       for (String p : List.of(server, lib)) {
         Path copy = files.local(p);
-        assertEquals(-1L, Files.mismatch(copy, bins.resolve(p.substring(root.length() + 1))),
+        assertEquals(
+            -1L,
+            Files.mismatch(copy, bins.resolve(p.substring(root.length() + 1))),
             "the bytes of " + p);
         assertEquals(copy, files.local(p), "one copy per JVM of " + p);
       }
@@ -356,8 +427,8 @@ class HdfsBinariesIT {
    */
   @Test
   void theBuildIdSearchFindsTheSameFilesOnHdfsAsOnLocalDisk() throws Exception {
-    HadoopBinaryFiles files = new HadoopBinaryFiles(TestSpark.get().sparkContext()
-        .hadoopConfiguration());
+    HadoopBinaryFiles files =
+        new HadoopBinaryFiles(TestSpark.get().sparkContext().hadoopConfiguration());
     Map<String, List<List<Object>>> chains = new TreeMap<>();
     for (String root : List.of(bins.toString(), hdfsBins)) {
       BinaryLocator locator = new BinaryLocator(files, List.of(root), false);
@@ -365,8 +436,11 @@ class HdfsBinariesIT {
       assertTrue(found.ok(), root + ": " + found.problem());
       BinarySymbols s = found.symbols();
       assertEquals(files.join(root, WORKER), found.binary());
-      assertEquals(files.join(root, ".build-id/" + workerId.substring(0, 2) + "/"
-          + workerId.substring(2) + ".debug"), found.debugFile());
+      assertEquals(
+          files.join(
+              root,
+              ".build-id/" + workerId.substring(0, 2) + "/" + workerId.substring(2) + ".debug"),
+          found.debugFile());
       List<List<Object>> all = new ArrayList<>();
       for (long off : programs.get(WORKER).vaddrByOffset().keySet()) {
         all.add(List.of(off, printed(s.atFileOffset(off))));
@@ -377,8 +451,9 @@ class HdfsBinariesIT {
       String otherId = (workerId.startsWith("0") ? "1" : "0") + workerId.substring(1);
       BinaryLocator.Found other = locator.find(WORKER, otherId);
       assertFalse(other.ok(), "another build ID: " + other.binary());
-      assertTrue(other.problem().contains(files.join(root, WORKER) + " (build-id mismatch: "
-          + workerId), other.problem());
+      assertTrue(
+          other.problem().contains(files.join(root, WORKER) + " (build-id mismatch: " + workerId),
+          other.problem());
     }
     assertEquals(chains.get("local"), chains.get("hdfs"));
   }

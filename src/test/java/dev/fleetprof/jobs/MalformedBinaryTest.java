@@ -22,8 +22,8 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * A binary whose debug information is malformed leaves its locations unnamed, with the reason,
- * like a missing binary: it never fails the job, and the other modules are still named.
+ * A binary whose debug information is malformed leaves its locations unnamed, with the reason, like
+ * a missing binary: it never fails the job, and the other modules are still named.
  */
 class MalformedBinaryTest {
   @Test
@@ -41,19 +41,29 @@ class MalformedBinaryTest {
       at = info.offset();
     }
     try (FileChannel ch = FileChannel.open(broken, StandardOpenOption.WRITE)) {
-      ch.write(java.nio.ByteBuffer.wrap(new byte[] {-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
-          -1}), at);
+      ch.write(
+          java.nio.ByteBuffer.wrap(new byte[] {-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1}),
+          at);
     }
-    StructType schema = new StructType().add("format", DataTypes.StringType)
-        .add("module", DataTypes.StringType).add("offset", DataTypes.LongType);
+    StructType schema =
+        new StructType()
+            .add("format", DataTypes.StringType)
+            .add("module", DataTypes.StringType)
+            .add("offset", DataTypes.LongType);
     String exe = "/tmp/fleetprof-gperftools-build/shared_library";
     String lib = "/tmp/fleetprof-gperftools-build/libwork.so";
-    List<Row> locations = List.of(RowFactory.create("gperftools", exe, 0x1190L),
-        RowFactory.create("gperftools", exe, 0x11a0L),
-        RowFactory.create("gperftools", lib, 0x1110L));
-    List<Row> got = Symbolization.symbolize(spark, spark.createDataFrame(locations, schema),
-            new Symbolization.Options(List.of(bins.toString()), false))
-        .orderBy("module", "offset").collectAsList();
+    List<Row> locations =
+        List.of(
+            RowFactory.create("gperftools", exe, 0x1190L),
+            RowFactory.create("gperftools", exe, 0x11a0L),
+            RowFactory.create("gperftools", lib, 0x1110L));
+    List<Row> got =
+        Symbolization.symbolize(
+                spark,
+                spark.createDataFrame(locations, schema),
+                new Symbolization.Options(List.of(bins.toString()), false))
+            .orderBy("module", "offset")
+            .collectAsList();
     assertEquals(3, got.size());
     Row named = got.get(0);
     assertEquals(lib, named.getString(1));

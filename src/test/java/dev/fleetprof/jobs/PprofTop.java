@@ -12,9 +12,9 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /**
- * What {@code go tool pprof -top -sample_index=samples} says of a profile, with its binaries
- * found through {@code PPROF_BINARY_PATH}: per row (function, or {@code [module]} for what pprof
- * cannot name) flat and cum counts and percentages, and the total.
+ * What {@code go tool pprof -top -sample_index=samples} says of a profile, with its binaries found
+ * through {@code PPROF_BINARY_PATH}: per row (function, or {@code [module]} for what pprof cannot
+ * name) flat and cum counts and percentages, and the total.
  */
 record PprofTop(long total, Map<String, long[]> counts, Map<String, double[]> percents) {
   private static final Pattern TOTAL =
@@ -22,11 +22,24 @@ record PprofTop(long total, Map<String, long[]> counts, Map<String, double[]> pe
 
   static PprofTop of(Path profile, Path binaries, Path work) throws Exception {
     Path go = ExternalTool.require("go", "golang-go");
-    ExternalTool.Result r = ExternalTool.run(List.of(go.toString(), "tool", "pprof", "-top",
-            "-sample_index=samples", "-nodecount=1000000", "-nodefraction=0",
-            profile.toAbsolutePath().toString()),
-        work.resolve("home"), Map.of("PPROF_TMPDIR", work.resolve("pprof-tmp").toString(),
-            "PPROF_BINARY_PATH", binaries.toAbsolutePath().toString()), 300);
+    ExternalTool.Result r =
+        ExternalTool.run(
+            List.of(
+                go.toString(),
+                "tool",
+                "pprof",
+                "-top",
+                "-sample_index=samples",
+                "-nodecount=1000000",
+                "-nodefraction=0",
+                profile.toAbsolutePath().toString()),
+            work.resolve("home"),
+            Map.of(
+                "PPROF_TMPDIR",
+                work.resolve("pprof-tmp").toString(),
+                "PPROF_BINARY_PATH",
+                binaries.toAbsolutePath().toString()),
+            300);
     assertEquals(0, r.exit(), r.stderr());
     Matcher showing = TOTAL.matcher(r.stdout());
     assertTrue(showing.find(), r.stdout());
@@ -44,7 +57,8 @@ record PprofTop(long total, Map<String, long[]> counts, Map<String, double[]> pe
         percents.put(t[5], new double[] {percent(t[1]), percent(t[4])});
       }
     }
-    assertTrue(counts.keySet().stream().anyMatch(n -> !n.startsWith("[")),
+    assertTrue(
+        counts.keySet().stream().anyMatch(n -> !n.startsWith("[")),
         "pprof names functions:\n" + r.stdout());
     return new PprofTop(Long.parseLong(showing.group(1)), counts, percents);
   }

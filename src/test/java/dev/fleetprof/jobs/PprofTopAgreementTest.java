@@ -28,9 +28,9 @@ import org.junit.jupiter.params.provider.ValueSource;
  * names those from the ELF symbol table. So: every function pprof names has the same flat and
  * cumulative counts in {@code functions/}; each {@code [module]} row's flat count equals the flat
  * counts of the job's functions in that module that pprof does not name. The sample programs are
- * built at -O0, where cmd/pprof's reader is reliable (at -O2 it loses inlined frames and
- * {@code main} in {@code .text.startup}: {@link SymbolizedFleetTest} checks those against
- * addr2line instead).
+ * built at -O0, where cmd/pprof's reader is reliable (at -O2 it loses inlined frames and {@code
+ * main} in {@code .text.startup}: {@link SymbolizedFleetTest} checks those against addr2line
+ * instead).
  */
 class PprofTopAgreementTest {
   private static final List<String> PROFILES =
@@ -47,12 +47,22 @@ class PprofTopAgreementTest {
     tmp = Files.createTempDirectory("pprof-top");
     for (int i = 0; i < PROFILES.size(); i++) {
       Path dir = Files.createDirectories(tmp.resolve("in/date=" + day(i)));
-      Files.copy(SampleData.GPERFTOOLS.resolve(PROFILES.get(i) + ".prof"),
+      Files.copy(
+          SampleData.GPERFTOOLS.resolve(PROFILES.get(i) + ".prof"),
           dir.resolve(PROFILES.get(i) + ".prof"));
     }
     out = tmp.resolve("out").toString();
-    FleetAggregate.run(spark, FleetAggregate.Args.parse(new String[] {"--input",
-        tmp.resolve("in").toString(), "--output", out, "--binaries", bin().toString()}));
+    FleetAggregate.run(
+        spark,
+        FleetAggregate.Args.parse(
+            new String[] {
+              "--input",
+              tmp.resolve("in").toString(),
+              "--output",
+              out,
+              "--binaries",
+              bin().toString()
+            }));
   }
 
   private static String day(int i) {
@@ -72,9 +82,13 @@ class PprofTopAgreementTest {
     String date = day(PROFILES.indexOf(profile));
     Map<String, long[]> job = new HashMap<>();
     Map<String, String> moduleOf = new HashMap<>();
-    for (Row f : spark.read().parquet(out + "/functions")
-        .where("format = 'gperftools' AND kind = 'sample' AND date = '" + date + "'")
-        .selectExpr("module", "function", "self_count", "total_count").collectAsList()) {
+    for (Row f :
+        spark
+            .read()
+            .parquet(out + "/functions")
+            .where("format = 'gperftools' AND kind = 'sample' AND date = '" + date + "'")
+            .selectExpr("module", "function", "self_count", "total_count")
+            .collectAsList()) {
       String name = f.isNullAt(1) ? null : f.getString(1);
       String module = f.isNullAt(0) ? "" : f.getString(0);
       String key = name == null ? "?" + module : name;
@@ -86,26 +100,29 @@ class PprofTopAgreementTest {
     Map<String, String> want = new TreeMap<>();
     Map<String, String> got = new TreeMap<>();
     Map<String, Long> unnamedFlat = new TreeMap<>();
-    job.forEach((name, v) -> {
-      if (pprof.containsKey(name)) {
-        got.put(name, v[0] + " flat, " + v[1] + " cum");
-      } else {
-        unnamedFlat.merge("[" + moduleOf.get(name) + "]", v[0], Long::sum);
-      }
-    });
-    pprof.forEach((name, v) -> {
-      if (name.startsWith("[")) {
-        want.put(name, v[0] + " flat");
-        got.put(name, unnamedFlat.getOrDefault(name, 0L) + " flat");
-      } else {
-        want.put(name, v[0] + " flat, " + v[1] + " cum");
-      }
-    });
-    unnamedFlat.forEach((name, flat) -> {
-      if (flat != 0 && !pprof.containsKey(name)) {
-        got.put(name, flat + " flat");
-      }
-    });
+    job.forEach(
+        (name, v) -> {
+          if (pprof.containsKey(name)) {
+            got.put(name, v[0] + " flat, " + v[1] + " cum");
+          } else {
+            unnamedFlat.merge("[" + moduleOf.get(name) + "]", v[0], Long::sum);
+          }
+        });
+    pprof.forEach(
+        (name, v) -> {
+          if (name.startsWith("[")) {
+            want.put(name, v[0] + " flat");
+            got.put(name, unnamedFlat.getOrDefault(name, 0L) + " flat");
+          } else {
+            want.put(name, v[0] + " flat, " + v[1] + " cum");
+          }
+        });
+    unnamedFlat.forEach(
+        (name, flat) -> {
+          if (flat != 0 && !pprof.containsKey(name)) {
+            got.put(name, flat + " flat");
+          }
+        });
     assertEquals(want, got, "functions/ of " + profile + " vs go tool pprof -top");
   }
 }

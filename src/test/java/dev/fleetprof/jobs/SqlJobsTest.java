@@ -32,21 +32,27 @@ import org.junit.jupiter.params.provider.ValueSource;
 /**
  * The SQL jobs in jobs/*.sql, run as jobs/sql runs them, on the fleet job's output for two days of
  * the sample data: each works, and what it reports agrees with the tables. The by-function jobs
- * also run on a second output, a day per profile, against {@code go tool pprof -top} and
- * {@code gprof -b -p} of the same files.
+ * also run on a second output, a day per profile, against {@code go tool pprof -top} and {@code
+ * gprof -b -p} of the same files.
  */
 class SqlJobsTest {
   private static final List<String> PROFILES =
       List.of("deep_recursion", "shared_library", "multithreaded", "x86_32");
+
   /** gmon.out samples of the by-profile output: date, program, sample directory. */
   private static final String[][] GMON = {
-      {"2026-10-01", "workload", "c-pie-64"}, {"2026-10-05", "shapes", "cxx-nopie-64"}};
+    {"2026-10-01", "workload", "c-pie-64"}, {"2026-10-05", "shapes", "cxx-nopie-64"}
+  };
 
   private static final Pattern GPROF_TICK =
       Pattern.compile("Each sample counts as ([\\d.]+) seconds");
+
   /** A row of gprof's flat profile: % time, cumulative s, self s, [calls ...], name. */
-  private static final Pattern GPROF_ROW = Pattern.compile("^\\s*([\\d.]+)\\s+([\\d.]+)\\s+"
-      + "([\\d.]+)\\s+(?:\\d+\\s+[\\d.]+\\s+[\\d.]+\\s+)?(\\S.*)$");
+  private static final Pattern GPROF_ROW =
+      Pattern.compile(
+          "^\\s*([\\d.]+)\\s+([\\d.]+)\\s+"
+              + "([\\d.]+)\\s+(?:\\d+\\s+[\\d.]+\\s+[\\d.]+\\s+)?(\\S.*)$");
+
   private static final Pattern GPROF_CLONE =
       Pattern.compile("(\\.(isra|constprop|part|cold|lto_priv)\\.\\d+)+| \\[clone [^]]*\\]");
 
@@ -65,27 +71,33 @@ class SqlJobsTest {
       }
     }
     // The second day also ran a different program on one host: its stacks "grew" from nothing.
-    fleet.copy("2026-11-21", "web042", SampleData.GPERFTOOLS.resolve("deep_recursion.prof"),
-        "b.prof");
+    fleet.copy(
+        "2026-11-21", "web042", SampleData.GPERFTOOLS.resolve("deep_recursion.prof"), "b.prof");
     Path in = fleet.root();
     out = tmp.resolve("fleet").toString();
-    FleetAggregate.run(spark, FleetAggregate.Args.parse(new String[] {"--input", in.toString(),
-        "--output", out, "--binaries", gperftoolsBin().toString()}));
+    FleetAggregate.run(
+        spark,
+        FleetAggregate.Args.parse(
+            new String[] {
+              "--input", in.toString(), "--output", out, "--binaries", gperftoolsBin().toString()
+            }));
     aggregateOneDayPerProfile();
   }
 
   /**
-   * A second output for the by-function jobs: one day per gperftools profile (so that a day is
-   * what {@code pprof -top} shows of one profile), and gprof data on the first day (beside a CPU
-   * profile, so the format filter matters) and on a day after all CPU profiles (so the default
-   * day must be the latest with the chosen format and kind).
+   * A second output for the by-function jobs: one day per gperftools profile (so that a day is what
+   * {@code pprof -top} shows of one profile), and gprof data on the first day (beside a CPU
+   * profile, so the format filter matters) and on a day after all CPU profiles (so the default day
+   * must be the latest with the chosen format and kind).
    */
   private static void aggregateOneDayPerProfile() throws Exception {
     Path in = tmp.resolve("by-profile");
     for (int i = 0; i < PROFILES.size(); i++) {
-      Path dir = Files.createDirectories(in.resolve("date=" + profileDay(i))
-          .resolve("program=" + PROFILES.get(i)));
-      Files.copy(SampleData.GPERFTOOLS.resolve(PROFILES.get(i) + ".prof"),
+      Path dir =
+          Files.createDirectories(
+              in.resolve("date=" + profileDay(i)).resolve("program=" + PROFILES.get(i)));
+      Files.copy(
+          SampleData.GPERFTOOLS.resolve(PROFILES.get(i) + ".prof"),
           dir.resolve(PROFILES.get(i) + ".prof"));
     }
     for (String[] g : GMON) {
@@ -93,9 +105,19 @@ class SqlJobsTest {
       Files.copy(SampleData.gmonOut(g[2]), dir.resolve("gmon.out"));
     }
     byProfile = tmp.resolve("by-profile-out").toString();
-    FleetAggregate.run(spark, FleetAggregate.Args.parse(new String[] {"--input", in.toString(),
-        "--output", byProfile, "--binaries", gperftoolsBin().toString(),
-        "--binaries", gprofBin().toString()}));
+    FleetAggregate.run(
+        spark,
+        FleetAggregate.Args.parse(
+            new String[] {
+              "--input",
+              in.toString(),
+              "--output",
+              byProfile,
+              "--binaries",
+              gperftoolsBin().toString(),
+              "--binaries",
+              gprofBin().toString()
+            }));
   }
 
   private static String profileDay(int i) {
@@ -124,8 +146,13 @@ class SqlJobsTest {
   }
 
   private static BigDecimal dayTotal(String table, String column, String day) {
-    return spark.read().parquet(out + "/" + table).where("date = '" + day + "'")
-        .selectExpr("sum(" + column + ")").first().getDecimal(0);
+    return spark
+        .read()
+        .parquet(out + "/" + table)
+        .where("date = '" + day + "'")
+        .selectExpr("sum(" + column + ")")
+        .first()
+        .getDecimal(0);
   }
 
   @Test
@@ -133,8 +160,10 @@ class SqlJobsTest {
     List<Row> rows = runFile("top-stacks.sql").collectAsList();
     assertFalse(rows.isEmpty());
     assertTrue(rows.stream().allMatch(r -> r.getDate(0).toString().equals("2026-11-21")));
-    BigDecimal sum = rows.stream().map(r -> (BigDecimal) r.getAs("count"))
-        .reduce(BigDecimal.ZERO, BigDecimal::add);
+    BigDecimal sum =
+        rows.stream()
+            .map(r -> (BigDecimal) r.getAs("count"))
+            .reduce(BigDecimal.ZERO, BigDecimal::add);
     assertEquals(dayTotal("stacks", "count", "2026-11-21"), sum, "the limit lists them all");
     assertEquals(1, runFile("top-stacks.sql", "date", "2026-11-20", "limit", "1").count());
   }
@@ -142,12 +171,15 @@ class SqlJobsTest {
   @Test
   void topModulesAndLocationsAddUpToTheDay() throws Exception {
     BigDecimal day = dayTotal("stacks", "count", "2026-11-20");
-    BigDecimal modules = runFile("top-modules.sql", "date", "2026-11-20").collectAsList().stream()
-        .map(r -> (BigDecimal) r.getAs("self_count")).reduce(BigDecimal.ZERO, BigDecimal::add);
+    BigDecimal modules =
+        runFile("top-modules.sql", "date", "2026-11-20").collectAsList().stream()
+            .map(r -> (BigDecimal) r.getAs("self_count"))
+            .reduce(BigDecimal.ZERO, BigDecimal::add);
     assertEquals(day, modules);
-    BigDecimal locations = runFile("top-locations.sql", "date", "2026-11-20").collectAsList()
-        .stream().map(r -> (BigDecimal) r.getAs("self_count"))
-        .reduce(BigDecimal.ZERO, BigDecimal::add);
+    BigDecimal locations =
+        runFile("top-locations.sql", "date", "2026-11-20").collectAsList().stream()
+            .map(r -> (BigDecimal) r.getAs("self_count"))
+            .reduce(BigDecimal.ZERO, BigDecimal::add);
     assertTrue(locations.compareTo(day) <= 0 && locations.signum() > 0);
   }
 
@@ -155,8 +187,8 @@ class SqlJobsTest {
   void byHostSharesAddUpToTheFleet() throws Exception {
     List<Row> rows = runFile("by-host.sql", "date", "2026-11-21").collectAsList();
     assertEquals(2, rows.size());
-    double pct = rows.stream().mapToDouble(r -> ((BigDecimal) r.getAs("pct_of_fleet"))
-        .doubleValue()).sum();
+    double pct =
+        rows.stream().mapToDouble(r -> ((BigDecimal) r.getAs("pct_of_fleet")).doubleValue()).sum();
     assertEquals(100.0, pct, 0.02);
     assertEquals("web042", rows.get(0).getAs("host"), "the host with two programs leads");
   }
@@ -165,13 +197,21 @@ class SqlJobsTest {
   void diffShowsWhatGrewAndIsNormalised() throws Exception {
     List<Row> rows = runFile("diff-dates.sql").collectAsList();
     assertEquals("2026-11-20", rows.get(0).getAs("base").toString());
-    double delta = rows.stream().mapToDouble(r -> ((BigDecimal) r.getAs("delta_pct"))
-        .doubleValue()).sum();
+    double delta =
+        rows.stream().mapToDouble(r -> ((BigDecimal) r.getAs("delta_pct")).doubleValue()).sum();
     // Each delta is rounded to 0.001 points.
-    assertEquals(0.0, delta, 0.0005 * rows.size() + 1e-9,
+    assertEquals(
+        0.0,
+        delta,
+        0.0005 * rows.size() + 1e-9,
         "shares move between stacks, they add up to 100 on both days");
-    assertTrue(rows.stream().anyMatch(r -> r.getAs("change").equals("grew")
-        && ((BigDecimal) r.getAs("base_count")).signum() == 0), "a new program's stacks grew");
+    assertTrue(
+        rows.stream()
+            .anyMatch(
+                r ->
+                    r.getAs("change").equals("grew")
+                        && ((BigDecimal) r.getAs("base_count")).signum() == 0),
+        "a new program's stacks grew");
     assertTrue(rows.stream().anyMatch(r -> r.getAs("change").equals("shrank")));
   }
 
@@ -180,19 +220,20 @@ class SqlJobsTest {
    * profile, compared as {@link PprofTopAgreementTest} compares {@code functions/}: the functions
    * pprof names have its flat and cumulative counts (summed over the job's rows of that name: the
    * job keeps a row per module); each {@code [module]} row of pprof has the flat count of the job's
-   * rows in that module that pprof does not name (pprof names only from DWARF). The percentages
-   * are the counts' shares of the day, which is pprof's total, rounded to 0.01 as pprof prints
-   * them.
+   * rows in that module that pprof does not name (pprof names only from DWARF). The percentages are
+   * the counts' shares of the day, which is pprof's total, rounded to 0.01 as pprof prints them.
    */
   @ParameterizedTest
   @ValueSource(strings = {"deep_recursion", "shared_library", "multithreaded", "x86_32"})
   void topFunctionsEqualPprofTop(String profile) throws Exception {
     PprofTop pprof = pprofTop(profile);
     String day = profileDay(PROFILES.indexOf(profile));
-    List<Row> rows = runByProfile("top-functions.sql", "date", day, "limit", "100000")
-        .collectAsList();
-    BigDecimal total = rows.stream().map(r -> (BigDecimal) r.getAs("self_count"))
-        .reduce(BigDecimal.ZERO, BigDecimal::add);
+    List<Row> rows =
+        runByProfile("top-functions.sql", "date", day, "limit", "100000").collectAsList();
+    BigDecimal total =
+        rows.stream()
+            .map(r -> (BigDecimal) r.getAs("self_count"))
+            .reduce(BigDecimal.ZERO, BigDecimal::add);
     assertEquals(pprof.total(), total.longValueExact(), "the day's samples are the profile's");
 
     Map<String, long[]> named = new TreeMap<>();
@@ -210,32 +251,39 @@ class SqlJobsTest {
         v[1] += cum.longValueExact();
       } else {
         String module = r.getAs("module");
-        unnamedFlat.merge(module == null ? function : "[" + module + "]", self.longValueExact(),
-            Long::sum);
+        unnamedFlat.merge(
+            module == null ? function : "[" + module + "]", self.longValueExact(), Long::sum);
       }
     }
     Map<String, String> want = new TreeMap<>();
     Map<String, String> got = new TreeMap<>();
-    pprof.counts().forEach((name, v) -> {
-      if (name.startsWith("[")) {
-        want.put(name, v[0] + " flat");
-        got.put(name, unnamedFlat.getOrDefault(name, 0L) + " flat");
-      } else {
-        want.put(name, v[0] + " flat, " + v[1] + " cum");
-        long[] g = named.getOrDefault(name, new long[2]);
-        got.put(name, g[0] + " flat, " + g[1] + " cum");
-        double[] pct = pprof.percents().get(name);
-        assertEquals(pct[0], 100.0 * g[0] / pprof.total(), pprofRounding(pct[0]),
-            "flat% of " + name);
-        assertEquals(pct[1], 100.0 * g[1] / pprof.total(), pprofRounding(pct[1]),
-            "cum% of " + name);
-      }
-    });
-    unnamedFlat.forEach((name, flat) -> {
-      if (flat != 0 && !pprof.counts().containsKey(name)) {
-        got.put(name, flat + " flat");
-      }
-    });
+    pprof
+        .counts()
+        .forEach(
+            (name, v) -> {
+              if (name.startsWith("[")) {
+                want.put(name, v[0] + " flat");
+                got.put(name, unnamedFlat.getOrDefault(name, 0L) + " flat");
+              } else {
+                want.put(name, v[0] + " flat, " + v[1] + " cum");
+                long[] g = named.getOrDefault(name, new long[2]);
+                got.put(name, g[0] + " flat, " + g[1] + " cum");
+                double[] pct = pprof.percents().get(name);
+                assertEquals(
+                    pct[0],
+                    100.0 * g[0] / pprof.total(),
+                    pprofRounding(pct[0]),
+                    "flat% of " + name);
+                assertEquals(
+                    pct[1], 100.0 * g[1] / pprof.total(), pprofRounding(pct[1]), "cum% of " + name);
+              }
+            });
+    unnamedFlat.forEach(
+        (name, flat) -> {
+          if (flat != 0 && !pprof.counts().containsKey(name)) {
+            got.put(name, flat + " flat");
+          }
+        });
     assertTrue(want.keySet().stream().anyMatch(n -> !n.startsWith("[")), "pprof names functions");
     assertEquals(want, got, "top-functions.sql of " + profile + " vs go tool pprof -top");
   }
@@ -244,21 +292,31 @@ class SqlJobsTest {
   void topFunctionsDefaultsToTheLatestDayOfCpuSamples() throws Exception {
     List<Row> all = runByProfile("top-functions.sql", "limit", "100000").collectAsList();
     assertFalse(all.isEmpty(), "the latest day with gperftools samples, not the later gprof day");
-    assertTrue(all.stream().allMatch(r -> r.getAs("date").toString().equals(profileDay(3))), ""
-        + all);
+    assertTrue(
+        all.stream().allMatch(r -> r.getAs("date").toString().equals(profileDay(3))), "" + all);
     for (int i = 1; i < all.size(); i++) {
-      int bySelf = ((BigDecimal) all.get(i - 1).getAs("self_count"))
-          .compareTo(all.get(i).getAs("self_count"));
-      assertTrue(bySelf > 0 || bySelf == 0 && ((BigDecimal) all.get(i - 1).getAs("total_count"))
-          .compareTo(all.get(i).getAs("total_count")) >= 0, "hottest first: " + all);
+      int bySelf =
+          ((BigDecimal) all.get(i - 1).getAs("self_count"))
+              .compareTo(all.get(i).getAs("self_count"));
+      assertTrue(
+          bySelf > 0
+              || bySelf == 0
+                  && ((BigDecimal) all.get(i - 1).getAs("total_count"))
+                          .compareTo(all.get(i).getAs("total_count"))
+                      >= 0,
+          "hottest first: " + all);
     }
-    assertEquals(all.subList(0, 2).toString(),
+    assertEquals(
+        all.subList(0, 2).toString(),
         runByProfile("top-functions.sql", "limit", "2").collectAsList().toString());
     // The first day has a gmon.out beside the CPU profile: its rows are not CPU samples.
-    assertTrue(runByProfile("top-functions.sql", "date", profileDay(0)).collectAsList().stream()
-        .noneMatch(r -> "workload".equals(r.getAs("module"))));
-    assertEquals(0, runByProfile("top-functions.sql", "date", profileDay(0), "kind", "histogram")
-        .count(), "format is gperftools unless told otherwise");
+    assertTrue(
+        runByProfile("top-functions.sql", "date", profileDay(0)).collectAsList().stream()
+            .noneMatch(r -> "workload".equals(r.getAs("module"))));
+    assertEquals(
+        0,
+        runByProfile("top-functions.sql", "date", profileDay(0), "kind", "histogram").count(),
+        "format is gperftools unless told otherwise");
   }
 
   /**
@@ -271,93 +329,133 @@ class SqlJobsTest {
   void topFunctionsOfGprofHistogramsEqualGprofFlat() throws Exception {
     ExternalTool.require("gprof", "binutils");
     GprofFlat gprof = gprofFlat(GMON[0]);
-    List<Row> rows = runByProfile("top-functions.sql", "format", "gprof", "kind", "histogram",
-        "date", GMON[0][0], "limit", "100000").collectAsList();
+    List<Row> rows =
+        runByProfile(
+                "top-functions.sql",
+                "format",
+                "gprof",
+                "kind",
+                "histogram",
+                "date",
+                GMON[0][0],
+                "limit",
+                "100000")
+            .collectAsList();
     assertTrue(rows.stream().allMatch(r -> r.getAs("module").equals(GMON[0][1])), "" + rows);
-    long total = rows.stream().mapToLong(r -> ((BigDecimal) r.getAs("self_count"))
-        .longValueExact()).sum();
+    long total =
+        rows.stream().mapToLong(r -> ((BigDecimal) r.getAs("self_count")).longValueExact()).sum();
     assertEquals(gprof.samples(), total, "histogram samples of the day");
     Map<String, long[]> job = new TreeMap<>();
     for (Row r : rows) {
-      assertEquals(share(r.getAs("self_count"), BigDecimal.valueOf(total), 2),
-          r.getAs("self_pct"));
-      job.put(GPROF_CLONE.matcher(r.<String>getAs("function")).replaceAll(""),
+      assertEquals(share(r.getAs("self_count"), BigDecimal.valueOf(total), 2), r.getAs("self_pct"));
+      job.put(
+          GPROF_CLONE.matcher(r.<String>getAs("function")).replaceAll(""),
           new long[] {((BigDecimal) r.getAs("self_count")).longValueExact()});
     }
     Set<String> names = new TreeSet<>(job.keySet());
-    gprof.seconds().forEach((name, seconds) -> {
-      if (seconds > 0) {
-        names.add(name);
-      }
-    });
+    gprof
+        .seconds()
+        .forEach(
+            (name, seconds) -> {
+              if (seconds > 0) {
+                names.add(name);
+              }
+            });
     assertTrue(names.size() > 3, "functions with samples: " + names);
     for (String name : names) {
       long self = job.getOrDefault(name, new long[1])[0];
-      assertEquals(gprof.seconds().getOrDefault(name, 0.0) / gprof.tick(), self, 1.01,
-          "samples of " + name);
-      assertEquals(gprof.percents().getOrDefault(name, 0.0), 100.0 * self / total,
-          100.0 / total + 0.011, "% time of " + name);
+      assertEquals(
+          gprof.seconds().getOrDefault(name, 0.0) / gprof.tick(), self, 1.01, "samples of " + name);
+      assertEquals(
+          gprof.percents().getOrDefault(name, 0.0),
+          100.0 * self / total,
+          100.0 / total + 0.011,
+          "% time of " + name);
     }
 
     GprofFlat later = gprofFlat(GMON[1]);
-    List<Row> latest = runByProfile("top-functions.sql", "format", "gprof", "kind", "histogram",
-        "limit", "100000").collectAsList();
-    assertTrue(latest.stream().allMatch(r -> r.getAs("date").toString().equals(GMON[1][0])
-        && r.getAs("module").equals(GMON[1][1])), "" + latest);
-    assertEquals(later.samples(), latest.stream().mapToLong(r -> ((BigDecimal)
-        r.getAs("self_count")).longValueExact()).sum());
+    List<Row> latest =
+        runByProfile("top-functions.sql", "format", "gprof", "kind", "histogram", "limit", "100000")
+            .collectAsList();
+    assertTrue(
+        latest.stream()
+            .allMatch(
+                r ->
+                    r.getAs("date").toString().equals(GMON[1][0])
+                        && r.getAs("module").equals(GMON[1][1])),
+        "" + latest);
+    assertEquals(
+        later.samples(),
+        latest.stream()
+            .mapToLong(r -> ((BigDecimal) r.getAs("self_count")).longValueExact())
+            .sum());
   }
 
   /**
    * {@code function-trend.sql} over the two days: each day's share of a function is its self
-   * (total) count over the day's samples, from {@code functions/}; a day without the function
-   * shows it at 0 (deep_recursion's functions ran on the second day only).
+   * (total) count over the day's samples, from {@code functions/}; a day without the function shows
+   * it at 0 (deep_recursion's functions ran on the second day only).
    */
   @Test
   void functionTrendIsEachDaysShareOfFunctions() throws Exception {
     Map<String, BigDecimal> dayTotal = new TreeMap<>();
     Map<String, BigDecimal[]> counts = new TreeMap<>();
     Set<String> functions = new TreeSet<>();
-    for (Row f : spark.read().parquet(out + "/functions")
-        .where("format = 'gperftools' AND kind = 'sample'")
-        .selectExpr("CAST(date AS STRING)", "function", "self_count", "total_count")
-        .collectAsList()) {
+    for (Row f :
+        spark
+            .read()
+            .parquet(out + "/functions")
+            .where("format = 'gperftools' AND kind = 'sample'")
+            .selectExpr("CAST(date AS STRING)", "function", "self_count", "total_count")
+            .collectAsList()) {
       dayTotal.merge(f.getString(0), f.getDecimal(2), BigDecimal::add);
       if (!f.isNullAt(1)) {
         functions.add(f.getString(1));
-        counts.merge(f.getString(1) + " on " + f.getString(0),
+        counts.merge(
+            f.getString(1) + " on " + f.getString(0),
             new BigDecimal[] {f.getDecimal(2), f.getDecimal(3)},
             (a, b) -> new BigDecimal[] {a[0].add(b[0]), a[1].add(b[1])});
       }
     }
     assertEquals(List.of("2026-11-20", "2026-11-21"), List.copyOf(dayTotal.keySet()));
-    assertTrue(functions.contains("spin") && !counts.containsKey("spin on 2026-11-20"),
+    assertTrue(
+        functions.contains("spin") && !counts.containsKey("spin on 2026-11-20"),
         "a function of the second day only: " + counts.keySet());
     Map<String, String> want = new TreeMap<>();
     for (String function : functions) {
-      dayTotal.forEach((day, total) -> {
-        BigDecimal[] c = counts.getOrDefault(function + " on " + day,
-            new BigDecimal[] {BigDecimal.ZERO, BigDecimal.ZERO});
-        want.put(function + " on " + day, trendRow(c[0], share(c[0], total, 3), c[1],
-            share(c[1], total, 3)));
-      });
+      dayTotal.forEach(
+          (day, total) -> {
+            BigDecimal[] c =
+                counts.getOrDefault(
+                    function + " on " + day, new BigDecimal[] {BigDecimal.ZERO, BigDecimal.ZERO});
+            want.put(
+                function + " on " + day,
+                trendRow(c[0], share(c[0], total, 3), c[1], share(c[1], total, 3)));
+          });
     }
     Map<String, String> got = new TreeMap<>();
     for (Row r : runFile("function-trend.sql", "function", "%").collectAsList()) {
-      got.put(r.getAs("function") + " on " + r.getAs("date"), trendRow(r.getAs("self_count"),
-          r.getAs("self_pct"), r.getAs("total_count"), r.getAs("total_pct")));
+      got.put(
+          r.getAs("function") + " on " + r.getAs("date"),
+          trendRow(
+              r.getAs("self_count"),
+              r.getAs("self_pct"),
+              r.getAs("total_count"),
+              r.getAs("total_pct")));
     }
     assertEquals(want, got);
 
     List<Row> spin = runFile("function-trend.sql", "function", "spin").collectAsList();
-    assertEquals(List.of("2026-11-20", "2026-11-21"),
-        spin.stream().map(r -> r.getAs("date").toString()).toList(), "one row a day, in order");
+    assertEquals(
+        List.of("2026-11-20", "2026-11-21"),
+        spin.stream().map(r -> r.getAs("date").toString()).toList(),
+        "one row a day, in order");
     assertEquals(0, ((BigDecimal) spin.get(0).getAs("self_count")).signum());
     assertEquals(1, ((BigDecimal) spin.get(1).getAs("self_count")).signum());
   }
 
-  private static String trendRow(BigDecimal self, BigDecimal selfPct, BigDecimal total,
-      BigDecimal totalPct) {
+  private static String trendRow(
+      BigDecimal self, BigDecimal selfPct, BigDecimal total, BigDecimal totalPct) {
     return self + " self (" + selfPct + "%), " + total + " total (" + totalPct + "%)";
   }
 
@@ -378,17 +476,22 @@ class SqlJobsTest {
     return PprofTop.of(SampleData.GPERFTOOLS.resolve(profile + ".prof"), gperftoolsBin(), tmp);
   }
 
-
   /** {@code gprof -b -p}: seconds per sample, samples in all, per function self s and % time. */
-  private record GprofFlat(double tick, long samples, Map<String, Double> seconds,
-      Map<String, Double> percents) {}
+  private record GprofFlat(
+      double tick, long samples, Map<String, Double> seconds, Map<String, Double> percents) {}
 
   private static GprofFlat gprofFlat(String[] gmon) throws Exception {
-    ExternalTool.Result r = ExternalTool.run(List.of("gprof", "-b", "-p",
-            gprofBin().resolve(gmon[1]).toString(),
-            SampleData.gmonOut(gmon[2]).toAbsolutePath()
-                .toString()),
-        tmp.resolve("home"), Map.of(), 120);
+    ExternalTool.Result r =
+        ExternalTool.run(
+            List.of(
+                "gprof",
+                "-b",
+                "-p",
+                gprofBin().resolve(gmon[1]).toString(),
+                SampleData.gmonOut(gmon[2]).toAbsolutePath().toString()),
+            tmp.resolve("home"),
+            Map.of(),
+            120);
     assertEquals(0, r.exit(), r.stderr());
     Matcher tick = GPROF_TICK.matcher(r.stdout());
     assertTrue(tick.find(), r.stdout());
@@ -411,10 +514,12 @@ class SqlJobsTest {
 
   @Test
   void variablesAreSubstitutedOrRefused() {
-    assertEquals("SELECT 'x', 'd'", SqlRunner.substitute("SELECT '${a}', '${b:-d}'",
-        Map.of("a", "x")));
-    Exception e = assertThrows(IllegalArgumentException.class,
-        () -> SqlRunner.substitute("SELECT ${nothing}", Map.of()));
+    assertEquals(
+        "SELECT 'x', 'd'", SqlRunner.substitute("SELECT '${a}', '${b:-d}'", Map.of("a", "x")));
+    Exception e =
+        assertThrows(
+            IllegalArgumentException.class,
+            () -> SqlRunner.substitute("SELECT ${nothing}", Map.of()));
     assertTrue(e.getMessage().contains("-d nothing="));
   }
 }

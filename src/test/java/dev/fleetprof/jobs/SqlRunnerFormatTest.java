@@ -56,31 +56,35 @@ import scala.jdk.javaapi.CollectionConverters;
  */
 class SqlRunnerFormatTest {
   /** Strings that need quoting, decimals beyond long, dates, nested values and nulls. */
-  private static final String ROWS = String.join("\n",
-      "SELECT * FROM VALUES",
-      "  (1, 'plain', CAST('123456789012345678901234567890123456' AS DECIMAL(38,0)),",
-      "   DATE'2026-11-20', TIMESTAMP'2026-11-20 12:34:56.123456',",
-      "   array(named_struct('f', 'a,b', 'n', 1L), named_struct('f', NULL, 'n', NULL)),",
-      "   map('k', 1), X'00FF10', 1.5D, true),",
-      "  (2, 'comma, \"quote\"\\nnew line\\r\\nCRLF and lone\\rCR',",
-      "   CAST('-99999999999999999999999999999999999999' AS DECIMAL(38,0)),",
-      "   DATE'1970-01-01', TIMESTAMP'1999-12-31 23:59:59',",
-      "   array(named_struct('f', 'x\"y\\nz', 'n', 9223372036854775807L)), map(), X'', 1e300D,",
-      "   false),",
-      "  (3, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL),",
-      "  (4, '', 9223372036854775808BD, DATE'0001-01-01', TIMESTAMP'2026-01-01 00:00:00.000001',",
-      "   array(), map('a,b', NULL), X'22', -0.0D, NULL),",
-      "  (5, '  spaces kept  ', 18446744073709551616BD, DATE'9999-12-31', NULL, NULL,",
-      "   NULL, NULL, NULL, NULL),",
-      "  (6, '#not a comment', 1BD, NULL, NULL, array(NULL), NULL, NULL, NULL, NULL),",
-      "  (7, 'ünïcødé ✓ 火', NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL)",
-      "AS t(id, `s, \"quoted\"`, big, day, ts, items, tags, bin, ratio, flag)");
+  private static final String ROWS =
+      String.join(
+          "\n",
+          "SELECT * FROM VALUES",
+          "  (1, 'plain', CAST('123456789012345678901234567890123456' AS DECIMAL(38,0)),",
+          "   DATE'2026-11-20', TIMESTAMP'2026-11-20 12:34:56.123456',",
+          "   array(named_struct('f', 'a,b', 'n', 1L), named_struct('f', NULL, 'n', NULL)),",
+          "   map('k', 1), X'00FF10', 1.5D, true),",
+          "  (2, 'comma, \"quote\"\\nnew line\\r\\nCRLF and lone\\rCR',",
+          "   CAST('-99999999999999999999999999999999999999' AS DECIMAL(38,0)),",
+          "   DATE'1970-01-01', TIMESTAMP'1999-12-31 23:59:59',",
+          "   array(named_struct('f', 'x\"y\\nz', 'n', 9223372036854775807L)), map(), X'', 1e300D,",
+          "   false),",
+          "  (3, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL),",
+          "  (4, '', 9223372036854775808BD, DATE'0001-01-01', TIMESTAMP'2026-01-01 00:00:00.000001',",
+          "   array(), map('a,b', NULL), X'22', -0.0D, NULL),",
+          "  (5, '  spaces kept  ', 18446744073709551616BD, DATE'9999-12-31', NULL, NULL,",
+          "   NULL, NULL, NULL, NULL),",
+          "  (6, '#not a comment', 1BD, NULL, NULL, array(NULL), NULL, NULL, NULL, NULL),",
+          "  (7, 'ünïcødé ✓ 火', NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL)",
+          "AS t(id, `s, \"quoted\"`, big, day, ts, items, tags, bin, ratio, flag)");
+
   private static final int ROW_COUNT = 7;
 
   private static SparkSession spark;
+
   /** Integers beyond long stay exact; doubles stay doubles (a BigDecimal has no -0.0). */
-  private static final ObjectMapper JSON = new ObjectMapper()
-      .enable(DeserializationFeature.USE_BIG_INTEGER_FOR_INTS);
+  private static final ObjectMapper JSON =
+      new ObjectMapper().enable(DeserializationFeature.USE_BIG_INTEGER_FOR_INTS);
 
   @BeforeAll
   static void session() {
@@ -103,7 +107,9 @@ class SqlRunnerFormatTest {
   /** The script: commands around two queries; only the queries' rows belong on stdout. */
   private static String script() {
     return "SET fleetprof.test.format=yes;\n"
-        + "CREATE OR REPLACE TEMPORARY VIEW format_rows AS " + ROWS + ";\n"
+        + "CREATE OR REPLACE TEMPORARY VIEW format_rows AS "
+        + ROWS
+        + ";\n"
         + "SELECT * FROM format_rows ORDER BY id;\n"
         + "SHOW TABLES;\n"
         + "SELECT count(*) AS n FROM format_rows";
@@ -123,8 +129,8 @@ class SqlRunnerFormatTest {
     assertFalse(p.out().contains("\r"), "JSON escapes every line end inside values");
     String[] lines = p.out().split("\n", -1);
     assertEquals("", lines[lines.length - 1], "every line ends with \\n");
-    assertEquals(ROW_COUNT + 1 + 1, lines.length,
-        "rows of both queries, nothing else:\n" + p.out());
+    assertEquals(
+        ROW_COUNT + 1 + 1, lines.length, "rows of both queries, nothing else:\n" + p.out());
 
     StructType schema = expectedSchema();
     List<Row> rows = expectedRows();
@@ -136,7 +142,10 @@ class SqlRunnerFormatTest {
       assertEquals(List.of(schema.fieldNames()), keys, "every column, nulls included, in order");
       for (int c = 0; c < schema.fields().length; c++) {
         StructField f = schema.fields()[c];
-        assertValue(rows.get(r).get(c), f.dataType(), object.get(f.name()),
+        assertValue(
+            rows.get(r).get(c),
+            f.dataType(),
+            object.get(f.name()),
             "row " + r + " column " + f.name());
       }
     }
@@ -156,8 +165,8 @@ class SqlRunnerFormatTest {
     List<Row> rows = expectedRows();
 
     // RFC 4180 quoting, written out by hand from the RFC's rules for the values in ROWS.
-    assertTrue(out.startsWith("id,\"s, \"\"quoted\"\"\",big,day,ts,items,tags,bin,ratio,flag\n"),
-        out);
+    assertTrue(
+        out.startsWith("id,\"s, \"\"quoted\"\"\",big,day,ts,items,tags,bin,ratio,flag\n"), out);
     assertTrue(out.contains("\n2,\"comma, \"\"quote\"\"\nnew line\r\nCRLF and lone\rCR\","), out);
     assertTrue(out.contains("\n3,,,,,,,,,\n"), "nulls are empty fields: " + out);
     assertTrue(out.contains("\n4,\"\","), "the empty string is a quoted empty field: " + out);
@@ -171,7 +180,10 @@ class SqlRunnerFormatTest {
       assertEquals(schema.fields().length, record.length);
       for (int c = 0; c < record.length; c++) {
         DataType type = schema.fields()[c].dataType();
-        assertValue(rows.get(r).get(c), type, csvFieldAsJson(record[c], type),
+        assertValue(
+            rows.get(r).get(c),
+            type,
+            csvFieldAsJson(record[c], type),
             "row " + r + " column " + schema.fields()[c].name());
       }
     }
@@ -183,14 +195,18 @@ class SqlRunnerFormatTest {
   @Test
   void jsonAndCsvPrintEveryRowWhateverMaxRows() throws Exception {
     int n = 5000;
-    String[] json = run("--format", "json", "--max-rows", "3", "-e",
-        "SELECT id FROM range(" + n + ")").out().split("\n");
+    String[] json =
+        run("--format", "json", "--max-rows", "3", "-e", "SELECT id FROM range(" + n + ")")
+            .out()
+            .split("\n");
     assertEquals(n, json.length);
     for (int i = 0; i < n; i++) {
       assertEquals(i, JSON.readTree(json[i]).get("id").asLong());
     }
-    List<String[]> csv = parseCsv(run("--format", "csv", "--max-rows", "3", "-e",
-        "SELECT id FROM range(" + n + ")").out());
+    List<String[]> csv =
+        parseCsv(
+            run("--format", "csv", "--max-rows", "3", "-e", "SELECT id FROM range(" + n + ")")
+                .out());
     assertEquals(n + 1, csv.size());
     assertEquals(String.valueOf(n - 1), csv.get(n)[0]);
   }
@@ -206,31 +222,46 @@ class SqlRunnerFormatTest {
 
   @Test
   void badValuesAreRefusedWithWhatIsWrong() {
-    assertMessage("Invalid value for option '--format': 'xml' is not one of table, json, csv",
-        "--format", "xml");
-    assertMessage("Invalid value for option '--max-rows': 'abc' is not a whole number >= 0",
-        "--max-rows", "abc");
-    assertMessage("Invalid value for option '--max-rows': '-1' is not a whole number >= 0",
-        "--max-rows", "-1");
-    assertMessage("Invalid value for option '--max-rows': '99999999999' is not a whole number"
-        + " >= 0", "--max-rows", "99999999999");
-    assertThrows(IllegalArgumentException.class,
+    assertMessage(
+        "Invalid value for option '--format': 'xml' is not one of table, json, csv",
+        "--format",
+        "xml");
+    assertMessage(
+        "Invalid value for option '--max-rows': 'abc' is not a whole number >= 0",
+        "--max-rows",
+        "abc");
+    assertMessage(
+        "Invalid value for option '--max-rows': '-1' is not a whole number >= 0",
+        "--max-rows",
+        "-1");
+    assertMessage(
+        "Invalid value for option '--max-rows': '99999999999' is not a whole number" + " >= 0",
+        "--max-rows",
+        "99999999999");
+    assertThrows(
+        IllegalArgumentException.class,
         () -> SqlRunner.parse(new String[] {"-e", "SELECT 1", "--format"}));
   }
 
   private static void assertMessage(String message, String option, String value) {
-    Exception e = assertThrows(IllegalArgumentException.class,
-        () -> SqlRunner.parse(new String[] {option, value, "-e", "SELECT 1"}));
+    Exception e =
+        assertThrows(
+            IllegalArgumentException.class,
+            () -> SqlRunner.parse(new String[] {option, value, "-e", "SELECT 1"}));
     assertEquals(message, e.getMessage());
   }
 
   @Test
   void badValuesExitWithTwoAndOneLineAndTheUsageBeforeSparkStarts() throws Exception {
-    for (String[] bad : List.of(new String[] {"--format", "xml"},
-        new String[] {"--max-rows", "abc"})) {
-      List<String> command = new ArrayList<>(List.of(
-          Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-          "-cp", System.getProperty("java.class.path"), SqlRunner.class.getName()));
+    for (String[] bad :
+        List.of(new String[] {"--format", "xml"}, new String[] {"--max-rows", "abc"})) {
+      List<String> command =
+          new ArrayList<>(
+              List.of(
+                  Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                  "-cp",
+                  System.getProperty("java.class.path"),
+                  SqlRunner.class.getName()));
       command.addAll(List.of(bad));
       command.addAll(List.of("-e", "SELECT 1"));
       Process process = new ProcessBuilder(command).start();
@@ -240,8 +271,11 @@ class SqlRunnerFormatTest {
       assertEquals(2, process.exitValue(), err);
       assertEquals("", out);
       List<String> lines = err.lines().toList();
-      assertTrue(lines.get(0).startsWith("sql: ") && lines.get(0).contains(bad[0])
-          && lines.get(0).contains("'" + bad[1] + "'"), err);
+      assertTrue(
+          lines.get(0).startsWith("sql: ")
+              && lines.get(0).contains(bad[0])
+              && lines.get(0).contains("'" + bad[1] + "'"),
+          err);
       assertTrue(lines.get(1).startsWith("Usage: sql "), err);
       assertFalse(err.contains("Exception"), err);
     }
@@ -277,8 +311,11 @@ class SqlRunnerFormatTest {
     if (type instanceof DecimalType) {
       assertFalse(field.contains("E"), "decimals are plain in CSV: " + field);
     }
-    if (type instanceof NumericType || type instanceof BooleanType || type instanceof ArrayType
-        || type instanceof StructType || type instanceof MapType) {
+    if (type instanceof NumericType
+        || type instanceof BooleanType
+        || type instanceof ArrayType
+        || type instanceof StructType
+        || type instanceof MapType) {
       return JSON.readTree(field);
     }
     return TextNode.valueOf(field);
@@ -305,8 +342,10 @@ class SqlRunnerFormatTest {
       }
     } else if (type instanceof DoubleType) {
       assertTrue(actual.isNumber(), where);
-      assertEquals(Double.doubleToLongBits((Double) expected),
-          Double.doubleToLongBits(actual.doubleValue()), where + ": " + actual);
+      assertEquals(
+          Double.doubleToLongBits((Double) expected),
+          Double.doubleToLongBits(actual.doubleValue()),
+          where + ": " + actual);
     } else if (type instanceof BooleanType) {
       assertTrue(actual.isBoolean(), where);
       assertEquals(expected, actual.booleanValue(), where);
@@ -314,8 +353,10 @@ class SqlRunnerFormatTest {
       // java.sql.Date prints ISO 8601 (yyyy-mm-dd).
       assertEquals(expected.toString(), actual.textValue(), where);
     } else if (type instanceof TimestampType) {
-      assertEquals(((Timestamp) expected).toInstant(),
-          OffsetDateTime.parse(actual.textValue()).toInstant(), where + ": " + actual);
+      assertEquals(
+          ((Timestamp) expected).toInstant(),
+          OffsetDateTime.parse(actual.textValue()).toInstant(),
+          where + ": " + actual);
     } else if (type instanceof BinaryType) {
       assertArrayEquals((byte[]) expected, Base64.getDecoder().decode(actual.textValue()), where);
     } else if (type instanceof ArrayType a) {
@@ -332,7 +373,10 @@ class SqlRunnerFormatTest {
       actual.fieldNames().forEachRemaining(keys::add);
       assertEquals(List.of(s.fieldNames()), keys, where);
       for (int i = 0; i < s.fields().length; i++) {
-        assertValue(row.get(i), s.fields()[i].dataType(), actual.get(s.fields()[i].name()),
+        assertValue(
+            row.get(i),
+            s.fields()[i].dataType(),
+            actual.get(s.fields()[i].name()),
             where + "." + s.fields()[i].name());
       }
     } else if (type instanceof MapType m) {
@@ -340,12 +384,14 @@ class SqlRunnerFormatTest {
       Map<?, ?> map = CollectionConverters.asJava((scala.collection.Map<?, ?>) expected);
       assertEquals(map.size(), actual.size(), where);
       for (Map.Entry<?, ?> e : map.entrySet()) {
-        assertValue(e.getValue(), m.valueType(), actual.get((String) e.getKey()),
+        assertValue(
+            e.getValue(),
+            m.valueType(),
+            actual.get((String) e.getKey()),
             where + "[" + e.getKey() + "]");
       }
     } else {
       throw new AssertionError(where + ": no check for " + type);
     }
   }
-
 }

@@ -34,33 +34,79 @@ class StandardOutputsJobTest {
   @BeforeAll
   static void runTheJob() throws Exception {
     spark = TestSpark.get();
-    Path in = new FleetFixture(tmp.resolve("in"))
-        .copy("2026-11-20", "web041", SampleData.gperftoolsProfiles())
-        .copy("2026-11-20", "web042", List.of(SampleData.GPERFTOOLS.resolve("multithreaded.prof")))
-        .copy("2026-11-21", "web041", SampleData.GPERFTOOLS.resolve("deep_recursion.prof"),
-            "cpu.prof")
-        .root();
+    Path in =
+        new FleetFixture(tmp.resolve("in"))
+            .copy("2026-11-20", "web041", SampleData.gperftoolsProfiles())
+            .copy(
+                "2026-11-20",
+                "web042",
+                List.of(SampleData.GPERFTOOLS.resolve("multithreaded.prof")))
+            .copy(
+                "2026-11-21",
+                "web041",
+                SampleData.GPERFTOOLS.resolve("deep_recursion.prof"),
+                "cpu.prof")
+            .root();
     out = tmp.resolve("fleet").toString();
-    FleetAggregate.run(spark, FleetAggregate.Args.parse(new String[] {"--input", in.toString(),
-        "--output", out, "--date", "2026-11-20", "--pprof", out + "/cpu.pb.gz", "--folded",
-        out + "/cpu.folded", "--flamegraph", out + "/cpu.html"}));
-    FleetAggregate.run(spark, FleetAggregate.Args.parse(new String[] {"--input", in.toString(),
-        "--output", out, "--date", "2026-11-21", "--binaries",
-        SampleData.GPERFTOOLS_BINARIES.toAbsolutePath().toString()}));
+    FleetAggregate.run(
+        spark,
+        FleetAggregate.Args.parse(
+            new String[] {
+              "--input",
+              in.toString(),
+              "--output",
+              out,
+              "--date",
+              "2026-11-20",
+              "--pprof",
+              out + "/cpu.pb.gz",
+              "--folded",
+              out + "/cpu.folded",
+              "--flamegraph",
+              out + "/cpu.html"
+            }));
+    FleetAggregate.run(
+        spark,
+        FleetAggregate.Args.parse(
+            new String[] {
+              "--input",
+              in.toString(),
+              "--output",
+              out,
+              "--date",
+              "2026-11-21",
+              "--binaries",
+              SampleData.GPERFTOOLS_BINARIES.toAbsolutePath().toString()
+            }));
   }
 
   private static long parquetTotal(String table, String where) {
-    BigDecimal d = spark.read().parquet(out + "/" + table)
-        .where("format = 'gperftools' AND kind = 'sample' AND " + where)
-        .selectExpr("sum(count)").first().getDecimal(0);
+    BigDecimal d =
+        spark
+            .read()
+            .parquet(out + "/" + table)
+            .where("format = 'gperftools' AND kind = 'sample' AND " + where)
+            .selectExpr("sum(count)")
+            .first()
+            .getDecimal(0);
     return d.longValueExact();
   }
 
   private static long pprofTotal(Path profile) throws Exception {
     Path go = ExternalTool.require("go", "golang-go");
-    ExternalTool.Result r = ExternalTool.run(List.of(go.toString(), "tool", "pprof", "-top",
-        "-symbolize=none", "-sample_index=samples", profile.toString()), tmp.resolve("home"),
-        Map.of("PPROF_TMPDIR", tmp.resolve("pprof").toString()), 120);
+    ExternalTool.Result r =
+        ExternalTool.run(
+            List.of(
+                go.toString(),
+                "tool",
+                "pprof",
+                "-top",
+                "-symbolize=none",
+                "-sample_index=samples",
+                profile.toString()),
+            tmp.resolve("home"),
+            Map.of("PPROF_TMPDIR", tmp.resolve("pprof").toString()),
+            120);
     assertEquals(0, r.exit(), r.stderr());
     Matcher m = TOTAL.matcher(r.stdout());
     assertTrue(m.find(), r.stdout());
@@ -69,9 +115,13 @@ class StandardOutputsJobTest {
 
   private static Map<String, BigDecimal> counts(String date) {
     Map<String, BigDecimal> out = new java.util.HashMap<>();
-    for (var r : spark.read().parquet(StandardOutputsJobTest.out + "/stacks")
-        .where("format = 'gperftools' AND kind = 'sample' AND date = '" + date + "'")
-        .select("frames", "count").collectAsList()) {
+    for (var r :
+        spark
+            .read()
+            .parquet(StandardOutputsJobTest.out + "/stacks")
+            .where("format = 'gperftools' AND kind = 'sample' AND date = '" + date + "'")
+            .select("frames", "count")
+            .collectAsList()) {
       out.merge(r.getList(0).toString(), r.getDecimal(1), BigDecimal::add);
     }
     return out;
@@ -98,41 +148,76 @@ class StandardOutputsJobTest {
   }
 
   /**
-   * An export of a symbolized date names functions by itself: {@code go tool pprof} with
-   * {@code -symbolize=none} (no binaries looked at) lists the functions of {@code functions/} with
-   * their flat counts.
+   * An export of a symbolized date names functions by itself: {@code go tool pprof} with {@code
+   * -symbolize=none} (no binaries looked at) lists the functions of {@code functions/} with their
+   * flat counts.
    */
   @Test
   void exportsCarryTheFunctionNames() throws Exception {
     Path day = tmp.resolve("named.pb.gz");
-    ExportProfile.run(spark, ExportProfile.Args.parse(new String[] {"--from", out, "--date",
-        "2026-11-21", "--pprof", day.toString()}));
+    ExportProfile.run(
+        spark,
+        ExportProfile.Args.parse(
+            new String[] {"--from", out, "--date", "2026-11-21", "--pprof", day.toString()}));
     Path go = ExternalTool.require("go", "golang-go");
-    ExternalTool.Result r = ExternalTool.run(List.of(go.toString(), "tool", "pprof", "-top",
-        "-symbolize=none", "-sample_index=samples", "-nodecount=1000", day.toString()),
-        tmp.resolve("home"), Map.of("PPROF_TMPDIR", tmp.resolve("pprof").toString()), 120);
+    ExternalTool.Result r =
+        ExternalTool.run(
+            List.of(
+                go.toString(),
+                "tool",
+                "pprof",
+                "-top",
+                "-symbolize=none",
+                "-sample_index=samples",
+                "-nodecount=1000",
+                day.toString()),
+            tmp.resolve("home"),
+            Map.of("PPROF_TMPDIR", tmp.resolve("pprof").toString()),
+            120);
     assertEquals(0, r.exit(), r.stderr());
-    List<Row> named = spark.read().parquet(out + "/functions")
-        .where("date = '2026-11-21' AND function IN ('spin', 'descend', 'main')")
-        .selectExpr("function", "CAST(self_count AS BIGINT)").collectAsList();
+    List<Row> named =
+        spark
+            .read()
+            .parquet(out + "/functions")
+            .where("date = '2026-11-21' AND function IN ('spin', 'descend', 'main')")
+            .selectExpr("function", "CAST(self_count AS BIGINT)")
+            .collectAsList();
     assertEquals(3, named.size(), "functions/ names them: " + named);
     for (Row f : named) {
-      assertTrue(Pattern.compile("(?m)^\\s*" + f.getLong(1) + "\\s.*\\s" + f.getString(0) + "$")
-          .matcher(r.stdout()).find(), f + " in\n" + r.stdout());
+      assertTrue(
+          Pattern.compile("(?m)^\\s*" + f.getLong(1) + "\\s.*\\s" + f.getString(0) + "$")
+              .matcher(r.stdout())
+              .find(),
+          f + " in\n" + r.stdout());
     }
   }
 
   @Test
   void aHostAndADiffExportAsPprof() throws Exception {
     Path host = tmp.resolve("web042.pb.gz");
-    ExportProfile.run(spark, ExportProfile.Args.parse(new String[] {"--from", out, "--date",
-        "2026-11-20", "--host", "web042", "--pprof", host.toString()}));
-    assertEquals(parquetTotal("host_stacks", "date = '2026-11-20' AND host = 'web042'"),
-        pprofTotal(host));
+    ExportProfile.run(
+        spark,
+        ExportProfile.Args.parse(
+            new String[] {
+              "--from", out, "--date", "2026-11-20", "--host", "web042", "--pprof", host.toString()
+            }));
+    assertEquals(
+        parquetTotal("host_stacks", "date = '2026-11-20' AND host = 'web042'"), pprofTotal(host));
 
     Path diff = tmp.resolve("diff.pb.gz");
-    ExportProfile.run(spark, ExportProfile.Args.parse(new String[] {"--from", out, "--date",
-        "2026-11-21", "--base", "2026-11-20", "--pprof", diff.toString()}));
+    ExportProfile.run(
+        spark,
+        ExportProfile.Args.parse(
+            new String[] {
+              "--from",
+              out,
+              "--date",
+              "2026-11-21",
+              "--base",
+              "2026-11-20",
+              "--pprof",
+              diff.toString()
+            }));
     // pprof's total is the sum of |value| over samples: computed here from the tables, with the
     // base scaled to the day's total as the export promises.
     Map<String, BigDecimal> day = counts("2026-11-21");
@@ -140,12 +225,23 @@ class StandardOutputsJobTest {
     BigDecimal dayTotal = day.values().stream().reduce(BigDecimal.ZERO, BigDecimal::add);
     BigDecimal baseTotal = base.values().stream().reduce(BigDecimal.ZERO, BigDecimal::add);
     Map<String, BigDecimal> value = new java.util.HashMap<>(day);
-    base.forEach((k, v) -> value.merge(k, v.negate().multiply(dayTotal)
-        .divide(baseTotal, java.math.MathContext.DECIMAL128)
-        .setScale(0, java.math.RoundingMode.HALF_UP), BigDecimal::add));
+    base.forEach(
+        (k, v) ->
+            value.merge(
+                k,
+                v.negate()
+                    .multiply(dayTotal)
+                    .divide(baseTotal, java.math.MathContext.DECIMAL128)
+                    .setScale(0, java.math.RoundingMode.HALF_UP),
+                BigDecimal::add));
     long expected = value.values().stream().mapToLong(v -> v.abs().longValueExact()).sum();
     assertEquals(expected, pprofTotal(diff));
-    assertThrows(IllegalArgumentException.class, () -> ExportProfile.Args.parse(new String[] {
-        "--from", out, "--date", "2026-11-21", "--base", "2026-11-20", "--folded", "x"}));
+    assertThrows(
+        IllegalArgumentException.class,
+        () ->
+            ExportProfile.Args.parse(
+                new String[] {
+                  "--from", out, "--date", "2026-11-21", "--base", "2026-11-20", "--folded", "x"
+                }));
   }
 }

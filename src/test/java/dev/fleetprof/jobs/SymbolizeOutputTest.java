@@ -15,9 +15,9 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * Late binaries: an output aggregated without binaries, symbolized afterwards with
- * {@code jobs/symbolize}, equals the output of a run that had the binaries from the start (row for
- * row, both ways), for the dates named, and leaves other dates as they were.
+ * Late binaries: an output aggregated without binaries, symbolized afterwards with {@code
+ * jobs/symbolize}, equals the output of a run that had the binaries from the start (row for row,
+ * both ways), for the dates named, and leaves other dates as they were.
  */
 class SymbolizeOutputTest {
   @Test
@@ -32,28 +32,56 @@ class SymbolizeOutputTest {
     String in = tmp.resolve("in").toString();
     String late = tmp.resolve("late").toString();
     String direct = tmp.resolve("direct").toString();
-    FleetAggregate.run(spark, FleetAggregate.Args.parse(new String[] {"--input", in,
-        "--output", late, "--no-module-paths"}));
-    FleetAggregate.run(spark, FleetAggregate.Args.parse(new String[] {"--input", in,
-        "--output", direct, "--binaries", bin, "--no-module-paths"}));
-    assertEquals(0, spark.read().parquet(late + "/locations").where("lines IS NOT NULL").count(),
+    FleetAggregate.run(
+        spark,
+        FleetAggregate.Args.parse(
+            new String[] {"--input", in, "--output", late, "--no-module-paths"}));
+    FleetAggregate.run(
+        spark,
+        FleetAggregate.Args.parse(
+            new String[] {
+              "--input", in, "--output", direct, "--binaries", bin, "--no-module-paths"
+            }));
+    assertEquals(
+        0,
+        spark.read().parquet(late + "/locations").where("lines IS NOT NULL").count(),
         "nothing is named without binaries");
 
-    SymbolizeOutput.run(spark, SymbolizeOutput.Args.parse(new String[] {"--output", late,
-        "--binaries", bin, "--no-module-paths", "--date", "2026-11-21"}));
+    SymbolizeOutput.run(
+        spark,
+        SymbolizeOutput.Args.parse(
+            new String[] {
+              "--output", late, "--binaries", bin, "--no-module-paths", "--date", "2026-11-21"
+            }));
 
     for (String table : List.of("locations", "functions")) {
       Dataset<Row> got = spark.read().parquet(late + "/" + table).where("date = '2026-11-21'");
-      Dataset<Row> want = spark.read().parquet(direct + "/" + table).where("date = '2026-11-21'")
-          .select(got.columns()[0], java.util.Arrays.copyOfRange(got.columns(), 1,
-              got.columns().length));
+      Dataset<Row> want =
+          spark
+              .read()
+              .parquet(direct + "/" + table)
+              .where("date = '2026-11-21'")
+              .select(
+                  got.columns()[0],
+                  java.util.Arrays.copyOfRange(got.columns(), 1, got.columns().length));
       assertEquals(0, got.exceptAll(want).count(), table + ": nothing more than the direct run");
       assertEquals(0, want.exceptAll(got).count(), table + ": nothing less than the direct run");
       assertTrue(got.count() > 0, table);
     }
-    assertEquals(0, spark.read().parquet(late + "/locations")
-        .where("date = '2026-11-20' AND lines IS NOT NULL").count(), "the other date is untouched");
-    assertTrue(spark.read().parquet(late + "/functions")
-        .where("date = '2026-11-21' AND function = 'work_checksum'").count() > 0);
+    assertEquals(
+        0,
+        spark
+            .read()
+            .parquet(late + "/locations")
+            .where("date = '2026-11-20' AND lines IS NOT NULL")
+            .count(),
+        "the other date is untouched");
+    assertTrue(
+        spark
+                .read()
+                .parquet(late + "/functions")
+                .where("date = '2026-11-21' AND function = 'work_checksum'")
+                .count()
+            > 0);
   }
 }

@@ -25,19 +25,19 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * The fleet job's names, checked against binutils on real programs profiled by the real
- * gperftools profiler: a C program at -O2 (PIE, inlined helpers, DWARF 5) calling a shared library
- * (DWARF 4), a C++ program (-no-pie, templates, lambdas inlined into std::sort, compressed debug
- * sections), and the C program again stripped, its DWARF in a separate debug file found by build
- * ID. The binaries are moved away from where they ran, so the job must find them under
- * {@code --binaries}; libc is found at its own path.
+ * The fleet job's names, checked against binutils on real programs profiled by the real gperftools
+ * profiler: a C program at -O2 (PIE, inlined helpers, DWARF 5) calling a shared library (DWARF 4),
+ * a C++ program (-no-pie, templates, lambdas inlined into std::sort, compressed debug sections),
+ * and the C program again stripped, its DWARF in a separate debug file found by build ID. The
+ * binaries are moved away from where they ran, so the job must find them under {@code --binaries};
+ * libc is found at its own path.
  *
  * <ul>
- *   <li>every location of {@code locations/} has the inline chain {@code addr2line -f -i -C}
- *       prints for it (function, file, line, innermost first), the file offset turned into an
- *       address with {@code readelf}'s load segments;
- *   <li>{@code functions/} equals per-function flat and cumulative sums computed here from
- *       {@code stacks/} and addr2line's chains, with pprof's meaning.
+ *   <li>every location of {@code locations/} has the inline chain {@code addr2line -f -i -C} prints
+ *       for it (function, file, line, innermost first), the file offset turned into an address with
+ *       {@code readelf}'s load segments;
+ *   <li>{@code functions/} equals per-function flat and cumulative sums computed here from {@code
+ *       stacks/} and addr2line's chains, with pprof's meaning.
  * </ul>
  */
 class SymbolizedFleetTest {
@@ -52,8 +52,14 @@ class SymbolizedFleetTest {
 
   @BeforeAll
   static void buildProfileAndAggregate() throws Exception {
-    for (String[] tool : new String[][] {{"gcc", "gcc"}, {"g++", "g++"},
-        {"addr2line", "binutils"}, {"readelf", "binutils"}, {"objcopy", "binutils"}}) {
+    for (String[] tool :
+        new String[][] {
+          {"gcc", "gcc"},
+          {"g++", "g++"},
+          {"addr2line", "binutils"},
+          {"readelf", "binutils"},
+          {"objcopy", "binutils"}
+        }) {
       ExternalTool.require(tool[0], tool[1]);
     }
     requireLibprofiler();
@@ -64,16 +70,51 @@ class SymbolizedFleetTest {
     bins = Files.createDirectories(tmp.resolve("bins"));
     Path day = Files.createDirectories(tmp.resolve("in/date=" + DAY + "/host=h1"));
 
-    sh(build, "gcc", "-O2", "-g", "-gdwarf-4", "-fPIC", "-shared", "-o", "libhot.so",
+    sh(
+        build,
+        "gcc",
+        "-O2",
+        "-g",
+        "-gdwarf-4",
+        "-fPIC",
+        "-shared",
+        "-o",
+        "libhot.so",
         src + "/hot.c");
-    String[] link = {"-L" + build, "-lhot", "-Wl,-rpath," + build, "-Wl,--no-as-needed",
-        "-lprofiler"};
-    sh(build, concat(new String[] {"gcc", "-O2", "-g", "-I" + src, "-o", "cwork",
-        src + "/cwork.c"}, link));
-    sh(build, concat(new String[] {"gcc", "-O2", "-g", "-gz=zlib", "-Wl,--build-id=sha1",
-        "-I" + src, "-o", "cstripped", src + "/cwork.c"}, link));
-    sh(build, "g++", "-O2", "-g", "-gz=zlib", "-no-pie", "-o", "cxxwork", src + "/cxxwork.cpp",
-        "-Wl,--no-as-needed", "-lprofiler");
+    String[] link = {
+      "-L" + build, "-lhot", "-Wl,-rpath," + build, "-Wl,--no-as-needed", "-lprofiler"
+    };
+    sh(
+        build,
+        concat(
+            new String[] {"gcc", "-O2", "-g", "-I" + src, "-o", "cwork", src + "/cwork.c"}, link));
+    sh(
+        build,
+        concat(
+            new String[] {
+              "gcc",
+              "-O2",
+              "-g",
+              "-gz=zlib",
+              "-Wl,--build-id=sha1",
+              "-I" + src,
+              "-o",
+              "cstripped",
+              src + "/cwork.c"
+            },
+            link));
+    sh(
+        build,
+        "g++",
+        "-O2",
+        "-g",
+        "-gz=zlib",
+        "-no-pie",
+        "-o",
+        "cxxwork",
+        src + "/cxxwork.cpp",
+        "-Wl,--no-as-needed",
+        "-lprofiler");
     // The stripped program's DWARF goes to a build-ID debug file under --binaries.
     String id = buildId(build.resolve("cstripped"));
     Path debug = bins.resolve(".build-id/" + id.substring(0, 2) + "/" + id.substring(2) + ".debug");
@@ -89,8 +130,17 @@ class SymbolizedFleetTest {
       Files.move(build.resolve(f), bins.resolve(f));
     }
     out = tmp.resolve("out").toString();
-    FleetAggregate.run(spark, FleetAggregate.Args.parse(new String[] {"--input",
-        tmp.resolve("in").toString(), "--output", out, "--binaries", bins.toString()}));
+    FleetAggregate.run(
+        spark,
+        FleetAggregate.Args.parse(
+            new String[] {
+              "--input",
+              tmp.resolve("in").toString(),
+              "--output",
+              out,
+              "--binaries",
+              bins.toString()
+            }));
   }
 
   /** Where binutils should look for a module's names: the runtime binary, or its debug file. */
@@ -137,16 +187,20 @@ class SymbolizedFleetTest {
 
   @Test
   void everyLocationHasTheChainAddr2linePrints() throws Exception {
-    List<Row> locations = spark.read().parquet(out + "/locations")
-        .where("format = 'gperftools' AND module IS NOT NULL AND module NOT LIKE '[%'")
-        .selectExpr("module", "offset", "lines").collectAsList();
+    List<Row> locations =
+        spark
+            .read()
+            .parquet(out + "/locations")
+            .where("format = 'gperftools' AND module IS NOT NULL AND module NOT LIKE '[%'")
+            .selectExpr("module", "offset", "lines")
+            .collectAsList();
     Map<String, Map<Long, List<SourceLine>>> expected = reference(locations);
     Map<String, int[]> agreement = new TreeMap<>();
     List<String> wrong = new ArrayList<>();
     for (Row r : locations) {
       Map<Long, List<SourceLine>> ref = expected.get(r.getString(0));
       if (ref == null) {
-        continue;  // a module this machine does not have: nothing to compare with
+        continue; // a module this machine does not have: nothing to compare with
       }
       List<SourceLine> want = ref.get(r.getLong(1));
       List<SourceLine> got = r.isNullAt(2) ? List.of() : chain(r.getList(2));
@@ -155,29 +209,43 @@ class SymbolizedFleetTest {
       if (same(want, got)) {
         counts[0]++;
       } else if (wrong.size() < 20) {
-        wrong.add(r.getString(0) + "+0x" + Long.toHexString(r.getLong(1)) + ": addr2line "
-            + want + ", job " + got);
+        wrong.add(
+            r.getString(0)
+                + "+0x"
+                + Long.toHexString(r.getLong(1))
+                + ": addr2line "
+                + want
+                + ", job "
+                + got);
       }
     }
-    agreement.forEach((m, c) -> System.out.printf("locations in %s: %d of %d agree with"
-        + " addr2line -f -i -C%n", m, c[0], c[1]));
+    agreement.forEach(
+        (m, c) ->
+            System.out.printf(
+                "locations in %s: %d of %d agree with" + " addr2line -f -i -C%n", m, c[0], c[1]));
     for (String prog : List.of("cwork", "cstripped", "cxxwork", "libhot.so")) {
-      assertTrue(agreement.keySet().stream().anyMatch(m -> m.endsWith("/" + prog)),
+      assertTrue(
+          agreement.keySet().stream().anyMatch(m -> m.endsWith("/" + prog)),
           "the profiles have samples in " + prog + ": " + agreement.keySet());
     }
     if (!wrong.isEmpty()) {
       fail(wrong.size() + " locations differ from addr2line:\n" + String.join("\n", wrong));
     }
     // Inlining is there to be seen: -O2 inlined step/rotl, mixer and the sort comparator.
-    assertTrue(locations.stream().anyMatch(r -> !r.isNullAt(2) && r.getList(2).size() > 1),
+    assertTrue(
+        locations.stream().anyMatch(r -> !r.isNullAt(2) && r.getList(2).size() > 1),
         "some locations have inlined frames");
   }
 
   @Test
   void functionsHavePprofTopMeaning() throws Exception {
-    List<Row> stacks = spark.read().parquet(out + "/stacks")
-        .where("format = 'gperftools' AND kind = 'sample'")
-        .selectExpr("frames", "CAST(count AS STRING)").collectAsList();
+    List<Row> stacks =
+        spark
+            .read()
+            .parquet(out + "/stacks")
+            .where("format = 'gperftools' AND kind = 'sample'")
+            .selectExpr("frames", "CAST(count AS STRING)")
+            .collectAsList();
     List<Row> locs = new ArrayList<>();
     for (Row s : stacks) {
       for (Row f : s.<Row>getList(0)) {
@@ -207,8 +275,8 @@ class SymbolizedFleetTest {
         }
         for (int j = 0; j < names.size(); j++) {
           List<String> key = java.util.Arrays.asList(module, names.get(j));
-          BigDecimal[] v = want.computeIfAbsent(key,
-              k -> new BigDecimal[] {BigDecimal.ZERO, BigDecimal.ZERO});
+          BigDecimal[] v =
+              want.computeIfAbsent(key, k -> new BigDecimal[] {BigDecimal.ZERO, BigDecimal.ZERO});
           if (i == 0 && j == 0) {
             v[0] = v[0].add(count);
           }
@@ -219,10 +287,15 @@ class SymbolizedFleetTest {
       }
     }
     Map<List<String>, BigDecimal[]> got = new HashMap<>();
-    for (Row r : spark.read().parquet(out + "/functions")
-        .where("format = 'gperftools' AND kind = 'sample'")
-        .selectExpr("module", "function", "self_count", "total_count").collectAsList()) {
-      got.put(java.util.Arrays.asList(r.getString(0), r.getString(1)),
+    for (Row r :
+        spark
+            .read()
+            .parquet(out + "/functions")
+            .where("format = 'gperftools' AND kind = 'sample'")
+            .selectExpr("module", "function", "self_count", "total_count")
+            .collectAsList()) {
+      got.put(
+          java.util.Arrays.asList(r.getString(0), r.getString(1)),
           new BigDecimal[] {r.getDecimal(2), r.getDecimal(3)});
     }
     // Modules this machine lacks cannot be checked: compare the others.
@@ -230,14 +303,18 @@ class SymbolizedFleetTest {
     want.keySet().removeIf(k -> k.get(0) != null && !ref.containsKey(k.get(0)));
     assertEquals(describe(want), describe(got));
     String sortDescending = "work::sort_descending(std::vector<int, std::allocator<int> >&)";
-    assertTrue(got.keySet().stream().anyMatch(k -> sortDescending.equals(k.get(1))),
+    assertTrue(
+        got.keySet().stream().anyMatch(k -> sortDescending.equals(k.get(1))),
         "C++ names demangled: " + got.keySet());
   }
 
   private static Map<String, String> describe(Map<List<String>, BigDecimal[]> m) {
     Map<String, String> out = new TreeMap<>();
-    m.forEach((k, v) -> out.put(k.get(0) + " | " + k.get(1), v[0].toPlainString() + " self, "
-        + v[1].toPlainString() + " total"));
+    m.forEach(
+        (k, v) ->
+            out.put(
+                k.get(0) + " | " + k.get(1),
+                v[0].toPlainString() + " self, " + v[1].toPlainString() + " total"));
     return out;
   }
 
@@ -252,7 +329,8 @@ class SymbolizedFleetTest {
     for (int i = 0; i < want.size(); i++) {
       SourceLine w = want.get(i);
       SourceLine g = got.get(i);
-      if (!w.function().equals(g.function()) || !java.util.Objects.equals(w.file(), g.file())
+      if (!w.function().equals(g.function())
+          || !java.util.Objects.equals(w.file(), g.file())
           || w.line() != g.line()) {
         return false;
       }
@@ -271,8 +349,8 @@ class SymbolizedFleetTest {
   }
 
   static String buildId(Path binary) throws Exception {
-    ExternalTool.Result r = ExternalTool.run(List.of("readelf", "-n", binary.toString()), home,
-        Map.of(), 60);
+    ExternalTool.Result r =
+        ExternalTool.run(List.of("readelf", "-n", binary.toString()), home, Map.of(), 60);
     java.util.regex.Matcher m =
         java.util.regex.Pattern.compile("Build ID: (\\p{XDigit}+)").matcher(r.stdout());
     assertTrue(m.find(), r.stdout());
@@ -281,8 +359,12 @@ class SymbolizedFleetTest {
 
   /** Runs a program under the CPU profiler until the profile has enough samples to compare. */
   private static void run(Path dir, String prog, Path profile) throws Exception {
-    ExternalTool.Result r = ExternalTool.run(List.of(dir.resolve(prog).toString()), home,
-        Map.of("CPUPROFILE", profile.toString(), "CPUPROFILE_FREQUENCY", "1000"), 300);
+    ExternalTool.Result r =
+        ExternalTool.run(
+            List.of(dir.resolve(prog).toString()),
+            home,
+            Map.of("CPUPROFILE", profile.toString(), "CPUPROFILE_FREQUENCY", "1000"),
+            300);
     assertEquals(0, r.exit(), prog + ": " + r.stderr());
     assertTrue(Files.size(profile) > 0, prog + " wrote no profile");
   }

@@ -12,9 +12,9 @@ import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Assumptions;
 
 /**
- * The real tools the output tests check against ({@code go tool pprof}, Chromium). Locally a missing
- * tool skips the test with a message naming it; with {@code CI=true} it fails the test, so CI cannot
- * pass by skipping.
+ * The real tools the output tests check against ({@code go tool pprof}, Chromium). Locally a
+ * missing tool skips the test with a message naming it; with {@code CI=true} it fails the test, so
+ * CI cannot pass by skipping.
  */
 public final class ExternalTool {
   private ExternalTool() {}
@@ -42,14 +42,17 @@ public final class ExternalTool {
    * Runs a command to completion with a private HOME (tools write caches and profiles there),
    * failing the test if it outlives {@code timeoutSeconds}.
    */
-  public static Result run(List<String> command, Path home, Map<String, String> env,
-      long timeoutSeconds) throws IOException, InterruptedException {
+  public static Result run(
+      List<String> command, Path home, Map<String, String> env, long timeoutSeconds)
+      throws IOException, InterruptedException {
     Files.createDirectories(home);
     Path out = Files.createTempFile(home, "stdout", ".txt");
     Path err = Files.createTempFile(home, "stderr", ".txt");
-    ProcessBuilder pb = new ProcessBuilder(command).redirectOutput(out.toFile())
-        .redirectError(err.toFile()).redirectInput(ProcessBuilder.Redirect.from(
-            Path.of("/dev/null").toFile()));
+    ProcessBuilder pb =
+        new ProcessBuilder(command)
+            .redirectOutput(out.toFile())
+            .redirectError(err.toFile())
+            .redirectInput(ProcessBuilder.Redirect.from(Path.of("/dev/null").toFile()));
     pb.environment().put("HOME", home.toString());
     pb.environment().putAll(env);
     Process p = pb.start();
@@ -58,7 +61,9 @@ public final class ExternalTool {
       p.destroyForcibly();
       fail(command + " did not finish in " + timeoutSeconds + " s");
     }
-    return new Result(p.exitValue(), Files.readString(out, StandardCharsets.UTF_8),
+    return new Result(
+        p.exitValue(),
+        Files.readString(out, StandardCharsets.UTF_8),
         Files.readString(err, StandardCharsets.UTF_8));
   }
 }

@@ -21,8 +21,8 @@ class FrameTest {
     chain.add(new SourceLine("g", "g", "/a.c", 9));
     assertEquals(1, f.lines().size(), "a copy, not a view");
     assertThrows(UnsupportedOperationException.class, () -> f.lines().clear());
-    NullPointerException e = assertThrows(NullPointerException.class,
-        () -> new Frame("/bin/x", 0x10, null));
+    NullPointerException e =
+        assertThrows(NullPointerException.class, () -> new Frame("/bin/x", 0x10, null));
     assertTrue(e.getMessage().contains("List.of()"), e.getMessage());
 
     assertEquals(List.of(), new Frame("/bin/x", 0x10).lines());
@@ -33,8 +33,13 @@ class FrameTest {
 
   @Test
   void displayNamesAreTheInnermostFunctionOrTheAddress() {
-    Frame f = new Frame("/bin/x", 0x10, List.of(new SourceLine("inner", "inner", null, 0),
-        new SourceLine("outer", "outer", "/a.c", 4)));
+    Frame f =
+        new Frame(
+            "/bin/x",
+            0x10,
+            List.of(
+                new SourceLine("inner", "inner", null, 0),
+                new SourceLine("outer", "outer", "/a.c", 4)));
     assertTrue(f.isSymbolized());
     assertEquals("inner", f.function());
     assertEquals("inner", f.displayName());

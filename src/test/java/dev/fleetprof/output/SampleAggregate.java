@@ -16,8 +16,8 @@ import org.apache.spark.sql.Row;
 
 /**
  * The aggregate the fleet job would hand the writers for the real gperftools samples: read with the
- * {@code profile} source in a real Spark session and summed per {@code frames} as DECIMAL(38,0), plus
- * totals computed another way (the decoder, record by record) to check outputs against.
+ * {@code profile} source in a real Spark session and summed per {@code frames} as DECIMAL(38,0),
+ * plus totals computed another way (the decoder, record by record) to check outputs against.
  */
 public final class SampleAggregate {
   private static List<WeightedStack> stacks;
@@ -27,11 +27,14 @@ public final class SampleAggregate {
 
   public static synchronized List<WeightedStack> stacks() {
     if (stacks == null) {
-      List<Row> groups = TestSpark.get().read().format("profile")
-          .load(SampleData.GPERFTOOLS.toString())
-          .groupBy(col("kind"), col("period"), col("period_unit"), col("frames"))
-          .agg(sum(expr("CAST(count AS DECIMAL(38,0))")).as("count"))
-          .collectAsList();
+      List<Row> groups =
+          TestSpark.get()
+              .read()
+              .format("profile")
+              .load(SampleData.GPERFTOOLS.toString())
+              .groupBy(col("kind"), col("period"), col("period_unit"), col("frames"))
+              .agg(sum(expr("CAST(count AS DECIMAL(38,0))")).as("count"))
+              .collectAsList();
       List<WeightedStack> out = new ArrayList<>();
       for (Row r : groups) {
         ValueMeaning m = ValueMeaning.forKind(r.getString(0), r.getLong(1), r.getString(2));

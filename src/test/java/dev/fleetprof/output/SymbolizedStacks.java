@@ -6,9 +6,9 @@ import java.util.List;
 /**
  * A small symbolized aggregate, built by hand, that the output tests write and check against the
  * real tools: a two-level inline chain (crc_step inlined into checksum inlined into process_block),
- * several offsets within one function (process_block, main), a C++ function with a mangled symbol, a
- * function without line information, and an unsymbolized library (its binary "not found") both as a
- * leaf and between two symbolized frames.
+ * several offsets within one function (process_block, main), a C++ function with a mangled symbol,
+ * a function without line information, and an unsymbolized library (its binary "not found") both as
+ * a leaf and between two symbolized frames.
  */
 public final class SymbolizedStacks {
   public static final String SERVER = "/usr/bin/fleet-server";
@@ -28,19 +28,29 @@ public final class SymbolizedStacks {
   }
 
   /** The leaf inside crc_step, inlined into checksum, inlined into process_block. */
-  public static final Frame CRC = new Frame(SERVER, 0x1234, List.of(
-      c("crc_step", "/src/fleet/crc.h", 7),
-      c("checksum", "/src/fleet/checksum.h", 20),
-      c("process_block", "/src/fleet/block.c", 55)));
-  public static final Frame BLOCK_60 = new Frame(SERVER, 0x1250,
-      List.of(c("process_block", "/src/fleet/block.c", 60)));
-  public static final Frame BLOCK_61 = new Frame(SERVER, 0x1258,
-      List.of(c("process_block", "/src/fleet/block.c", 61)));
-  public static final Frame HANDLE_CALL = new Frame(SERVER, 0x2020,
-      List.of(new SourceLine(HANDLE, HANDLE_SYMBOL, "/src/fleet/server.cc", 88)));
+  public static final Frame CRC =
+      new Frame(
+          SERVER,
+          0x1234,
+          List.of(
+              c("crc_step", "/src/fleet/crc.h", 7),
+              c("checksum", "/src/fleet/checksum.h", 20),
+              c("process_block", "/src/fleet/block.c", 55)));
+
+  public static final Frame BLOCK_60 =
+      new Frame(SERVER, 0x1250, List.of(c("process_block", "/src/fleet/block.c", 60)));
+  public static final Frame BLOCK_61 =
+      new Frame(SERVER, 0x1258, List.of(c("process_block", "/src/fleet/block.c", 61)));
+  public static final Frame HANDLE_CALL =
+      new Frame(
+          SERVER,
+          0x2020,
+          List.of(new SourceLine(HANDLE, HANDLE_SYMBOL, "/src/fleet/server.cc", 88)));
+
   /** A function the binary has a symbol but no line information for. */
-  public static final Frame COMPARE = new Frame(SERVER, 0x3000,
-      List.of(c("compare_keys", null, 0)));
+  public static final Frame COMPARE =
+      new Frame(SERVER, 0x3000, List.of(c("compare_keys", null, 0)));
+
   public static final Frame LIBC_LEAF = new Frame(LIBC, 0x9a0c0);
   public static final Frame LIBC_QSORT = new Frame(LIBC, 0x4a1f3);
 

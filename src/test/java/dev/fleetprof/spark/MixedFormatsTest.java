@@ -40,9 +40,17 @@ class MixedFormatsTest {
     assertEquals("gprof", formats.get("c-pie-64-bsd44/gmon.bsd44"));
     assertEquals("dcpi", formats.get("dcpi/valid-medium.prof"));
     assertTrue(formats.keySet().stream().noneMatch(n -> n.contains("_reference")), "skipped");
-    assertEquals(List.of("arc", "histogram", "sample"), df.select("kind").distinct()
-        .orderBy("kind").as(org.apache.spark.sql.Encoders.STRING()).collectAsList()
-        .stream().filter(k -> !k.equals("basic_block")).toList());
+    assertEquals(
+        List.of("arc", "histogram", "sample"),
+        df
+            .select("kind")
+            .distinct()
+            .orderBy("kind")
+            .as(org.apache.spark.sql.Encoders.STRING())
+            .collectAsList()
+            .stream()
+            .filter(k -> !k.equals("basic_block"))
+            .toList());
   }
 
   /** gprof's flat profile: the last "cumulative seconds" is the histogram's total time. */
@@ -59,14 +67,24 @@ class MixedFormatsTest {
 
   @Test
   void gprofHistogramSecondsMatchGprofsFlatProfile() throws Exception {
-    for (SampleData.Gmon sample : List.of(SampleData.GMON_C_PIE_64,
-        SampleData.GMON_CXX_NOPIE_64, SampleData.GMON_C_32)) {
+    for (SampleData.Gmon sample :
+        List.of(SampleData.GMON_C_PIE_64, SampleData.GMON_CXX_NOPIE_64, SampleData.GMON_C_32)) {
       Path file = sample.gmon();
-      Row r = spark.read().format("profile").load(file.toString())
-          .filter("kind = 'histogram'")
-          .selectExpr("sum(count / histogram.rate)", "min(histogram.dimension)",
-              "bool_and(histogram.limit > pcs[0])", "count(*)", "min(period)",
-              "min(frames[0].offset = pcs[0])", "count(mapping)").first();
+      Row r =
+          spark
+              .read()
+              .format("profile")
+              .load(file.toString())
+              .filter("kind = 'histogram'")
+              .selectExpr(
+                  "sum(count / histogram.rate)",
+                  "min(histogram.dimension)",
+                  "bool_and(histogram.limit > pcs[0])",
+                  "count(*)",
+                  "min(period)",
+                  "min(frames[0].offset = pcs[0])",
+                  "count(mapping)")
+              .first();
       double expected = gprofTotalSeconds(sample.text("gprof-p.txt"));
       assertEquals(expected, r.getDouble(0), 0.006, sample + " histogram seconds");
       assertEquals("seconds", r.getString(1));
@@ -80,26 +98,45 @@ class MixedFormatsTest {
 
   @Test
   void dcpiTotalsMatchTheGeneratorsExpectedValues() throws Exception {
-    for (String name : new String[] {"valid-medium.prof", "valid-large.prof",
-        "valid-unaligned.prof", "valid-bigcounts.prof"}) {
+    for (String name :
+        new String[] {
+          "valid-medium.prof", "valid-large.prof", "valid-unaligned.prof", "valid-bigcounts.prof"
+        }) {
       Map<String, String> e = SampleData.dcpiExpected(name);
-      Row r = spark.read().format("profile").load(SampleData.DCPI.resolve(name).toString())
-          .selectExpr("count(*)", "sum(cast(count AS decimal(38,0)))", "min(pcs[0])",
-              "max(pcs[0])", "min(frames[0].offset = pcs[0] - mapping.start)",
-              "min(mapping.path = frames[0].module)", "min(period_unit = dcpi.event)")
-          .first();
+      Row r =
+          spark
+              .read()
+              .format("profile")
+              .load(SampleData.DCPI.resolve(name).toString())
+              .selectExpr(
+                  "count(*)",
+                  "sum(cast(count AS decimal(38,0)))",
+                  "min(pcs[0])",
+                  "max(pcs[0])",
+                  "min(frames[0].offset = pcs[0] - mapping.start)",
+                  "min(mapping.path = frames[0].module)",
+                  "min(period_unit = dcpi.event)")
+              .first();
       assertEquals(Long.parseLong(e.get("nonzero_addresses")), r.getLong(0), name);
       assertEquals(new java.math.BigDecimal(e.get("sum_counts")), r.getDecimal(1), name);
-      assertEquals(Long.parseUnsignedLong(e.get("first_address").substring(2), 16),
-          r.getLong(2), name);
-      assertEquals(Long.parseUnsignedLong(e.get("last_address").substring(2), 16),
-          r.getLong(3), name);
+      assertEquals(
+          Long.parseUnsignedLong(e.get("first_address").substring(2), 16), r.getLong(2), name);
+      assertEquals(
+          Long.parseUnsignedLong(e.get("last_address").substring(2), 16), r.getLong(3), name);
       assertTrue(r.getBoolean(4) && r.getBoolean(5) && r.getBoolean(6), name);
     }
-    Row h = spark.read().format("profile")
-        .load(SampleData.DCPI.resolve("valid-medium.prof").toString())
-        .selectExpr("dcpi.event", "dcpi.image", "cast(dcpi.epoch AS string)", "period",
-            "dcpi.header['platform']").first();
+    Row h =
+        spark
+            .read()
+            .format("profile")
+            .load(SampleData.DCPI.resolve("valid-medium.prof").toString())
+            .selectExpr(
+                "dcpi.event",
+                "dcpi.image",
+                "cast(dcpi.epoch AS string)",
+                "period",
+                "dcpi.header['platform']")
+            .first();
     assertEquals("cycles", h.getString(0));
     assertEquals("3a5f0c1e9b7d2468", h.getString(1));
     assertEquals("1998-03-01 12:30:00", h.getString(2).substring(0, 19));
@@ -110,18 +147,34 @@ class MixedFormatsTest {
   @Test
   void decoderOptionsReachTheDecoders() {
     String insn = SampleData.DCPI_REFERENCE.resolve("valid-instructions.prof").toString();
-    Exception e = org.junit.jupiter.api.Assertions.assertThrows(Exception.class,
-        () -> spark.read().format("profile").option("mode", "FAILFAST").load(insn)
-            .collectAsList());
+    Exception e =
+        org.junit.jupiter.api.Assertions.assertThrows(
+            Exception.class,
+            () ->
+                spark
+                    .read()
+                    .format("profile")
+                    .option("mode", "FAILFAST")
+                    .load(insn)
+                    .collectAsList());
     assertTrue(ProfileSourceTest.fullMessage(e).contains("valid-instructions.prof"));
-    assertTrue(spark.read().format("profile").option("dcpi.offsetUnit", "instructions")
-        .load(insn).count() > 0);
+    assertTrue(
+        spark.read().format("profile").option("dcpi.offsetUnit", "instructions").load(insn).count()
+            > 0);
 
-    Exception forced = org.junit.jupiter.api.Assertions.assertThrows(Exception.class,
-        () -> spark.read().format("profile").option("mode", "FAILFAST")
-            .option("gmon.pointerSize", "4")
-            .load(SampleData.gmonOut("c-pie-64").toString()).collectAsList());
-    assertTrue(ProfileSourceTest.fullMessage(forced).contains("gmon.out"),
+    Exception forced =
+        org.junit.jupiter.api.Assertions.assertThrows(
+            Exception.class,
+            () ->
+                spark
+                    .read()
+                    .format("profile")
+                    .option("mode", "FAILFAST")
+                    .option("gmon.pointerSize", "4")
+                    .load(SampleData.gmonOut("c-pie-64").toString())
+                    .collectAsList());
+    assertTrue(
+        ProfileSourceTest.fullMessage(forced).contains("gmon.out"),
         ProfileSourceTest.fullMessage(forced));
   }
 }

@@ -39,9 +39,9 @@ import org.junit.jupiter.api.TestFactory;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * Partition discovery checked against Spark's own: every tree below is loaded with Spark's
- * {@code binaryFile} source (whose partition columns come from Spark's file index) and with ours,
- * and the partition columns' names and types, each file's values, and the refusals must agree.
+ * Partition discovery checked against Spark's own: every tree below is loaded with Spark's {@code
+ * binaryFile} source (whose partition columns come from Spark's file index) and with ours, and the
+ * partition columns' names and types, each file's values, and the refusals must agree.
  */
 class PartitionDiscoverySparkTest {
   /** binaryFile's own columns; every other column of it is a partition column. */
@@ -53,12 +53,17 @@ class PartitionDiscoverySparkTest {
   private int trees;
 
   /**
-   * A directory tree of one small real profile per listed file, loaded from {@code loads}
-   * (relative to the tree; "" is the tree itself) with read options and session settings.
-   * {@code refusal}: when Spark refuses the tree, the gist of its message, which ours must carry.
+   * A directory tree of one small real profile per listed file, loaded from {@code loads} (relative
+   * to the tree; "" is the tree itself) with read options and session settings. {@code refusal}:
+   * when Spark refuses the tree, the gist of its message, which ours must carry.
    */
-  private record Tree(String name, List<String> files, List<String> loads,
-      Map<String, String> options, Map<String, String> confs, String refusal,
+  private record Tree(
+      String name,
+      List<String> files,
+      List<String> loads,
+      Map<String, String> options,
+      Map<String, String> confs,
+      String refusal,
       Difference difference) {
     Tree load(String... relative) {
       return new Tree(name, files, List.of(relative), options, confs, refusal, difference);
@@ -97,8 +102,8 @@ class PartitionDiscoverySparkTest {
      */
     NESTED_FILES_READ,
     /**
-     * Spark's spelling of keys that differ only in case is that of whichever directory its
-     * listing yields first (a hash map's order); ours is the first file's in path order.
+     * Spark's spelling of keys that differ only in case is that of whichever directory its listing
+     * yields first (a hash map's order); ours is the first file's in path order.
      */
     KEY_SPELLING
   }
@@ -111,8 +116,7 @@ class PartitionDiscoverySparkTest {
   private record Outcome(StructType columns, Map<String, List<Object>> values, Throwable error) {
     @Override
     public String toString() {
-      return error != null ? "refused: " + messages(error)
-          : columns.toDDL() + " " + values;
+      return error != null ? "refused: " + messages(error) : columns.toDDL() + " " + values;
     }
   }
 
@@ -129,8 +133,15 @@ class PartitionDiscoverySparkTest {
     t.add(tree("date and host", "date=2026-11-20/host=a/p.prof", "date=2026-11-21/host=b/p.prof"));
     t.add(tree("escaped slash and equals", "host=a%2Fb/p.prof", "host=c%3Dd/p.prof"));
     t.add(tree("utf-8 escapes", "city=%C3%A9/p.prof", "city=é/p.prof"));
-    t.add(tree("not escapes", "k=%zz/p.prof", "k=100%/p.prof", "k=%+1x/p.prof", "k=%-1x/p.prof",
-        "k=%-0x/p.prof", "k=a%2/p.prof"));
+    t.add(
+        tree(
+            "not escapes",
+            "k=%zz/p.prof",
+            "k=100%/p.prof",
+            "k=%+1x/p.prof",
+            "k=%-1x/p.prof",
+            "k=%-0x/p.prof",
+            "k=a%2/p.prof"));
     t.add(tree("escaped key", "a%3Db=1/p.prof"));
     t.add(tree("int and long", "x=1/p.prof", "x=10000000000/p.prof"));
     t.add(tree("int and double", "x=1/p.prof", "x=1.5/p.prof"));
@@ -143,77 +154,163 @@ class PartitionDiscoverySparkTest {
     t.add(tree("null and int", "k=__HIVE_DEFAULT_PARTITION__/p.prof", "k=1/p.prof"));
     t.add(tree("null and date", "k=__HIVE_DEFAULT_PARTITION__/p.prof", "k=2026-11-20/p.prof"));
     t.add(tree("null only", "k=__HIVE_DEFAULT_PARTITION__/p.prof"));
-    t.add(tree("null only, no inference", "k=__HIVE_DEFAULT_PARTITION__/p.prof")
-        .conf(INFERENCE, "false"));
-    t.add(tree("no inference", "x=1/d=2026-11-20/p.prof",
-        "x=1.5/d=__HIVE_DEFAULT_PARTITION__/p.prof")
-        .conf(INFERENCE, "false"));
-    for (String v : List.of("1", "-1", "+1", "007", "2147483648", "-2147483649",
-        "9223372036854775808", "1e3", "1E-3", "1.5", "1.000000000000000000001", "1.5f", "1.5d",
-        "NaN", "Infinity", "-Infinity", "0x1p3", " 1", "1 ", "١٢", "%31", "1%2E5", "2026-11-20",
-        "2026-1-5", "2026-02-30", "12026-11-20", "+2026-11-20", "2026-11-20 ", "2026-11-20 x",
-        "2026-11-20 10%3A00%3A00", "2026-11-20 10%3A00%3A00.5", "2026-11-20 10%3A00%3A00.12",
-        "2026-11-20 10%3A00%3A00.123456789", "2026-11-20%2010%3A00%3A00", "2026-11-20T10%3A00%3A00",
-        "2026-11-20 10%3A00", "2026-11-20 24%3A00%3A00", "2026-11-20 9%3A00%3A00", "true",
-        "%5F_HIVE_DEFAULT_PARTITION__", "a+b", "a b", "x%", "0000-01-01", "0001-01-01",
-        "2026-11-20 10%3A00%3A60", "2026-11-20 10%3A00%3A00.", "2026-11-20 10%3A00%3A00,5",
-        "2026-11-20 10%3a00%3a00", "0x10", "1_000", "1L", "-0", "-0.0",
-        "00000000000000000000001")) {
+    t.add(
+        tree("null only, no inference", "k=__HIVE_DEFAULT_PARTITION__/p.prof")
+            .conf(INFERENCE, "false"));
+    t.add(
+        tree("no inference", "x=1/d=2026-11-20/p.prof", "x=1.5/d=__HIVE_DEFAULT_PARTITION__/p.prof")
+            .conf(INFERENCE, "false"));
+    for (String v :
+        List.of(
+            "1",
+            "-1",
+            "+1",
+            "007",
+            "2147483648",
+            "-2147483649",
+            "9223372036854775808",
+            "1e3",
+            "1E-3",
+            "1.5",
+            "1.000000000000000000001",
+            "1.5f",
+            "1.5d",
+            "NaN",
+            "Infinity",
+            "-Infinity",
+            "0x1p3",
+            " 1",
+            "1 ",
+            "١٢",
+            "%31",
+            "1%2E5",
+            "2026-11-20",
+            "2026-1-5",
+            "2026-02-30",
+            "12026-11-20",
+            "+2026-11-20",
+            "2026-11-20 ",
+            "2026-11-20 x",
+            "2026-11-20 10%3A00%3A00",
+            "2026-11-20 10%3A00%3A00.5",
+            "2026-11-20 10%3A00%3A00.12",
+            "2026-11-20 10%3A00%3A00.123456789",
+            "2026-11-20%2010%3A00%3A00",
+            "2026-11-20T10%3A00%3A00",
+            "2026-11-20 10%3A00",
+            "2026-11-20 24%3A00%3A00",
+            "2026-11-20 9%3A00%3A00",
+            "true",
+            "%5F_HIVE_DEFAULT_PARTITION__",
+            "a+b",
+            "a b",
+            "x%",
+            "0000-01-01",
+            "0001-01-01",
+            "2026-11-20 10%3A00%3A60",
+            "2026-11-20 10%3A00%3A00.",
+            "2026-11-20 10%3A00%3A00,5",
+            "2026-11-20 10%3a00%3a00",
+            "0x10",
+            "1_000",
+            "1L",
+            "-0",
+            "-0.0",
+            "00000000000000000000001")) {
       t.add(tree("value '" + v + "'", "x=" + v + "/p.prof"));
     }
     for (String zone : List.of("UTC", "America/Los_Angeles", "Asia/Kolkata")) {
-      t.add(tree("timestamps in " + zone, "t=2026-11-20 10%3A00%3A00/p.prof",
-          "t=2026-03-08 02%3A30%3A00/p.prof", "t=2026-11-01 01%3A30%3A00/p.prof",
-          "t=2026-03-08/p.prof").conf(ZONE, zone));
+      t.add(
+          tree(
+                  "timestamps in " + zone,
+                  "t=2026-11-20 10%3A00%3A00/p.prof",
+                  "t=2026-03-08 02%3A30%3A00/p.prof",
+                  "t=2026-11-01 01%3A30%3A00/p.prof",
+                  "t=2026-03-08/p.prof")
+              .conf(ZONE, zone));
     }
-    t.add(tree("timestamps without time zone", "t=2026-11-20 10%3A00%3A00/p.prof",
-        "t=2026-03-08/p.prof").conf("spark.sql.timestampType", "TIMESTAMP_NTZ")
-        .conf(ZONE, "America/Los_Angeles"));
-    t.add(tree("below a partition directory", "date=2026-11-20/host=a/p.prof",
-        "date=2026-11-21/host=b/p.prof").load("date=2026-11-20"));
-    t.add(tree("basePath above", "date=2026-11-20/host=a/p.prof", "date=2026-11-21/host=b/p.prof")
-        .load("date=2026-11-20").option("basePath", "${root}"));
-    t.add(tree("basePath above, two loads", "date=2026-11-20/host=a/p.prof",
-        "date=2026-11-21/host=b/p.prof").load("date=2026-11-20", "date=2026-11-21")
-        .option("basePath", "${root}"));
-    t.add(tree("two partition directories loaded", "date=2026-11-20/host=a/p.prof",
-        "date=2026-11-21/host=b/p.prof").load("date=2026-11-20", "date=2026-11-21")
-        .refused(CONFLICTING_DIRS));
-    t.add(tree("one file loaded", "date=2026-11-20/host=a/p.prof")
-        .load("date=2026-11-20/host=a/p.prof"));
-    t.add(tree("one file, basePath", "date=2026-11-20/host=a/p.prof")
-        .load("date=2026-11-20/host=a/p.prof").option("basePath", "${root}"));
-    t.add(tree("basePath not above", "a=1/p.prof", "b/c=1/p.prof").load("a=1")
-        .option("basePath", "${root}/b").refused("Wrong basePath"));
-    t.add(tree("basePath a file", "a=1/p.prof").option("basePath", "${root}/a=1/p.prof")
-        .refused("Option 'basePath' must be a directory"));
+    t.add(
+        tree(
+                "timestamps without time zone",
+                "t=2026-11-20 10%3A00%3A00/p.prof",
+                "t=2026-03-08/p.prof")
+            .conf("spark.sql.timestampType", "TIMESTAMP_NTZ")
+            .conf(ZONE, "America/Los_Angeles"));
+    t.add(
+        tree(
+                "below a partition directory",
+                "date=2026-11-20/host=a/p.prof",
+                "date=2026-11-21/host=b/p.prof")
+            .load("date=2026-11-20"));
+    t.add(
+        tree("basePath above", "date=2026-11-20/host=a/p.prof", "date=2026-11-21/host=b/p.prof")
+            .load("date=2026-11-20")
+            .option("basePath", "${root}"));
+    t.add(
+        tree(
+                "basePath above, two loads",
+                "date=2026-11-20/host=a/p.prof",
+                "date=2026-11-21/host=b/p.prof")
+            .load("date=2026-11-20", "date=2026-11-21")
+            .option("basePath", "${root}"));
+    t.add(
+        tree(
+                "two partition directories loaded",
+                "date=2026-11-20/host=a/p.prof",
+                "date=2026-11-21/host=b/p.prof")
+            .load("date=2026-11-20", "date=2026-11-21")
+            .refused(CONFLICTING_DIRS));
+    t.add(
+        tree("one file loaded", "date=2026-11-20/host=a/p.prof")
+            .load("date=2026-11-20/host=a/p.prof"));
+    t.add(
+        tree("one file, basePath", "date=2026-11-20/host=a/p.prof")
+            .load("date=2026-11-20/host=a/p.prof")
+            .option("basePath", "${root}"));
+    t.add(
+        tree("basePath not above", "a=1/p.prof", "b/c=1/p.prof")
+            .load("a=1")
+            .option("basePath", "${root}/b")
+            .refused("Wrong basePath"));
+    t.add(
+        tree("basePath a file", "a=1/p.prof")
+            .option("basePath", "${root}/a=1/p.prof")
+            .refused("Option 'basePath' must be a directory"));
     t.add(tree("stray file at the top", "p.prof", "a=1/p.prof"));
     t.add(tree("plain directory beside", "plain/p.prof", "a=1/p.prof").refused(CONFLICTING_DIRS));
     t.add(tree("plain directory between", "a=1/plain/b=2/p.prof"));
-    t.add(tree("plain directories between", "a=1/plain/b=2/p.prof", "a=1/other/b=3/p.prof")
-        .refused(CONFLICTING_DIRS));
+    t.add(
+        tree("plain directories between", "a=1/plain/b=2/p.prof", "a=1/other/b=3/p.prof")
+            .refused(CONFLICTING_DIRS));
     t.add(tree("plain directory below", "a=1/sub/p.prof", "a=2/p.prof"));
     t.add(tree("plain directory above", "plain/a=1/p.prof", "plain/a=2/p.prof", "plain/p.prof"));
     t.add(tree("different keys", "a=1/p.prof", "b=1/p.prof").refused(CONFLICTING_NAMES));
     t.add(tree("different depths", "a=1/p.prof", "a=1/b=2/p.prof").refused(CONFLICTING_NAMES));
-    t.add(tree("keys differing in case", "A=1/p.prof", "a=2/p.prof")
-        .differs(Difference.KEY_SPELLING));
-    t.add(tree("keys differing in case, case sensitive", "A=1/p.prof", "a=2/p.prof")
-        .conf("spark.sql.caseSensitive", "true").refused(CONFLICTING_NAMES));
+    t.add(
+        tree("keys differing in case", "A=1/p.prof", "a=2/p.prof")
+            .differs(Difference.KEY_SPELLING));
+    t.add(
+        tree("keys differing in case, case sensitive", "A=1/p.prof", "a=2/p.prof")
+            .conf("spark.sql.caseSensitive", "true")
+            .refused(CONFLICTING_NAMES));
     t.add(tree("empty key", "=1/p.prof").refused("Empty partition column name in '=1'"));
     t.add(tree("empty value", "a=/p.prof").refused("Empty partition column value in 'a='"));
-    t.add(tree("repeated key", "a=1/a=2/p.prof")
-        .refused("[COLUMN_ALREADY_EXISTS] The column `a` already exists"));
+    t.add(
+        tree("repeated key", "a=1/a=2/p.prof")
+            .refused("[COLUMN_ALREADY_EXISTS] The column `a` already exists"));
     t.add(tree("underscore key", "_a=1/p.prof"));
-    t.add(tree("uncastable widened value", "x=١٢/p.prof", "x=1.5/p.prof")
-        .refused("[INVALID_PARTITION_VALUE] Failed to cast value '١٢' to data type \"DOUBLE\""
-            + " for partition column `x`"));
-    t.add(tree("uncastable widened value, not validated", "x=١٢/p.prof", "x=1.5/p.prof")
-        .conf(VALIDATE, "false"));
-    t.add(tree("nested plain directory only", "sub/p.prof")
-        .differs(Difference.NESTED_FILES_READ));
-    t.add(tree("nested plain directory and a file", "p.prof", "sub/p.prof")
-        .differs(Difference.NESTED_FILES_READ));
+    t.add(
+        tree("uncastable widened value", "x=١٢/p.prof", "x=1.5/p.prof")
+            .refused(
+                "[INVALID_PARTITION_VALUE] Failed to cast value '١٢' to data type \"DOUBLE\""
+                    + " for partition column `x`"));
+    t.add(
+        tree("uncastable widened value, not validated", "x=١٢/p.prof", "x=1.5/p.prof")
+            .conf(VALIDATE, "false"));
+    t.add(tree("nested plain directory only", "sub/p.prof").differs(Difference.NESTED_FILES_READ));
+    t.add(
+        tree("nested plain directory and a file", "p.prof", "sub/p.prof")
+            .differs(Difference.NESTED_FILES_READ));
     t.add(tree("temporary root", "_temporary/a=1/p.prof", "b=1/p.prof").load("_temporary", ""));
     return t;
   }
@@ -232,13 +329,19 @@ class PartitionDiscoverySparkTest {
   void theTimeZoneOptionAsSpark() throws Exception {
     Path root = write("t=2026-11-20 10%3A00%3A00/p.prof");
     Map<String, String> options = Map.of("timeZone", "Asia/Kolkata");
-    Row expected = spark.read().format("binaryFile").options(options).load(root.toString())
-        .select("t").first();
+    Row expected =
+        spark
+            .read()
+            .format("binaryFile")
+            .options(options)
+            .load(root.toString())
+            .select("t")
+            .first();
     PartitionDiscovery.Partitions ours = discover(root, options);
     assertEquals(DataTypes.TimestampType, ours.schema().apply("t").dataType());
     long micros = (Long) ours.valuesByFile().values().iterator().next()[0];
-    assertEquals(((Timestamp) expected.get(0)).toInstant(),
-        Instant.EPOCH.plus(micros, ChronoUnit.MICROS));
+    assertEquals(
+        ((Timestamp) expected.get(0)).toInstant(), Instant.EPOCH.plus(micros, ChronoUnit.MICROS));
     assertEquals(Instant.parse("2026-11-20T04:30:00Z"), ((Timestamp) expected.get(0)).toInstant());
   }
 
@@ -246,8 +349,8 @@ class PartitionDiscoverySparkTest {
   void recursiveFileLookupAsSpark() throws Exception {
     Path root = write("a=1/p.prof", "a=2/b/p.prof");
     Map<String, String> options = Map.of("recursiveFileLookup", "true");
-    StructType sparks = spark.read().format("binaryFile").options(options).load(root.toString())
-        .schema();
+    StructType sparks =
+        spark.read().format("binaryFile").options(options).load(root.toString()).schema();
     assertEquals(Set.copyOf(BINARY_FILE_COLUMNS), Set.of(sparks.fieldNames()));
     assertEquals(0, discover(root, options).schema().size());
     assertEquals(1, discover(root, Map.of()).schema().size());
@@ -255,10 +358,13 @@ class PartitionDiscoverySparkTest {
 
   private PartitionDiscovery.Partitions discover(Path root, Map<String, String> options)
       throws Exception {
-    List<FileLister.ListedFile> files = FileLister.list(List.of(root.toString()),
-        spark.sparkContext().hadoopConfiguration(), null, null);
-    return PartitionDiscovery.discover(files, PartitionDiscovery.Settings.of(SQLConf.get(),
-        new CaseInsensitiveStringMap(options)), ProfileSchema.SCHEMA);
+    List<FileLister.ListedFile> files =
+        FileLister.list(
+            List.of(root.toString()), spark.sparkContext().hadoopConfiguration(), null, null);
+    return PartitionDiscovery.discover(
+        files,
+        PartitionDiscovery.Settings.of(SQLConf.get(), new CaseInsensitiveStringMap(options)),
+        ProfileSchema.SCHEMA);
   }
 
   /** A new tree of one small real profile per relative path. */
@@ -312,8 +418,10 @@ class PartitionDiscoverySparkTest {
         assertEquals(sparks.values(), ours.values(), "values per file" + both);
       }
       case KEY_SPELLING -> {
-        assertEquals(sparks.columns().toDDL().toLowerCase(Locale.ROOT),
-            ours.columns().toDDL().toLowerCase(Locale.ROOT), "partition columns" + both);
+        assertEquals(
+            sparks.columns().toDDL().toLowerCase(Locale.ROOT),
+            ours.columns().toDDL().toLowerCase(Locale.ROOT),
+            "partition columns" + both);
         assertEquals(sparks.values(), ours.values(), "values per file" + both);
       }
       case NESTED_FILES_READ -> {
@@ -332,12 +440,16 @@ class PartitionDiscoverySparkTest {
       for (Map.Entry<String, String> o : t.options().entrySet()) {
         reader = reader.option(o.getKey(), o.getValue().replace("${root}", root.toString()));
       }
-      String[] paths = t.loads().stream()
-          .map(l -> l.isEmpty() ? root.toString() : root.resolve(l).toString())
-          .toArray(String[]::new);
+      String[] paths =
+          t.loads().stream()
+              .map(l -> l.isEmpty() ? root.toString() : root.resolve(l).toString())
+              .toArray(String[]::new);
       Dataset<Row> df = reader.load(paths);
-      StructType columns = new StructType(Arrays.stream(df.schema().fields())
-          .filter(f -> !ownColumns.contains(f.name())).toArray(StructField[]::new));
+      StructType columns =
+          new StructType(
+              Arrays.stream(df.schema().fields())
+                  .filter(f -> !ownColumns.contains(f.name()))
+                  .toArray(StructField[]::new));
       List<Column> selected = new ArrayList<>();
       selected.add(functions.col("path"));
       for (String c : columns.fieldNames()) {

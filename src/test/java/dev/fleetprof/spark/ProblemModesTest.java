@@ -39,8 +39,10 @@ import org.junit.jupiter.params.provider.ValueSource;
 class ProblemModesTest {
   private static SparkSession spark;
   @TempDir static Path dir;
+
   /** Bad file name → the file's complete records' total count, decoded independently. */
   private static final Map<String, Long> BAD = new TreeMap<>();
+
   private static long goodTotal;
 
   @BeforeAll
@@ -69,8 +71,8 @@ class ProblemModesTest {
     Files.write(dir.resolve("gmon.out"), Arrays.copyOf(gmon, gmon.length - 7));
     BAD.put("gmon.out", null); // its total is whatever gprof records precede the cut
 
-    Files.copy(SampleData.DCPI_REFERENCE.resolve("bad-footer-offsets.prof"),
-        dir.resolve("dcpi-bad.prof"));
+    Files.copy(
+        SampleData.DCPI_REFERENCE.resolve("bad-footer-offsets.prof"), dir.resolve("dcpi-bad.prof"));
     BAD.put("dcpi-bad.prof", null);
   }
 
@@ -89,8 +91,9 @@ class ProblemModesTest {
 
   @Test
   void permissiveReadsEveryRecordAndGivesEachProblemARow() {
-    Dataset<Row> df = read("PERMISSIVE").selectExpr("path", "kind", "count", "error",
-        "record_offset", "size(frames)");
+    Dataset<Row> df =
+        read("PERMISSIVE")
+            .selectExpr("path", "kind", "count", "error", "record_offset", "size(frames)");
     List<Row> rows = df.collectAsList();
     Map<String, Long> sums = new TreeMap<>();
     Map<String, String> errors = new TreeMap<>();
@@ -106,23 +109,25 @@ class ProblemModesTest {
     }
     assertEquals(BAD.keySet(), errors.keySet(), "every bad file has its error row: " + errors);
     for (Map.Entry<String, String> e : errors.entrySet()) {
-      assertTrue(e.getValue().contains(e.getKey()) && e.getValue().contains("byte offset"),
-          e.getValue());
+      assertTrue(
+          e.getValue().contains(e.getKey()) && e.getValue().contains("byte offset"), e.getValue());
     }
     assertTrue(errors.get("README.txt").contains("not a profile"), errors.get("README.txt"));
     assertTrue(errors.get("killed.prof").contains("truncated"), errors.get("killed.prof"));
     assertEquals(goodTotal, sums.get("good.prof"));
-    assertEquals(BAD.get("killed.prof"), sums.get("killed.prof"),
+    assertEquals(
+        BAD.get("killed.prof"),
+        sums.get("killed.prof"),
         "the truncated file's complete records are all read");
     assertEquals(BAD.size(), TestSpark.scanMetric(df, ProfileMetrics.PROBLEMS));
   }
 
   @Test
   void dropMalformedKeepsTheSameRecordsAndCountsTheProblems() {
-    Dataset<Row> permissive = read("PERMISSIVE").where("kind <> 'error'")
-        .selectExpr("path", "record_offset", "count");
-    Dataset<Row> dropped = read("DROPMALFORMED").selectExpr("path", "record_offset", "count",
-        "kind");
+    Dataset<Row> permissive =
+        read("PERMISSIVE").where("kind <> 'error'").selectExpr("path", "record_offset", "count");
+    Dataset<Row> dropped =
+        read("DROPMALFORMED").selectExpr("path", "record_offset", "count", "kind");
     List<Row> rows = dropped.collectAsList();
     assertTrue(rows.stream().noneMatch(r -> r.getString(3).equals("error")));
     assertEquals(BAD.size(), TestSpark.scanMetric(dropped, ProfileMetrics.PROBLEMS));
@@ -140,19 +145,26 @@ class ProblemModesTest {
 
   @Test
   void ignoreCorruptFilesSkipsTheRestOfBadFilesSilentlyButCountsThem() {
-    Dataset<Row> df = spark.read().format("profile").option("ignoreCorruptFiles", "true")
-        .load(dir.toString()).selectExpr("path", "kind", "count");
+    Dataset<Row> df =
+        spark
+            .read()
+            .format("profile")
+            .option("ignoreCorruptFiles", "true")
+            .load(dir.toString())
+            .selectExpr("path", "kind", "count");
     List<Row> rows = df.collectAsList();
     assertTrue(rows.stream().noneMatch(r -> r.getString(1).equals("error")));
-    long killed = rows.stream().filter(r -> name(r).equals("killed.prof"))
-        .mapToLong(r -> r.getLong(2)).sum();
+    long killed =
+        rows.stream().filter(r -> name(r).equals("killed.prof")).mapToLong(r -> r.getLong(2)).sum();
     assertEquals(BAD.get("killed.prof"), killed, "rows read before the problem are kept");
     assertEquals(BAD.size(), TestSpark.scanMetric(df, ProfileMetrics.PROBLEMS));
 
     spark.conf().set("spark.sql.files.ignoreCorruptFiles", "true");
     try {
-      assertEquals(0, spark.read().format("profile").load(dir.toString())
-          .where("kind = 'error'").count(), "the session setting works too");
+      assertEquals(
+          0,
+          spark.read().format("profile").load(dir.toString()).where("kind = 'error'").count(),
+          "the session setting works too");
     } finally {
       spark.conf().unset("spark.sql.files.ignoreCorruptFiles");
     }
@@ -170,8 +182,13 @@ class ProblemModesTest {
       Files.copy(SampleData.GPERFTOOLS.resolve("deep_recursion.prof"), tmp.resolve(n));
     }
     Dataset<Row> strict = spark.read().format("profile").load(tmp.toString()).select("count");
-    Dataset<Row> lenient = spark.read().format("profile").option("ignoreMissingFiles", "true")
-        .load(tmp.toString()).select("count");
+    Dataset<Row> lenient =
+        spark
+            .read()
+            .format("profile")
+            .option("ignoreMissingFiles", "true")
+            .load(tmp.toString())
+            .select("count");
     long perFile = spark.read().format("profile").load(tmp.resolve("a.prof").toString()).count();
     Files.delete(tmp.resolve("b.prof")); // listed when the DataFrames were made, gone now
 
@@ -187,23 +204,35 @@ class ProblemModesTest {
   void aTaskThatFailsMidReadIsRetriedToTheSameRows(@TempDir Path tmp) throws Exception {
     Path big = tmp.resolve("big.prof");
     SyntheticCpuProfile.write(big, 3 << 20, 7);
-    List<Row> clean = rows(spark.read().format("profile").option("maxPartitionBytes", "700k")
-        .load(big.toString()));
+    List<Row> clean =
+        rows(
+            spark
+                .read()
+                .format("profile")
+                .option("maxPartitionBytes", "700k")
+                .load(big.toString()));
 
     AtomicInteger failed = new AtomicInteger();
-    SparkListener listener = new SparkListener() {
-      @Override
-      public void onTaskEnd(SparkListenerTaskEnd end) {
-        if (end.reason() != Success$.MODULE$) {
-          failed.incrementAndGet();
-        }
-      }
-    };
+    SparkListener listener =
+        new SparkListener() {
+          @Override
+          public void onTaskEnd(SparkListenerTaskEnd end) {
+            if (end.reason() != Success$.MODULE$) {
+              failed.incrementAndGet();
+            }
+          }
+        };
     spark.sparkContext().addSparkListener(listener);
     List<Row> retried;
     try {
-      retried = rows(spark.read().format("profile").option("maxPartitionBytes", "700k")
-          .option(ReadOptions.FAIL_FIRST_ATTEMPT_AFTER_ROWS, "1000").load(big.toString()));
+      retried =
+          rows(
+              spark
+                  .read()
+                  .format("profile")
+                  .option("maxPartitionBytes", "700k")
+                  .option(ReadOptions.FAIL_FIRST_ATTEMPT_AFTER_ROWS, "1000")
+                  .load(big.toString()));
       long deadline = System.nanoTime() + 10_000_000_000L; // listener events arrive async
       while (failed.get() < 4 && System.nanoTime() < deadline) {
         Thread.sleep(20);
@@ -217,16 +246,17 @@ class ProblemModesTest {
   }
 
   /**
-   * Queries without call chains read column batches; they must give exactly the rows that row
-   * reads give, error rows and partial files included, and on a file cut into many splits.
+   * Queries without call chains read column batches; they must give exactly the rows that row reads
+   * give, error rows and partial files included, and on a file cut into many splits.
    */
   @ParameterizedTest
   @ValueSource(strings = {"PERMISSIVE", "DROPMALFORMED", "ignoreCorruptFiles"})
   void columnarReadsGiveTheRowsOfRowReads(String how, @TempDir Path tmp) throws Exception {
     Path big = tmp.resolve("big.prof");
     SyntheticCpuProfile.write(big, 3 << 20, 11);
-    String[] flat = {"path", "format", "kind", "count", "period", "period_unit", "record_offset",
-        "error"};
+    String[] flat = {
+      "path", "format", "kind", "count", "period", "period_unit", "record_offset", "error"
+    };
     for (String path : List.of(dir.toString(), big.toString())) {
       Dataset<Row> columnar = flatRead(how, path, true).selectExpr(flat);
       Dataset<Row> rows = flatRead(how, path, false).selectExpr(flat);
@@ -235,16 +265,21 @@ class ProblemModesTest {
       List<Row> expected = sorted(rows.collectAsList());
       assertTrue(expected.size() > 100, "the read has rows: " + expected.size());
       assertEquals(expected, sorted(columnar.collectAsList()), how + " on " + path);
-      assertEquals(TestSpark.scanMetric(rows, ProfileMetrics.RECORDS),
+      assertEquals(
+          TestSpark.scanMetric(rows, ProfileMetrics.RECORDS),
           TestSpark.scanMetric(columnar, ProfileMetrics.RECORDS));
     }
   }
 
   private static Dataset<Row> flatRead(String how, String path, boolean columnar) {
-    var reader = spark.read().format("profile").option("columnar", columnar)
-        .option("maxPartitionBytes", "700k");
-    reader = how.equals("ignoreCorruptFiles") ? reader.option(how, "true")
-        : reader.option("mode", how);
+    var reader =
+        spark
+            .read()
+            .format("profile")
+            .option("columnar", columnar)
+            .option("maxPartitionBytes", "700k");
+    reader =
+        how.equals("ignoreCorruptFiles") ? reader.option(how, "true") : reader.option("mode", how);
     return reader.load(path);
   }
 
@@ -259,7 +294,7 @@ class ProblemModesTest {
   }
 
   private static List<Row> rows(Dataset<Row> df) {
-    return new ArrayList<>(df.selectExpr("record_offset", "count", "pcs")
-        .orderBy("record_offset").collectAsList());
+    return new ArrayList<>(
+        df.selectExpr("record_offset", "count", "pcs").orderBy("record_offset").collectAsList());
   }
 }

@@ -42,30 +42,51 @@ class ProfileSourceTest {
       assertEquals(expected, sums.getOrDefault(p.getFileName().toString(), 0L), p.toString());
     }
     assertFalse(sums.containsKey("zero_samples.prof"), "a zero-sample profile has no rows");
-    assertTrue(sums.keySet().stream().allMatch(n -> n.endsWith(".prof")),
+    assertTrue(
+        sums.keySet().stream().allMatch(n -> n.endsWith(".prof")),
         "_reference/ is skipped: " + sums.keySet());
-    assertEquals(List.of("gperftools"), df.select("format").distinct().as(
-        org.apache.spark.sql.Encoders.STRING()).collectAsList());
+    assertEquals(
+        List.of("gperftools"),
+        df.select("format").distinct().as(org.apache.spark.sql.Encoders.STRING()).collectAsList());
   }
 
   @Test
   void schemaIsTheDocumentedContract() {
     Dataset<Row> df = spark.read().format("profile").load(SampleData.GPERFTOOLS.toString());
-    assertArrayEquals(new String[] {"path", "format", "kind", "pcs", "count", "mapping", "frames",
-        "period", "period_unit", "record_offset", "histogram", "dcpi", "error"},
+    assertArrayEquals(
+        new String[] {
+          "path",
+          "format",
+          "kind",
+          "pcs",
+          "count",
+          "mapping",
+          "frames",
+          "period",
+          "period_unit",
+          "record_offset",
+          "histogram",
+          "dcpi",
+          "error"
+        },
         df.schema().fieldNames());
-    assertEquals("array<struct<module:string,offset:bigint>>",
+    assertEquals(
+        "array<struct<module:string,offset:bigint>>",
         df.schema().apply("frames").dataType().simpleString());
-    assertEquals("struct<start:bigint,limit:bigint,offset:bigint,path:string>",
+    assertEquals(
+        "struct<start:bigint,limit:bigint,offset:bigint,path:string>",
         df.schema().apply("mapping").dataType().simpleString());
   }
 
   private List<DecodedRecord> readRecords(Path file, long maxPartitionBytes) {
-    Dataset<Row> df = spark.read().format("profile")
-        .option("maxPartitionBytes", maxPartitionBytes)
-        .option("openCostInBytes", 0)
-        .load(file.toString())
-        .select("record_offset", "count", "pcs");
+    Dataset<Row> df =
+        spark
+            .read()
+            .format("profile")
+            .option("maxPartitionBytes", maxPartitionBytes)
+            .option("openCostInBytes", 0)
+            .load(file.toString())
+            .select("record_offset", "count", "pcs");
     List<DecodedRecord> out = new ArrayList<>();
     for (Row r : df.collectAsList()) {
       out.add(DecodedRecord.ofRow(r));
@@ -80,8 +101,8 @@ class ProfileSourceTest {
     for (Path p : SampleData.gperftoolsProfiles()) {
       byte[] data = SampleData.read(p);
       List<DecodedRecord> expected = CpuProfiles.decode(p.toString(), data).records();
-      for (long size : new long[] {64, 72, 100, 128, 200, 256, 333, 512, 1000, 4096, 8192,
-          data.length}) {
+      for (long size :
+          new long[] {64, 72, 100, 128, 200, 256, 333, 512, 1000, 4096, 8192, data.length}) {
         assertEquals(expected, readRecords(p, size), p + " with splits of " + size + " bytes");
       }
     }
@@ -90,9 +111,14 @@ class ProfileSourceTest {
   @Test
   void smallSplitsReallySplitAndResynchronise() {
     Path p = SampleData.GPERFTOOLS.resolve("multithreaded.prof");
-    Dataset<Row> df = spark.read().format("profile")
-        .option("maxPartitionBytes", 1024).option("openCostInBytes", 0)
-        .load(p.toString()).select("count");
+    Dataset<Row> df =
+        spark
+            .read()
+            .format("profile")
+            .option("maxPartitionBytes", 1024)
+            .option("openCostInBytes", 0)
+            .load(p.toString())
+            .select("count");
     assertTrue(df.rdd().getNumPartitions() > 20, "partitions: " + df.rdd().getNumPartitions());
     Dataset<Row> sum = df.agg(org.apache.spark.sql.functions.sum("count"));
     sum.collectAsList();
@@ -106,9 +132,15 @@ class ProfileSourceTest {
     long records = dev.fleetprof.testing.SyntheticCpuProfile.write(file, 24L << 20, 42);
     Decoded sequential = CpuProfiles.decode(file.toString(), Files.readAllBytes(file));
     assertEquals(records, sequential.records().size());
-    Dataset<Row> df = spark.read().format("profile")
-        .option("maxPartitionBytes", 700_000).option("openCostInBytes", 0)
-        .load(file.toString()).select("record_offset", "count", "pcs").orderBy("record_offset");
+    Dataset<Row> df =
+        spark
+            .read()
+            .format("profile")
+            .option("maxPartitionBytes", 700_000)
+            .option("openCostInBytes", 0)
+            .load(file.toString())
+            .select("record_offset", "count", "pcs")
+            .orderBy("record_offset");
     java.util.Iterator<Row> it = df.toLocalIterator();
     int i = 0;
     while (it.hasNext()) {
@@ -140,8 +172,13 @@ class ProfileSourceTest {
   @Test
   void framesAndMappingFollowTheMapsText() {
     Path p = SampleData.GPERFTOOLS.resolve("shared_library.prof");
-    List<Row> rows = spark.read().format("profile").load(p.toString())
-        .selectExpr("pcs", "mapping", "frames", "period", "period_unit").collectAsList();
+    List<Row> rows =
+        spark
+            .read()
+            .format("profile")
+            .load(p.toString())
+            .selectExpr("pcs", "mapping", "frames", "period", "period_unit")
+            .collectAsList();
     int inLib = 0;
     for (Row r : rows) {
       List<Long> pcs = r.getList(0);
@@ -172,17 +209,22 @@ class ProfileSourceTest {
   void globsSeveralPathsAndPathGlobFilter() throws Exception {
     String dir = SampleData.GPERFTOOLS.toString();
     long all = spark.read().format("profile").load(dir).count();
-    long two = spark.read().format("profile")
-        .load(dir + "/x86_32.prof", dir + "/deep_recursion.prof").count();
+    long two =
+        spark
+            .read()
+            .format("profile")
+            .load(dir + "/x86_32.prof", dir + "/deep_recursion.prof")
+            .count();
     long x86 = spark.read().format("profile").load(dir + "/x86_32.prof").count();
     long deep = spark.read().format("profile").load(dir + "/deep_recursion.prof").count();
     assertEquals(x86 + deep, two);
     assertEquals(x86, spark.read().format("profile").load(dir + "/x86_*.prof").count());
-    assertEquals(x86, spark.read().format("profile").option("pathGlobFilter", "x86*")
-        .load(dir).count());
+    assertEquals(
+        x86, spark.read().format("profile").option("pathGlobFilter", "x86*").load(dir).count());
     assertTrue(all > two);
-    Exception e = assertThrows(Exception.class,
-        () -> spark.read().format("profile").load(dir + "/no-such.prof"));
+    Exception e =
+        assertThrows(
+            Exception.class, () -> spark.read().format("profile").load(dir + "/no-such.prof"));
     assertTrue(e.getMessage().contains("no-such.prof"), e.getMessage());
   }
 
@@ -196,8 +238,14 @@ class ProfileSourceTest {
     List<DecodedRecord> expected = readRecords(src, 1 << 30);
     assertEquals(expected, readRecords(gz, 1 << 30));
     assertEquals(expected, readRecords(gz, 64));
-    List<Row> frames = spark.read().format("profile").load(gz.toString())
-        .selectExpr("frames[0].module").distinct().collectAsList();
+    List<Row> frames =
+        spark
+            .read()
+            .format("profile")
+            .load(gz.toString())
+            .selectExpr("frames[0].module")
+            .distinct()
+            .collectAsList();
     assertTrue(frames.stream().anyMatch(r -> r.getString(0) != null), "mappings read from .gz");
   }
 
@@ -208,16 +256,24 @@ class ProfileSourceTest {
     int cut = (int) full.records().get(100).offset() + 20; // inside record 100
     Files.write(dir.resolve("killed.prof"), java.util.Arrays.copyOf(data, cut));
     Files.write(dir.resolve("empty.prof"), new byte[0]);
-    Dataset<Row> df = spark.read().format("profile").load(dir.toString())
-        .select("record_offset", "kind", "error");
+    Dataset<Row> df =
+        spark
+            .read()
+            .format("profile")
+            .load(dir.toString())
+            .select("record_offset", "kind", "error");
     List<Row> rows = df.collectAsList();
     assertEquals(101, rows.size(), "100 complete records and one error row");
     List<Row> errors = rows.stream().filter(r -> r.getString(1).equals("error")).toList();
     assertEquals(1, errors.size());
-    assertEquals(full.records().get(100).offset(), errors.get(0).getLong(0),
+    assertEquals(
+        full.records().get(100).offset(),
+        errors.get(0).getLong(0),
         "the error row points at the cut record");
-    assertTrue(errors.get(0).getString(2).contains("killed.prof")
-        && errors.get(0).getString(2).contains("truncated"), errors.get(0).getString(2));
+    assertTrue(
+        errors.get(0).getString(2).contains("killed.prof")
+            && errors.get(0).getString(2).contains("truncated"),
+        errors.get(0).getString(2));
     assertEquals(1, TestSpark.scanMetric(df, ProfileMetrics.TRUNCATED_FILES));
     assertEquals(2, TestSpark.scanMetric(df, ProfileMetrics.FILES));
   }
@@ -226,14 +282,30 @@ class ProfileSourceTest {
   void aFileThatIsNoProfileIsNamedInTheError(@TempDir Path dir) throws Exception {
     Path readme = dir.resolve("README.txt");
     Files.writeString(readme, "These are the profiles of web042.\n");
-    Exception e = assertThrows(Exception.class, () -> spark.read().format("profile")
-        .option("mode", "FAILFAST").load(dir.toString()).collectAsList());
+    Exception e =
+        assertThrows(
+            Exception.class,
+            () ->
+                spark
+                    .read()
+                    .format("profile")
+                    .option("mode", "FAILFAST")
+                    .load(dir.toString())
+                    .collectAsList());
     String msg = fullMessage(e);
     assertTrue(msg.contains(readme.getFileName().toString()) && msg.contains("not a profile"), msg);
 
-    Exception forced = assertThrows(Exception.class, () -> spark.read().format("profile")
-        .option("mode", "FAILFAST").option("format", "gprof").load(SampleData.GPERFTOOLS.resolve("x86_32.prof").toString())
-        .collectAsList());
+    Exception forced =
+        assertThrows(
+            Exception.class,
+            () ->
+                spark
+                    .read()
+                    .format("profile")
+                    .option("mode", "FAILFAST")
+                    .option("format", "gprof")
+                    .load(SampleData.GPERFTOOLS.resolve("x86_32.prof").toString())
+                    .collectAsList());
     assertTrue(fullMessage(forced).contains("x86_32.prof"), fullMessage(forced));
   }
 

@@ -25,8 +25,7 @@ import org.junit.jupiter.api.io.TempDir;
 class ReadOptionsTest {
   private final SparkSession spark = TestSpark.get();
 
-  @TempDir
-  Path dir;
+  @TempDir Path dir;
 
   /** Two hosts of one day, two profiles each. */
   private Path fleet() throws Exception {
@@ -50,27 +49,55 @@ class ReadOptionsTest {
     List<String> binaryOwn = List.of("path", "modificationTime", "length", "content");
     List<String> profileOwn = List.of(ProfileSchema.SCHEMA.fieldNames());
     for (String recursive : List.of("false", "true")) {
-      Dataset<Row> binary = spark.read().format("binaryFile")
-          .option("recursiveFileLookup", recursive).load(root.toString());
-      Dataset<Row> profile = spark.read().format("profile")
-          .option("recursiveFileLookup", recursive).load(root.toString());
-      assertEquals(partitionColumns(binary, binaryOwn), partitionColumns(profile, profileOwn),
+      Dataset<Row> binary =
+          spark
+              .read()
+              .format("binaryFile")
+              .option("recursiveFileLookup", recursive)
+              .load(root.toString());
+      Dataset<Row> profile =
+          spark
+              .read()
+              .format("profile")
+              .option("recursiveFileLookup", recursive)
+              .load(root.toString());
+      assertEquals(
+          partitionColumns(binary, binaryOwn),
+          partitionColumns(profile, profileOwn),
           "partition columns with recursiveFileLookup=" + recursive);
-      assertEquals(binary.select("path").distinct().count(),
-          profile.select("path").distinct().count(), "files read");
+      assertEquals(
+          binary.select("path").distinct().count(),
+          profile.select("path").distinct().count(),
+          "files read");
     }
-    assertEquals(List.of("date", "host"), partitionColumns(spark.read().format("profile")
-        .load(root.toString()), profileOwn), "the default infers them");
+    assertEquals(
+        List.of("date", "host"),
+        partitionColumns(spark.read().format("profile").load(root.toString()), profileOwn),
+        "the default infers them");
   }
 
   @Test
   void badOptionValuesFailWhenTheReadIsDefinedNamingTheOption() throws Exception {
     Path root = fleet();
-    for (String[] kv : new String[][] {{"recursiveFileLookup", "maybe"},
-        {"dcpi.offsetUnit", "bogus"}, {"gmon.pointerSize", "3"}, {"mode", "lenient"},
-        {"format", "perf"}, {"maxPartitionBytes", "lots"}}) {
-      Exception e = assertThrows(Exception.class, () -> spark.read().format("profile")
-          .option(kv[0], kv[1]).load(root.toString()).schema());
+    for (String[] kv :
+        new String[][] {
+          {"recursiveFileLookup", "maybe"},
+          {"dcpi.offsetUnit", "bogus"},
+          {"gmon.pointerSize", "3"},
+          {"mode", "lenient"},
+          {"format", "perf"},
+          {"maxPartitionBytes", "lots"}
+        }) {
+      Exception e =
+          assertThrows(
+              Exception.class,
+              () ->
+                  spark
+                      .read()
+                      .format("profile")
+                      .option(kv[0], kv[1])
+                      .load(root.toString())
+                      .schema());
       String message = String.valueOf(e.getMessage());
       assertTrue(message.contains(kv[1]), kv[0] + ": " + message);
     }
@@ -80,9 +107,13 @@ class ReadOptionsTest {
   void inputFileNameIsTheFileOfEachRow() throws Exception {
     Path root = fleet();
     // One partition holds every file, so a reader that forgot to move on would be caught.
-    Dataset<Row> df = spark.read().format("profile").option("maxPartitionBytes", "64m")
-        .load(root.toString())
-        .select(functions.col("path"), functions.input_file_name().as("input"));
+    Dataset<Row> df =
+        spark
+            .read()
+            .format("profile")
+            .option("maxPartitionBytes", "64m")
+            .load(root.toString())
+            .select(functions.col("path"), functions.input_file_name().as("input"));
     List<Row> rows = df.collectAsList();
     assertTrue(rows.size() > 4, "records read");
     for (Row r : rows) {
@@ -94,10 +125,21 @@ class ReadOptionsTest {
   @Test
   void equalScansAreReusedInOnePlan() throws Exception {
     Path root = fleet();
-    Dataset<Row> byHost = spark.read().format("profile").load(root.toString())
-        .groupBy("host").agg(functions.sum("count").as("samples"));
-    Dataset<Row> twice = byHost.union(spark.read().format("profile").load(root.toString())
-        .groupBy("host").agg(functions.sum("count").as("samples")));
+    Dataset<Row> byHost =
+        spark
+            .read()
+            .format("profile")
+            .load(root.toString())
+            .groupBy("host")
+            .agg(functions.sum("count").as("samples"));
+    Dataset<Row> twice =
+        byHost.union(
+            spark
+                .read()
+                .format("profile")
+                .load(root.toString())
+                .groupBy("host")
+                .agg(functions.sum("count").as("samples")));
     List<Row> rows = twice.collectAsList();
     assertEquals(4, rows.size());
     String plan = twice.queryExecution().executedPlan().toString();
@@ -107,23 +149,37 @@ class ReadOptionsTest {
   @Test
   void metadataColumnIsSparksFileMetadata() throws Exception {
     Path root = fleet();
-    List<String> fields = List.of("file_path", "file_name", "file_size", "file_block_start",
-        "file_block_length", "file_modification_time");
+    List<String> fields =
+        List.of(
+            "file_path",
+            "file_name",
+            "file_size",
+            "file_block_start",
+            "file_block_length",
+            "file_modification_time");
     Dataset<Row> profile = spark.read().format("profile").load(root.toString());
     assertTrue(!Arrays.asList(profile.columns()).contains("_metadata"), "hidden from SELECT *");
-    List<Row> ours = profile.select("_metadata.*").distinct().orderBy("file_path")
-        .collectAsList();
-    List<Row> sparks = spark.read().format("binaryFile").load(root.toString())
-        .select("_metadata.*").select(fields.stream().map(functions::col)
-            .toArray(org.apache.spark.sql.Column[]::new))
-        .orderBy("file_path").collectAsList();
+    List<Row> ours = profile.select("_metadata.*").distinct().orderBy("file_path").collectAsList();
+    List<Row> sparks =
+        spark
+            .read()
+            .format("binaryFile")
+            .load(root.toString())
+            .select("_metadata.*")
+            .select(fields.stream().map(functions::col).toArray(org.apache.spark.sql.Column[]::new))
+            .orderBy("file_path")
+            .collectAsList();
     assertEquals(4, ours.size());
     assertEquals(sparks, ours);
     // Every row carries its own file's values, also with path and partition columns beside them.
-    for (Row r : profile.select(functions.col("path"), functions.col("_metadata.file_name"),
-        functions.col("host")).distinct().collectAsList()) {
-      assertTrue(r.getString(0).endsWith("/host=" + r.getString(2) + "/" + r.getString(1)),
-          r.toString());
+    for (Row r :
+        profile
+            .select(
+                functions.col("path"), functions.col("_metadata.file_name"), functions.col("host"))
+            .distinct()
+            .collectAsList()) {
+      assertTrue(
+          r.getString(0).endsWith("/host=" + r.getString(2) + "/" + r.getString(1)), r.toString());
     }
   }
 }

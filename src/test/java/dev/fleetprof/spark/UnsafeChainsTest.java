@@ -27,19 +27,22 @@ import org.junit.jupiter.api.Test;
  * would see equal chains as different keys.
  */
 class UnsafeChainsTest {
-  private static final StructType SCHEMA = new StructType()
-      .add("pcs", new ArrayType(DataTypes.LongType, false), false)
-      .add("frames", new ArrayType(ProfileSchema.FRAME_TYPE, false), false)
-      .add("mapping", ProfileSchema.MAPPING_TYPE, true);
+  private static final StructType SCHEMA =
+      new StructType()
+          .add("pcs", new ArrayType(DataTypes.LongType, false), false)
+          .add("frames", new ArrayType(ProfileSchema.FRAME_TYPE, false), false)
+          .add("mapping", ProfileSchema.MAPPING_TYPE, true);
 
   // Paths of every length modulo 8 (padding), a multi-byte UTF-8 one, and an empty one.
-  private static final List<Mapping> MAPPINGS = List.of(
-      new Mapping(0x400000L, 0x500000L, 0, "/usr/bin/server", true),
-      new Mapping(0x7f0000000000L, 0x7f0000100000L, 0x1000, "/lib/x86_64-linux-gnu/libc.so.6", true),
-      new Mapping(0x7f0000200000L, 0x7f0000300000L, 0x2000, "/opt/ü/libz.so.1.2", true),
-      new Mapping(0x7f0000400000L, 0x7f0000500000L, 0, "12345678", true),
-      new Mapping(0x7f0000600000L, 0x7f0000700000L, 0, "", true),
-      new Mapping(0xffffffffff600000L, 0xffffffffff601000L, 0, "[vsyscall]", true));
+  private static final List<Mapping> MAPPINGS =
+      List.of(
+          new Mapping(0x400000L, 0x500000L, 0, "/usr/bin/server", true),
+          new Mapping(
+              0x7f0000000000L, 0x7f0000100000L, 0x1000, "/lib/x86_64-linux-gnu/libc.so.6", true),
+          new Mapping(0x7f0000200000L, 0x7f0000300000L, 0x2000, "/opt/ü/libz.so.1.2", true),
+          new Mapping(0x7f0000400000L, 0x7f0000500000L, 0, "12345678", true),
+          new Mapping(0x7f0000600000L, 0x7f0000700000L, 0, "", true),
+          new Mapping(0xffffffffff600000L, 0xffffffffff601000L, 0, "[vsyscall]", true));
 
   @Test
   void chainsAreWhatSparksProjectionWrites() {
@@ -52,8 +55,11 @@ class UnsafeChainsTest {
       for (int trial = 0; trial < 20; trial++) {
         long[] pcs = new long[depth + 3]; // longer than depth: only the first depth count
         for (int i = 0; i < pcs.length; i++) {
-          pcs[i] = random.nextInt(8) == 0 ? random.nextLong() // almost surely unmapped
-              : MAPPINGS.get(random.nextInt(MAPPINGS.size())).start() + random.nextInt(0x100000);
+          pcs[i] =
+              random.nextInt(8) == 0
+                  ? random.nextLong() // almost surely unmapped
+                  : MAPPINGS.get(random.nextInt(MAPPINGS.size())).start()
+                      + random.nextInt(0x100000);
         }
         UnsafeRow expected = project.apply(objectRow(index, pcs, depth)).copy();
 
@@ -76,9 +82,11 @@ class UnsafeChainsTest {
     MappingIndex index = new MappingIndex(List.of(new Mapping(0x1000, 0x2000, 0, longPath, true)));
     long[] pcs = new long[100];
     java.util.Arrays.fill(pcs, 0x1800);
-    assertNull(new UnsafeChains(index).frames(pcs, pcs.length),
+    assertNull(
+        new UnsafeChains(index).frames(pcs, pcs.length),
         "100 frames of a 1 MiB path exceed the limit of "
-            + (UnsafeChains.MAX_FRAMES_BYTES >> 20) + " MiB");
+            + (UnsafeChains.MAX_FRAMES_BYTES >> 20)
+            + " MiB");
     assertEquals(10, new UnsafeChains(index).frames(pcs, 10).numElements());
   }
 
@@ -94,29 +102,42 @@ class UnsafeChainsTest {
           m = candidate;
         }
       }
-      frames.add(m == null ? new GenericInternalRow(new Object[] {null, pc})
-          : new GenericInternalRow(new Object[] {UTF8String.fromString(m.path()),
-              pc - m.start() + m.offset()}));
+      frames.add(
+          m == null
+              ? new GenericInternalRow(new Object[] {null, pc})
+              : new GenericInternalRow(
+                  new Object[] {UTF8String.fromString(m.path()), pc - m.start() + m.offset()}));
     }
     Mapping leaf = null;
     for (Mapping candidate : MAPPINGS) {
-      if (depth > 0 && Long.compareUnsigned(candidate.start(), chain[0]) <= 0
+      if (depth > 0
+          && Long.compareUnsigned(candidate.start(), chain[0]) <= 0
           && Long.compareUnsigned(chain[0], candidate.limit()) < 0) {
         leaf = candidate;
       }
     }
-    return new GenericInternalRow(new Object[] {
-        new GenericArrayData(java.util.Arrays.stream(chain).boxed().toArray()),
-        new GenericArrayData(frames.toArray()),
-        leaf == null ? null : new GenericInternalRow(new Object[] {leaf.start(), leaf.limit(),
-            leaf.offset(), UTF8String.fromString(leaf.path())})});
+    return new GenericInternalRow(
+        new Object[] {
+          new GenericArrayData(java.util.Arrays.stream(chain).boxed().toArray()),
+          new GenericArrayData(frames.toArray()),
+          leaf == null
+              ? null
+              : new GenericInternalRow(
+                  new Object[] {
+                    leaf.start(), leaf.limit(), leaf.offset(), UTF8String.fromString(leaf.path())
+                  })
+        });
   }
 
   private static byte[] bytes(org.apache.spark.sql.catalyst.util.ArrayData a) {
     UnsafeArrayData u = (UnsafeArrayData) a;
     byte[] out = new byte[u.getSizeInBytes()];
-    org.apache.spark.unsafe.Platform.copyMemory(u.getBaseObject(), u.getBaseOffset(), out,
-        org.apache.spark.unsafe.Platform.BYTE_ARRAY_OFFSET, out.length);
+    org.apache.spark.unsafe.Platform.copyMemory(
+        u.getBaseObject(),
+        u.getBaseOffset(),
+        out,
+        org.apache.spark.unsafe.Platform.BYTE_ARRAY_OFFSET,
+        out.length);
     return out;
   }
 }

@@ -40,7 +40,8 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class BinaryLocatorTest {
   /** A small C++ program: templates, a namespace, inlined helpers. VARIANT makes other builds. */
-  private static final String SOURCE = """
+  private static final String SOURCE =
+      """
       #include <cstdio>
       #include <cstdlib>
       #ifndef VARIANT
@@ -91,23 +92,34 @@ class BinaryLocatorTest {
 
   /** Builds with build IDs, each a different VARIANT: distinct IDs. */
   private static final List<Build> builds = new ArrayList<>();
+
   /** A stripped non-PIE program with a .gnu_debuglink to server.debug, and that debug file. */
   private static Build stripped;
+
   private static Path strippedDebug;
   private static Path strippedFull;
+
   /** The debug file of builds.get(1): another build ID than the stripped program's. */
   private static Path otherDebug;
+
   /** Without build IDs: a stripped PIE linked to server.debug, its debug file, another build's. */
   private static Build noIdStripped;
+
   private static Path noIdDebug;
   private static Path noIdFull;
   private static Path noIdRebuiltDebug;
 
   @BeforeAll
   static void buildPrograms() throws Exception {
-    for (String[] tool : new String[][] {{"g++", "g++"}, {"readelf", "binutils"},
-        {"objcopy", "binutils"}, {"strip", "binutils"}, {"addr2line", "binutils"},
-        {"objdump", "binutils"}}) {
+    for (String[] tool :
+        new String[][] {
+          {"g++", "g++"},
+          {"readelf", "binutils"},
+          {"objcopy", "binutils"},
+          {"strip", "binutils"},
+          {"addr2line", "binutils"},
+          {"objdump", "binutils"}
+        }) {
       ExternalTool.require(tool[0], tool[1]);
     }
     home = tmp.resolve("home");
@@ -127,16 +139,19 @@ class BinaryLocatorTest {
     strippedDebug = splitDebug(strippedFull);
     stripped = new Build(dir.resolve("server"), buildId(strippedFull).orElseThrow());
     otherDebug = builds.get(1).file().resolveSibling("other.debug");
-    tool(List.of("objcopy", "--only-keep-debug", builds.get(1).file().toString(),
-        otherDebug.toString()));
+    tool(
+        List.of(
+            "objcopy",
+            "--only-keep-debug",
+            builds.get(1).file().toString(),
+            otherDebug.toString()));
 
     noIdFull = gxx(src, "noid", 8, "-Wl,--build-id=none");
     noIdDebug = splitDebug(noIdFull);
     noIdStripped = new Build(noIdFull.resolveSibling("server"), null);
     Path rebuilt = gxx(src, "noid-rebuilt", 9, "-Wl,--build-id=none");
     noIdRebuiltDebug = rebuilt.resolveSibling("server.debug");
-    tool(List.of("objcopy", "--only-keep-debug", rebuilt.toString(),
-        noIdRebuiltDebug.toString()));
+    tool(List.of("objcopy", "--only-keep-debug", rebuilt.toString(), noIdRebuiltDebug.toString()));
     for (Path p : List.of(noIdFull, noIdStripped.file(), noIdDebug, noIdRebuiltDebug)) {
       assertTrue(buildId(p).isEmpty(), p + " has no build ID");
     }
@@ -213,18 +228,27 @@ class BinaryLocatorTest {
    * path, and the build readelf sees in the file that was opened), and is then deleted; with all
    * gone, the search finds nothing.
    */
-  private static void expectWinnersInOrder(BinaryLocator locator, String module, String buildId,
-      List<Placed> order) throws Exception {
+  private static void expectWinnersInOrder(
+      BinaryLocator locator, String module, String buildId, List<Placed> order) throws Exception {
     for (int i = 0; i < order.size(); i++) {
       Placed want = order.get(i);
       BinaryLocator.Found found = locator.find(module, buildId);
       assertTrue(found.ok(), "step " + i + ": nothing found, " + found.problem());
       try (BinarySymbols symbols = found.symbols()) {
-        String got = found.binary().startsWith("file:")
-            ? found.binary().substring("file:".length()) : found.binary();
-        assertEquals(want.candidate(), got, "step " + i + ": the first of "
-            + order.subList(i, order.size()).stream().map(Placed::candidate).toList());
-        assertEquals(want.build().id(), buildId(symbols.runtime().path()).orElse(null),
+        String got =
+            found.binary().startsWith("file:")
+                ? found.binary().substring("file:".length())
+                : found.binary();
+        assertEquals(
+            want.candidate(),
+            got,
+            "step "
+                + i
+                + ": the first of "
+                + order.subList(i, order.size()).stream().map(Placed::candidate).toList());
+        assertEquals(
+            want.build().id(),
+            buildId(symbols.runtime().path()).orElse(null),
             "step " + i + ": the build opened");
       }
       Files.delete(want.file());
@@ -241,27 +265,30 @@ class BinaryLocatorTest {
     Path d2 = c.resolve("d2");
     // The module's path on this machine: it must exist for the last resort to apply.
     String module = c.resolve("host/opt/fleet/bin/server").toString();
-    List<Placed> order = List.of(
-        place(builds.get(1), under(d1, module)),
-        place(builds.get(2), d1.resolve("server")),
-        place(builds.get(3), under(d2, module)),
-        place(builds.get(4), d2.resolve("server")),
-        place(builds.get(5), Path.of(module)));
+    List<Placed> order =
+        List.of(
+            place(builds.get(1), under(d1, module)),
+            place(builds.get(2), d1.resolve("server")),
+            place(builds.get(3), under(d2, module)),
+            place(builds.get(4), d2.resolve("server")),
+            place(builds.get(5), Path.of(module)));
     // A build-ID folder means nothing without a build ID to look for.
     place(builds.get(0), d1.resolve(builds.get(0).id()).resolve("server"));
 
     NioBinaryFiles files = new NioBinaryFiles();
     BinaryLocator withoutModulePath =
         new BinaryLocator(files, List.of(d1.toString(), d2.toString()), false);
-    expectWinnersInOrder(new BinaryLocator(files,
-        List.of(d1.toString(), d2.toString()), true), module, null, order);
-    assertFalse(files.probed.stream().anyMatch(p -> p.contains(builds.get(0).id())),
+    expectWinnersInOrder(
+        new BinaryLocator(files, List.of(d1.toString(), d2.toString()), true), module, null, order);
+    assertFalse(
+        files.probed.stream().anyMatch(p -> p.contains(builds.get(0).id())),
         "no build-ID path is probed without a build ID: " + files.probed);
 
     place(builds.get(5), Path.of(module));
     BinaryLocator.Found own = withoutModulePath.find(module, null);
     assertFalse(own.ok(), "useModulePath=false found " + own.binary());
-    assertTrue(own.problem().contains(d1.toString()) && own.problem().contains(d2.toString()),
+    assertTrue(
+        own.problem().contains(d1.toString()) && own.problem().contains(d2.toString()),
         own.problem());
   }
 
@@ -273,20 +300,24 @@ class BinaryLocatorTest {
     Build a = builds.get(0);
     String module = c.resolve("host/opt/fleet/bin/server").toString();
     Path idDir1 = d1.resolve(a.id());
-    List<Placed> order = List.of(
-        place(a, idDir1.resolve("server")),
-        // Then any file in DIR/<id>/, by name.
-        place(a, idDir1.resolve("a-copy")),
-        place(a, idDir1.resolve("z-copy")),
-        // perf's layout: DIR/<module path>/<id> (DIR/<module path> is then a folder).
-        place(a, under(d1, module).resolve(a.id())),
-        place(a, d1.resolve("server")),
-        place(a, d2.resolve(a.id()).resolve("server")),
-        place(a, under(d2, module)),
-        place(a, d2.resolve("server")),
-        place(a, Path.of(module)));
-    expectWinnersInOrder(new BinaryLocator(new NioBinaryFiles(),
-        List.of(d1.toString(), d2.toString()), true), module, a.id(), order);
+    List<Placed> order =
+        List.of(
+            place(a, idDir1.resolve("server")),
+            // Then any file in DIR/<id>/, by name.
+            place(a, idDir1.resolve("a-copy")),
+            place(a, idDir1.resolve("z-copy")),
+            // perf's layout: DIR/<module path>/<id> (DIR/<module path> is then a folder).
+            place(a, under(d1, module).resolve(a.id())),
+            place(a, d1.resolve("server")),
+            place(a, d2.resolve(a.id()).resolve("server")),
+            place(a, under(d2, module)),
+            place(a, d2.resolve("server")),
+            place(a, Path.of(module)));
+    expectWinnersInOrder(
+        new BinaryLocator(new NioBinaryFiles(), List.of(d1.toString(), d2.toString()), true),
+        module,
+        a.id(),
+        order);
   }
 
   /**
@@ -300,19 +331,24 @@ class BinaryLocatorTest {
     Path d = c.resolve("d");
     String module = c.resolve("host/opt/fleet/bin/server").toString();
     place(builds.get(5), Path.of(module));
-    List<Placed> order = List.of(
-        place(builds.get(1), under(d, module)),
-        place(builds.get(2), d.resolve("server")));
-    expectWinnersInOrder(new BinaryLocator(new NioBinaryFiles(), List.of(d.toString()), true),
-        module + " (deleted)", null, order);
+    List<Placed> order =
+        List.of(place(builds.get(1), under(d, module)), place(builds.get(2), d.resolve("server")));
+    expectWinnersInOrder(
+        new BinaryLocator(new NioBinaryFiles(), List.of(d.toString()), true),
+        module + " (deleted)",
+        null,
+        order);
   }
 
   @Test
   void aModuleWithoutSlashesIsLookedUpByNameOnly() throws Exception {
     Path d = folder("bare-name").resolve("d");
     List<Placed> order = List.of(place(builds.get(2), d.resolve("server")));
-    expectWinnersInOrder(new BinaryLocator(new NioBinaryFiles(), List.of(d.toString()), true),
-        "server", null, order);
+    expectWinnersInOrder(
+        new BinaryLocator(new NioBinaryFiles(), List.of(d.toString()), true),
+        "server",
+        null,
+        order);
   }
 
   // ---- build IDs and files that are not binaries ----
@@ -329,15 +365,14 @@ class BinaryLocatorTest {
     Path idDir = d1.resolve(a.id());
     Placed wrongInIdFolder = place(b, idDir.resolve("server"));
     Files.writeString(idDir.resolve("a-readme"), "#!/bin/sh\necho not a binary\n");
-    Files.write(idDir.resolve("b-truncated"),
-        Arrays.copyOf(Files.readAllBytes(a.file()), 100));
+    Files.write(idDir.resolve("b-truncated"), Arrays.copyOf(Files.readAllBytes(a.file()), 100));
     Files.write(idDir.resolve("c-empty"), new byte[0]);
     Placed wrongByPath = place(other, under(d1, module));
     Placed noId = place(noIdFull, new Build(noIdFull, null), d1.resolve("server"));
     Placed right = place(a, d2.resolve("server"));
 
-    BinaryLocator locator = new BinaryLocator(new NioBinaryFiles(),
-        List.of(d1.toString(), d2.toString()), false);
+    BinaryLocator locator =
+        new BinaryLocator(new NioBinaryFiles(), List.of(d1.toString(), d2.toString()), false);
     BinaryLocator.Found found = locator.find(module, a.id());
     assertTrue(found.ok(), found.problem());
     try (BinarySymbols s = found.symbols()) {
@@ -351,18 +386,24 @@ class BinaryLocatorTest {
 
     Files.delete(right.file());
     BinaryLocator.Found none = locator.find(module, a.id());
-    assertFalse(none.ok(), "found " + none.binary() + " of build "
-        + (none.ok() ? buildId(none.symbols().runtime().path()) : ""));
+    assertFalse(
+        none.ok(),
+        "found "
+            + none.binary()
+            + " of build "
+            + (none.ok() ? buildId(none.symbols().runtime().path()) : ""));
     String problem = none.problem();
     System.out.println("nothing acceptable: " + problem);
     for (Placed refused : List.of(wrongInIdFolder, wrongByPath)) {
       int at = problem.indexOf(refused.candidate() + " (");
       assertTrue(at >= 0, "the problem names " + refused.candidate() + ": " + problem);
       String reason = problem.substring(at, problem.indexOf(')', at));
-      assertTrue(reason.contains(refused.build().id()) && reason.contains(a.id()),
+      assertTrue(
+          reason.contains(refused.build().id()) && reason.contains(a.id()),
           "both build IDs for " + refused.candidate() + ": " + problem);
     }
-    assertTrue(problem.contains(noId.candidate()),
+    assertTrue(
+        problem.contains(noId.candidate()),
         "a binary without build ID cannot be the build the profile names: " + problem);
   }
 
@@ -377,8 +418,9 @@ class BinaryLocatorTest {
     Path d1 = c.resolve("d1");
     Path d2 = c.resolve("d2");
     Build a = builds.get(0);
-    Matcher note = Pattern.compile("(?m)^\\s*NOTE\\s+0x(\\p{XDigit}+)")
-        .matcher(tool(List.of("readelf", "-lW", a.file().toString())));
+    Matcher note =
+        Pattern.compile("(?m)^\\s*NOTE\\s+0x(\\p{XDigit}+)")
+            .matcher(tool(List.of("readelf", "-lW", a.file().toString())));
     assertTrue(note.find(), "readelf shows a PT_NOTE in " + a.file());
     int noteAt = Integer.parseInt(note.group(1), 16);
     byte[] bytes = Files.readAllBytes(a.file());
@@ -391,8 +433,8 @@ class BinaryLocatorTest {
     Files.createDirectories(d1);
     Files.write(bad, bytes);
     Placed good = place(a, d2.resolve("server"));
-    BinaryLocator locator = new BinaryLocator(new NioBinaryFiles(),
-        List.of(d1.toString(), d2.toString()), false);
+    BinaryLocator locator =
+        new BinaryLocator(new NioBinaryFiles(), List.of(d1.toString(), d2.toString()), false);
     for (String buildId : Arrays.asList(null, a.id())) {
       BinaryLocator.Found found = locator.find("/opt/fleet/bin/server", buildId);
       assertTrue(found.ok(), found.problem());
@@ -428,8 +470,9 @@ class BinaryLocatorTest {
       return r;
     }
     Set<Long> addresses = new LinkedHashSet<>();
-    for (String line : tool(List.of("objdump", "-d", "--no-show-raw-insn", "-j", ".text",
-        full.toString())).split("\n")) {
+    for (String line :
+        tool(List.of("objdump", "-d", "--no-show-raw-insn", "-j", ".text", full.toString()))
+            .split("\n")) {
       Matcher m = INSN.matcher(line);
       if (m.find()) {
         long a = Long.parseUnsignedLong(m.group(1), 16);
@@ -439,8 +482,7 @@ class BinaryLocatorTest {
     }
     assertTrue(addresses.size() > 100, "objdump found " + addresses.size() + " addresses");
     List<Addr2line.Load> loads = Addr2line.loads(runtime, home);
-    Map<Long, List<SourceLine>> byVaddr =
-        Addr2line.chains(debug, new ArrayList<>(addresses), home);
+    Map<Long, List<SourceLine>> byVaddr = Addr2line.chains(debug, new ArrayList<>(addresses), home);
     Map<Long, List<SourceLine>> byOffset = new TreeMap<>();
     for (long a : addresses) {
       Long off = Addr2line.fileOffset(loads, a);
@@ -464,16 +506,31 @@ class BinaryLocatorTest {
         same++;
         inlined += got.size() > 1 ? 1 : 0;
       } else if (wrong.size() < 10) {
-        wrong.add("offset 0x" + Long.toHexString(e.getKey()) + ": addr2line " + e.getValue()
-            + ", found " + got);
+        wrong.add(
+            "offset 0x"
+                + Long.toHexString(e.getKey())
+                + ": addr2line "
+                + e.getValue()
+                + ", found "
+                + got);
       }
     }
-    System.out.printf("%s via %s: %d of %d offsets agree with addr2line -f -i -C -e %s"
-        + " (%d with inlined frames)%n", found.binary(), found.debugFile(), same,
-        ref.byOffset().size(), ref.debug().getFileName(), inlined);
+    System.out.printf(
+        "%s via %s: %d of %d offsets agree with addr2line -f -i -C -e %s"
+            + " (%d with inlined frames)%n",
+        found.binary(),
+        found.debugFile(),
+        same,
+        ref.byOffset().size(),
+        ref.debug().getFileName(),
+        inlined);
     if (!wrong.isEmpty()) {
-      fail((ref.byOffset().size() - same) + " of " + ref.byOffset().size()
-          + " chains differ from addr2line:\n" + String.join("\n", wrong));
+      fail(
+          (ref.byOffset().size() - same)
+              + " of "
+              + ref.byOffset().size()
+              + " chains differ from addr2line:\n"
+              + String.join("\n", wrong));
     }
     assertTrue(inlined > 0, "the program has inlined frames to compare");
   }
@@ -484,15 +541,15 @@ class BinaryLocatorTest {
    * {@link SourceLine}'s contract makes that file null, so a file without a line is not compared.
    */
   private static List<List<Object>> strip(List<SourceLine> chain) {
-    return chain.stream().map(l -> Arrays.<Object>asList(l.function(),
-        l.line() == 0 ? null : l.file(), l.line())).toList();
+    return chain.stream()
+        .map(l -> Arrays.<Object>asList(l.function(), l.line() == 0 ? null : l.file(), l.line()))
+        .toList();
   }
 
   /**
-   * A stripped binary's debug file: by build ID ({@code DIR/.build-id/xx/rest.debug}, then
-   * {@code DIR/xx/rest.debug}, folder by folder), then by its .gnu_debuglink name (beside the
-   * binary, in the binary's {@code .debug/}, in each folder). Each one found gives addr2line's
-   * chains.
+   * A stripped binary's debug file: by build ID ({@code DIR/.build-id/xx/rest.debug}, then {@code
+   * DIR/xx/rest.debug}, folder by folder), then by its .gnu_debuglink name (beside the binary, in
+   * the binary's {@code .debug/}, in each folder). Each one found gives addr2line's chains.
    */
   @Test
   void debugFileByBuildIdThenByDebugLink() throws Exception {
@@ -505,18 +562,19 @@ class BinaryLocatorTest {
     Path binary = under(d1, module);
     place(stripped, binary);
     Build debug = new Build(strippedDebug, id);
-    List<Placed> order = List.of(
-        place(debug, d1.resolve(".build-id").resolve(rest)),
-        place(debug, d1.resolve(rest)),
-        place(debug, d2.resolve(".build-id").resolve(rest)),
-        place(debug, d2.resolve(rest)),
-        place(debug, binary.resolveSibling("server.debug")),
-        place(debug, binary.resolveSibling(".debug").resolve("server.debug")),
-        place(debug, d1.resolve("server.debug")),
-        place(debug, d2.resolve("server.debug")));
+    List<Placed> order =
+        List.of(
+            place(debug, d1.resolve(".build-id").resolve(rest)),
+            place(debug, d1.resolve(rest)),
+            place(debug, d2.resolve(".build-id").resolve(rest)),
+            place(debug, d2.resolve(rest)),
+            place(debug, binary.resolveSibling("server.debug")),
+            place(debug, binary.resolveSibling(".debug").resolve("server.debug")),
+            place(debug, d1.resolve("server.debug")),
+            place(debug, d2.resolve("server.debug")));
     Reference ref = reference(strippedFull, binary, strippedDebug);
-    BinaryLocator locator = new BinaryLocator(new NioBinaryFiles(),
-        List.of(d1.toString(), d2.toString()), false);
+    BinaryLocator locator =
+        new BinaryLocator(new NioBinaryFiles(), List.of(d1.toString(), d2.toString()), false);
     for (int i = 0; i < order.size(); i++) {
       BinaryLocator.Found found = locator.find(module, id);
       assertTrue(found.ok(), found.problem());
@@ -546,11 +604,13 @@ class BinaryLocatorTest {
     String otherId = buildId(otherDebug).orElseThrow();
     assertNotEquals(id, otherId);
     // Where the build ID and the link name say, but of another build.
-    place(otherDebug, null, d1.resolve(".build-id/" + id.substring(0, 2) + "/"
-        + id.substring(2) + ".debug"));
+    place(
+        otherDebug,
+        null,
+        d1.resolve(".build-id/" + id.substring(0, 2) + "/" + id.substring(2) + ".debug"));
     Placed linked = place(otherDebug, null, d1.resolve("server.debug"));
-    BinaryLocator locator = new BinaryLocator(new NioBinaryFiles(),
-        List.of(d1.toString(), d2.toString()), false);
+    BinaryLocator locator =
+        new BinaryLocator(new NioBinaryFiles(), List.of(d1.toString(), d2.toString()), false);
     BinaryLocator.Found found = locator.find("/opt/fleet/bin/server", null);
     assertTrue(found.ok(), found.problem());
     try (BinarySymbols s = found.symbols()) {
@@ -583,9 +643,10 @@ class BinaryLocatorTest {
   void aMalformedDebugLinkLeavesTheBuildIdWay() throws Exception {
     Path c = folder("bad-debuglink");
     Path d1 = c.resolve("d1");
-    Matcher link = Pattern.compile("\\.gnu_debuglink\\s+\\S+\\s+\\p{XDigit}+\\s+"
-        + "(\\p{XDigit}+)\\s+(\\p{XDigit}+)")
-        .matcher(tool(List.of("readelf", "-SW", stripped.file().toString())));
+    Matcher link =
+        Pattern.compile(
+                "\\.gnu_debuglink\\s+\\S+\\s+\\p{XDigit}+\\s+" + "(\\p{XDigit}+)\\s+(\\p{XDigit}+)")
+            .matcher(tool(List.of("readelf", "-SW", stripped.file().toString())));
     assertTrue(link.find(), "readelf shows .gnu_debuglink in " + stripped.file());
     int at = Integer.parseInt(link.group(1), 16);
     int size = Integer.parseInt(link.group(2), 16);
@@ -595,8 +656,11 @@ class BinaryLocatorTest {
     Files.createDirectories(d1);
     Files.write(binary, bytes);
     String id = stripped.id();
-    Placed byId = place(strippedDebug, null, d1.resolve(".build-id/" + id.substring(0, 2) + "/"
-        + id.substring(2) + ".debug"));
+    Placed byId =
+        place(
+            strippedDebug,
+            null,
+            d1.resolve(".build-id/" + id.substring(0, 2) + "/" + id.substring(2) + ".debug"));
     place(strippedDebug, null, d1.resolve("server.debug"));
     BinaryLocator locator = new BinaryLocator(new NioBinaryFiles(), List.of(d1.toString()), false);
 
@@ -657,25 +721,27 @@ class BinaryLocatorTest {
 
   @Test
   void modulesThatNameNoFileNeverTouchTheFileSystem() throws Exception {
-    BinaryFiles untouchable = new BinaryFiles() {
-      @Override
-      public boolean isFile(String path) {
-        throw new AssertionError("isFile(" + path + ")");
-      }
+    BinaryFiles untouchable =
+        new BinaryFiles() {
+          @Override
+          public boolean isFile(String path) {
+            throw new AssertionError("isFile(" + path + ")");
+          }
 
-      @Override
-      public List<String> filesIn(String dir) {
-        throw new AssertionError("filesIn(" + dir + ")");
-      }
+          @Override
+          public List<String> filesIn(String dir) {
+            throw new AssertionError("filesIn(" + dir + ")");
+          }
 
-      @Override
-      public Path local(String path) {
-        throw new AssertionError("local(" + path + ")");
-      }
-    };
+          @Override
+          public Path local(String path) {
+            throw new AssertionError("local(" + path + ")");
+          }
+        };
     BinaryLocator locator = new BinaryLocator(untouchable, List.of("/nonexistent"), true);
-    for (String module : Arrays.asList("[vdso]", "", "/memfd:x (deleted)", "//anon",
-        "[vsyscall]", "[stack]", null)) {
+    for (String module :
+        Arrays.asList(
+            "[vdso]", "", "/memfd:x (deleted)", "//anon", "[vsyscall]", "[stack]", null)) {
       assertFalse(BinaryLocator.symbolizable(module), module);
       for (String buildId : Arrays.asList(null, builds.get(0).id())) {
         BinaryLocator.Found f = locator.find(module, buildId);
@@ -723,8 +789,11 @@ class BinaryLocatorTest {
         return List.of();
       }
       try (Stream<Path> s = Files.list(d)) {
-        return s.filter(Files::isRegularFile).map(f -> f.getFileName().toString()).sorted()
-            .map(name -> join(dir, name)).toList();
+        return s.filter(Files::isRegularFile)
+            .map(f -> f.getFileName().toString())
+            .sorted()
+            .map(name -> join(dir, name))
+            .toList();
       }
     }
 

@@ -13,15 +13,16 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /**
- * What binutils says of addresses, the reference the symbolization tests compare against:
- * {@code addr2line -a -f -i -C} for inline chains, {@code readelf -lW} for the load segments that
- * turn a file offset into an address (computed here from readelf's numbers, independently of the
- * project's ELF reader).
+ * What binutils says of addresses, the reference the symbolization tests compare against: {@code
+ * addr2line -a -f -i -C} for inline chains, {@code readelf -lW} for the load segments that turn a
+ * file offset into an address (computed here from readelf's numbers, independently of the project's
+ * ELF reader).
  */
 public final class Addr2line {
-  private static final Pattern LOAD = Pattern.compile(
-      "^\\s*LOAD\\s+0x(\\p{XDigit}+)\\s+0x(\\p{XDigit}+)\\s+0x\\p{XDigit}+\\s+0x(\\p{XDigit}+)"
-          + "\\s+0x\\p{XDigit}+\\s+(.*?)\\s+0x\\p{XDigit}+\\s*$");
+  private static final Pattern LOAD =
+      Pattern.compile(
+          "^\\s*LOAD\\s+0x(\\p{XDigit}+)\\s+0x(\\p{XDigit}+)\\s+0x\\p{XDigit}+\\s+0x(\\p{XDigit}+)"
+              + "\\s+0x\\p{XDigit}+\\s+(.*?)\\s+0x\\p{XDigit}+\\s*$");
 
   private Addr2line() {}
 
@@ -29,16 +30,19 @@ public final class Addr2line {
   public record Load(long offset, long vaddr, long filesz, boolean executable) {}
 
   public static List<Load> loads(Path binary, Path home) throws Exception {
-    ExternalTool.Result r = ExternalTool.run(List.of("readelf", "-lW", binary.toString()), home,
-        Map.of(), 60);
+    ExternalTool.Result r =
+        ExternalTool.run(List.of("readelf", "-lW", binary.toString()), home, Map.of(), 60);
     assertEquals(0, r.exit(), r.stderr());
     List<Load> out = new ArrayList<>();
     for (String line : r.stdout().split("\n")) {
       Matcher m = LOAD.matcher(line);
       if (m.matches()) {
-        out.add(new Load(Long.parseUnsignedLong(m.group(1), 16),
-            Long.parseUnsignedLong(m.group(2), 16), Long.parseUnsignedLong(m.group(3), 16),
-            m.group(4).contains("E")));
+        out.add(
+            new Load(
+                Long.parseUnsignedLong(m.group(1), 16),
+                Long.parseUnsignedLong(m.group(2), 16),
+                Long.parseUnsignedLong(m.group(3), 16),
+                m.group(4).contains("E")));
       }
     }
     return out;
@@ -48,7 +52,9 @@ public final class Addr2line {
   public static Long vaddr(List<Load> loads, long fileOffset) {
     for (boolean exec : new boolean[] {true, false}) {
       for (Load l : loads) {
-        if (l.executable() == exec && l.filesz() > 0 && fileOffset >= l.offset()
+        if (l.executable() == exec
+            && l.filesz() > 0
+            && fileOffset >= l.offset()
             && fileOffset < l.offset() + l.filesz()) {
           return fileOffset - l.offset() + l.vaddr();
         }
@@ -61,7 +67,9 @@ public final class Addr2line {
   public static Long fileOffset(List<Load> loads, long vaddr) {
     for (boolean exec : new boolean[] {true, false}) {
       for (Load l : loads) {
-        if (l.executable() == exec && l.filesz() > 0 && vaddr >= l.vaddr()
+        if (l.executable() == exec
+            && l.filesz() > 0
+            && vaddr >= l.vaddr()
             && vaddr < l.vaddr() + l.filesz()) {
           return vaddr - l.vaddr() + l.offset();
         }
@@ -87,8 +95,8 @@ public final class Addr2line {
     Map<Long, List<SourceLine>> out = new HashMap<>();
     for (int from = 0; from < addresses.size(); from += 500) {
       List<Long> chunk = addresses.subList(from, Math.min(addresses.size(), from + 500));
-      List<String> cmd = new ArrayList<>(List.of("addr2line", "-a", "-f", "-i", "-C", "-e",
-          file.toString()));
+      List<String> cmd =
+          new ArrayList<>(List.of("addr2line", "-a", "-f", "-i", "-C", "-e", file.toString()));
       for (int pass = 0; pass < 2; pass++) {
         for (long a : chunk) {
           cmd.add("0x" + Long.toHexString(a));
@@ -114,8 +122,12 @@ public final class Addr2line {
           String f = where.substring(0, colon);
           String l = where.substring(colon + 1);
           if (!function.equals("??")) {
-            chain.add(new SourceLine(function, null, f.equals("??") ? null : f,
-                l.equals("?") ? 0 : Long.parseLong(l)));
+            chain.add(
+                new SourceLine(
+                    function,
+                    null,
+                    f.equals("??") ? null : f,
+                    l.equals("?") ? 0 : Long.parseLong(l)));
           }
         }
         out.put(a, chain);

@@ -8,20 +8,25 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 
-/** Test helpers over gperftools CPU profile bytes: sequential decoding and byte-order conversion. */
+/**
+ * Test helpers over gperftools CPU profile bytes: sequential decoding and byte-order conversion.
+ */
 public final class CpuProfiles {
   private CpuProfiles() {}
 
   /** All records of a whole file, read sequentially, and how reading ended. */
-  public record Decoded(CpuProfileHeader header, List<DecodedRecord> records,
-      CpuProfileReader.End end, long stopOffset) {}
+  public record Decoded(
+      CpuProfileHeader header,
+      List<DecodedRecord> records,
+      CpuProfileReader.End end,
+      long stopOffset) {}
 
   public static Decoded decode(String name, byte[] data) throws IOException {
     {
-      CpuProfileHeader h = CpuProfileHeader.parse(name, data, Math.min(data.length, 64),
-          data.length);
-      CpuProfileReader r = CpuProfileReader.wholeFile(name, h, new ByteArrayInputStream(data),
-          data.length, true);
+      CpuProfileHeader h =
+          CpuProfileHeader.parse(name, data, Math.min(data.length, 64), data.length);
+      CpuProfileReader r =
+          CpuProfileReader.wholeFile(name, h, new ByteArrayInputStream(data), data.length, true);
       List<DecodedRecord> out = new ArrayList<>();
       while (r.next()) {
         out.add(new DecodedRecord(r.recordOffset(), r.count(), Arrays.copyOf(r.pcs(), r.depth())));

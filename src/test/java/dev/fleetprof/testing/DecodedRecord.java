@@ -8,7 +8,8 @@ import org.apache.spark.sql.Row;
  * rows of a read) can be compared: equal records mean equal rows.
  *
  * @param offset the record's byte offset in its file
- * @param kind the {@code kind} column: {@code sample}, or {@code arc} or {@code histogram} for gprof
+ * @param kind the {@code kind} column: {@code sample}, or {@code arc} or {@code histogram} for
+ *     gprof
  * @param count an unsigned 64-bit bit pattern
  * @param pcs the call chain, leaf first
  * @param extra the format's per-record facts beyond the call chain (gprof histogram bin end, rate
@@ -24,14 +25,20 @@ public record DecodedRecord(long offset, String kind, long count, long[] pcs, St
 
   /** A sample from a row of the {@code profile} source's (record_offset, count, pcs) columns. */
   public static DecodedRecord ofRow(Row r) {
-    return new DecodedRecord(r.getLong(0), r.getLong(1),
+    return new DecodedRecord(
+        r.getLong(0),
+        r.getLong(1),
         r.<Long>getList(2).stream().mapToLong(Long::longValue).toArray());
   }
 
   @Override
   public boolean equals(Object o) {
-    return o instanceof DecodedRecord r && r.offset == offset && r.kind.equals(kind)
-        && r.count == count && Arrays.equals(r.pcs, pcs) && r.extra.equals(extra);
+    return o instanceof DecodedRecord r
+        && r.offset == offset
+        && r.kind.equals(kind)
+        && r.count == count
+        && Arrays.equals(r.pcs, pcs)
+        && r.extra.equals(extra);
   }
 
   @Override
@@ -41,7 +48,14 @@ public record DecodedRecord(long offset, String kind, long count, long[] pcs, St
 
   @Override
   public String toString() {
-    return kind + "@" + offset + "[count=" + Long.toUnsignedString(count) + ", pcs="
-        + Arrays.toString(pcs) + (extra.isEmpty() ? "" : ", " + extra) + "]";
+    return kind
+        + "@"
+        + offset
+        + "[count="
+        + Long.toUnsignedString(count)
+        + ", pcs="
+        + Arrays.toString(pcs)
+        + (extra.isEmpty() ? "" : ", " + extra)
+        + "]";
   }
 }

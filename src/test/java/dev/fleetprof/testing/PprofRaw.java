@@ -91,14 +91,18 @@ public final class PprofRaw {
       } else if (section.equals("Samples:") && t.matches("-?\\d.*:.*")) {
         // "  2    2000000: 1 2 3 " (the "samples/count cpu/nanoseconds" header has no colon)
         int colon = t.indexOf(':');
-        out.samples.add(new Sample(numbers(t.substring(0, colon)),
-            numbers(t.substring(colon + 1))));
+        out.samples.add(
+            new Sample(numbers(t.substring(0, colon)), numbers(t.substring(colon + 1))));
       } else if (section.equals("Locations")) {
         Matcher m = LOCATION.matcher(line);
         if (m.matches()) {
           location = Long.parseLong(m.group(1));
-          out.locations.put(location, new Location(hex(m.group(2)),
-              m.group(3) == null ? 0 : Long.parseLong(m.group(3)), new ArrayList<>()));
+          out.locations.put(
+              location,
+              new Location(
+                  hex(m.group(2)),
+                  m.group(3) == null ? 0 : Long.parseLong(m.group(3)),
+                  new ArrayList<>()));
         }
         String rest = m.matches() ? m.group(4).strip() : t;
         if (!rest.isEmpty()) {
@@ -107,8 +111,14 @@ public final class PprofRaw {
       } else if (section.equals("Mappings")) {
         String[] f = t.split("\\s+", 4); // "1: 0x0/0x1106/0x0 /path/libwork.so  [FN]"
         String[] r = f[1].split("/");
-        out.mappings.put(Long.parseLong(f[0].replace(":", "")), new Mapping(hex(r[0]),
-            hex(r[1]), hex(r[2]), f.length > 2 ? f[2] : "", f.length > 3 ? f[3].strip() : ""));
+        out.mappings.put(
+            Long.parseLong(f[0].replace(":", "")),
+            new Mapping(
+                hex(r[0]),
+                hex(r[1]),
+                hex(r[2]),
+                f.length > 2 ? f[2] : "",
+                f.length > 3 ? f[3].strip() : ""));
       }
     }
     if (out == null) {
@@ -132,7 +142,10 @@ public final class PprofRaw {
     if (!m.matches()) {
       throw new IllegalArgumentException("not a pprof location line: " + text);
     }
-    return new Line(m.group(1), m.group(2), Long.parseLong(m.group(3)),
+    return new Line(
+        m.group(1),
+        m.group(2),
+        Long.parseLong(m.group(3)),
         m.group(4) == null ? m.group(1) : m.group(4));
   }
 
@@ -170,13 +183,14 @@ public final class PprofRaw {
   }
 
   /**
-   * The leaf of a sample as (mapping file, offset in that file): the address translated through
-   * its mapping, as for a profile with absolute addresses such as pprof's reading of a legacy file.
+   * The leaf of a sample as (mapping file, offset in that file): the address translated through its
+   * mapping, as for a profile with absolute addresses such as pprof's reading of a legacy file.
    */
   public Frame leafFileOffset(Sample s) {
     Location l = locations.get(s.locationIds().get(0));
     Mapping m = mappings.get(l.mappingId());
-    return m == null ? new Frame(null, l.address())
+    return m == null
+        ? new Frame(null, l.address())
         : new Frame(m.file(), l.address() - m.start() + m.offset());
   }
 }

@@ -22,20 +22,24 @@ public final class SampleData {
   public static final Path ROOT = Path.of("sample-data");
   public static final Path GPERFTOOLS = ROOT.resolve("gperftools");
   public static final Path GPERFTOOLS_REFERENCE = GPERFTOOLS.resolve("_reference");
+
   /** The binaries the gperftools samples were taken of, for symbolization. */
   public static final Path GPERFTOOLS_BINARIES = GPERFTOOLS_REFERENCE.resolve("bin");
+
   public static final Path GPROF = ROOT.resolve("gprof");
   public static final Path GPROF_REFERENCE = GPROF.resolve("_reference");
+
   /** The binaries the gprof samples were taken of. */
   public static final Path GPROF_BINARIES = GPROF_REFERENCE.resolve("bin");
+
   public static final Path DCPI = ROOT.resolve("dcpi");
   public static final Path DCPI_REFERENCE = DCPI.resolve("_reference");
 
   private SampleData() {}
 
   /**
-   * Every sample file the {@code profile} source lists under {@link #ROOT}: none with a part of
-   * its path starting with {@code _} or {@code .}.
+   * Every sample file the {@code profile} source lists under {@link #ROOT}: none with a part of its
+   * path starting with {@code _} or {@code .}.
    */
   public static List<Path> listed() {
     try (Stream<Path> s = Files.walk(ROOT)) {
@@ -85,8 +89,8 @@ public final class SampleData {
    * is {@code GPROF/<dir>/<gmonName>}; what gprof printed for it, and the binary's symbols, are in
    * {@code GPROF_REFERENCE/<dir>/}.
    */
-  public record Gmon(String dir, String gmonName, GmonFlavor flavor, int pointerSize,
-      String howMade) {
+  public record Gmon(
+      String dir, String gmonName, GmonFlavor flavor, int pointerSize, String howMade) {
     public Path gmon() {
       return GPROF.resolve(dir).resolve(gmonName);
     }
@@ -108,8 +112,8 @@ public final class SampleData {
 
   public static final Gmon GMON_C_PIE_64 =
       new Gmon("c-pie-64", "gmon.out", GmonFlavor.GNU_V1, 8, "gcc -pg, x86-64 PIE, glibc");
-  public static final Gmon GMON_CXX_NOPIE_64 = new Gmon("cxx-nopie-64", "gmon.out",
-      GmonFlavor.GNU_V1, 8, "g++ -pg -no-pie, x86-64, glibc");
+  public static final Gmon GMON_CXX_NOPIE_64 =
+      new Gmon("cxx-nopie-64", "gmon.out", GmonFlavor.GNU_V1, 8, "g++ -pg -no-pie, x86-64, glibc");
   public static final Gmon GMON_C_32 =
       new Gmon("c-32", "gmon.out", GmonFlavor.GNU_V1, 4, "gcc -m32 -pg, i386 PIE, glibc");
   public static final Gmon GMON_SUM =

@@ -22,15 +22,17 @@ public final class SyntheticCpuProfile {
   public static final long JIT_START = 0x7f2000000000L;
   private static final long SPAN = 0x100000L;
 
-  public static final String MAPS = String.join("\n",
-      "55d0c09ff000-55d0c0a00000 r--p 00000000 00:00 131 /usr/bin/fleet-server",
-      "55d0c0a00000-55d0c0b00000 r-xp 00001000 00:00 131 /usr/bin/fleet-server",
-      "55d0c0b00000-55d0c0b10000 rw-p 00101000 00:00 131 /usr/bin/fleet-server",
-      "7f1234500000-7f1234600000 r-xp 00028000 00:00 77 /usr/lib/x86_64-linux-gnu/libc.so.6",
-      "7f2000000000-7f2000100000 rwxp 00000000 00:00 0 ",
-      "7ffc00000000-7ffc00021000 rw-p 00000000 00:00 0                          [stack]",
-      "ffffffffff600000-ffffffffff601000 --xp 00000000 00:00 0                  [vsyscall]",
-      "");
+  public static final String MAPS =
+      String.join(
+          "\n",
+          "55d0c09ff000-55d0c0a00000 r--p 00000000 00:00 131 /usr/bin/fleet-server",
+          "55d0c0a00000-55d0c0b00000 r-xp 00001000 00:00 131 /usr/bin/fleet-server",
+          "55d0c0b00000-55d0c0b10000 rw-p 00101000 00:00 131 /usr/bin/fleet-server",
+          "7f1234500000-7f1234600000 r-xp 00028000 00:00 77 /usr/lib/x86_64-linux-gnu/libc.so.6",
+          "7f2000000000-7f2000100000 rwxp 00000000 00:00 0 ",
+          "7ffc00000000-7ffc00021000 rw-p 00000000 00:00 0                          [stack]",
+          "ffffffffff600000-ffffffffff601000 --xp 00000000 00:00 0                  [vsyscall]",
+          "");
 
   private SyntheticCpuProfile() {}
 
@@ -66,7 +68,9 @@ public final class SyntheticCpuProfile {
     return records;
   }
 
-  /** A call-chain depth: mostly 4-33 frames, some shallow, one in ten deep (up to gperftools' 254). */
+  /**
+   * A call-chain depth: mostly 4-33 frames, some shallow, one in ten deep (up to gperftools' 254).
+   */
   public static int depth(SplittableRandom rnd) {
     int r = rnd.nextInt(100);
     if (r < 5) {

@@ -47,11 +47,14 @@ public final class TestSources {
 
   /** The bytes of a local file, length known, any offset. */
   public static ByteSource file(Path path) {
-    return source(path.toString(), () -> Files.size(path), offset -> {
-      InputStream in = Files.newInputStream(path);
-      in.skipNBytes(offset);
-      return in;
-    });
+    return source(
+        path.toString(),
+        () -> Files.size(path),
+        offset -> {
+          InputStream in = Files.newInputStream(path);
+          in.skipNBytes(offset);
+          return in;
+        });
   }
 
   /** In-memory bytes, length known, any offset. */
@@ -73,28 +76,35 @@ public final class TestSources {
   }
 
   /**
-   * The first {@code len} bytes of {@code data} as a stream of unknown length (-1), offset 0 only, as
-   * a decompressing stream is; {@code trickle}: 1 to 7 bytes per read, so that every refill path of
-   * a decoder runs, else all at once.
+   * The first {@code len} bytes of {@code data} as a stream of unknown length (-1), offset 0 only,
+   * as a decompressing stream is; {@code trickle}: 1 to 7 bytes per read, so that every refill path
+   * of a decoder runs, else all at once.
    */
   public static ByteSource unknownLength(String name, byte[] data, int len, boolean trickle) {
-    return source(name, () -> -1, offset -> {
-      if (offset != 0) {
-        throw new IOException(name + ": a stream of unknown length opens at 0 only, not " + offset);
-      }
-      return trickle ? new TrickleStream(data, len) : new ByteArrayInputStream(data, 0, len);
-    });
+    return source(
+        name,
+        () -> -1,
+        offset -> {
+          if (offset != 0) {
+            throw new IOException(
+                name + ": a stream of unknown length opens at 0 only, not " + offset);
+          }
+          return trickle ? new TrickleStream(data, len) : new ByteArrayInputStream(data, 0, len);
+        });
   }
 
   /** Gzip-compressed in memory; the stream decompresses; length -1 like a compressed file. */
   public static ByteSource gzip(String name, byte[] data) {
     byte[] packed = compress(data);
-    return source(name, () -> -1, offset -> {
-      if (offset != 0) {
-        throw new IOException("gzip source opened at " + offset + ": offset 0 only");
-      }
-      return new GZIPInputStream(new ByteArrayInputStream(packed));
-    });
+    return source(
+        name,
+        () -> -1,
+        offset -> {
+          if (offset != 0) {
+            throw new IOException("gzip source opened at " + offset + ": offset 0 only");
+          }
+          return new GZIPInputStream(new ByteArrayInputStream(packed));
+        });
   }
 
   private static final class TrickleStream extends InputStream {

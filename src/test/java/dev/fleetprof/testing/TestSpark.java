@@ -19,9 +19,9 @@ import org.apache.spark.sql.execution.metric.SQLMetric;
 import scala.Option;
 
 /**
- * One real local Spark session for all tests in the JVM, with the settings of the jobs' local
- * runs ({@code conf/spark-defaults.conf}, adaptive query execution included) apart from the few
- * that only suit a test JVM.
+ * One real local Spark session for all tests in the JVM, with the settings of the jobs' local runs
+ * ({@code conf/spark-defaults.conf}, adaptive query execution included) apart from the few that
+ * only suit a test JVM.
  */
 public final class TestSpark {
   /** The settings a job run locally starts from (see {@code Sessions} in the jobs). */
@@ -35,17 +35,19 @@ public final class TestSpark {
     if (spark == null) {
       SparkSession.Builder builder = SparkSession.builder();
       productionDefaults().forEach((k, v) -> builder.config((String) k, ((String) v).strip()));
-      spark = builder
-          // Two attempts per task, so that tests can check a retried task gives the same rows.
-          .master("local[2,2]")
-          .appName("fleetprof-tests")
-          .config("spark.ui.enabled", "false")
-          .config("spark.ui.showConsoleProgress", "false")
-          // Tiny inputs: fewer shuffle files per map task than a real fleet needs.
-          .config("spark.sql.shuffle.partitions", "4")
-          .config("spark.sql.warehouse.dir", System.getProperty("java.io.tmpdir")
-              + "/fleetprof-test-warehouse")
-          .getOrCreate();
+      spark =
+          builder
+              // Two attempts per task, so that tests can check a retried task gives the same rows.
+              .master("local[2,2]")
+              .appName("fleetprof-tests")
+              .config("spark.ui.enabled", "false")
+              .config("spark.ui.showConsoleProgress", "false")
+              // Tiny inputs: fewer shuffle files per map task than a real fleet needs.
+              .config("spark.sql.shuffle.partitions", "4")
+              .config(
+                  "spark.sql.warehouse.dir",
+                  System.getProperty("java.io.tmpdir") + "/fleetprof-test-warehouse")
+              .getOrCreate();
     }
     return spark;
   }

@@ -9,6 +9,7 @@ import java.util.List;
 /** DCPI profiles: an ASCII header starting with its {@code version} line, then binary chunks. */
 public final class DcpiFormat implements ProfileFormat {
   public static final String NAME = "dcpi";
+
   /** How chunk offsets count: {@code bytes} (default) or {@code instructions}. */
   public static final String OFFSET_UNIT = "dcpi.offsetUnit";
 

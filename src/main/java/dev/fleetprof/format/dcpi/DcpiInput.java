@@ -5,9 +5,9 @@ import java.io.IOException;
 import java.io.InputStream;
 
 /**
- * A small buffered, position-tracking little-endian reader with lookahead. It never reads past {@code
- * limit} (the known file length, or {@link Long#MAX_VALUE} when unknown), so "end of input" means the
- * end of the file whether or not its length was known up front.
+ * A small buffered, position-tracking little-endian reader with lookahead. It never reads past
+ * {@code limit} (the known file length, or {@link Long#MAX_VALUE} when unknown), so "end of input"
+ * means the end of the file whether or not its length was known up front.
  */
 final class DcpiInput implements Closeable {
   private final InputStream in;
@@ -32,7 +32,8 @@ final class DcpiInput implements Closeable {
 
   /**
    * Makes at least {@code n} bytes available unless the input ends first; returns the number of
-   * bytes available (at least {@code n}, or fewer exactly when the input ends within {@code n} bytes).
+   * bytes available (at least {@code n}, or fewer exactly when the input ends within {@code n}
+   * bytes).
    */
   int ensure(int n) throws IOException {
     if (n > buf.length) {

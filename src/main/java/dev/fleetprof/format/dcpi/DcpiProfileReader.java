@@ -10,26 +10,29 @@ import java.io.InputStream;
 import java.util.List;
 
 /**
- * Streams the samples of one DCPI profile file: one {@code sample} record per instruction address with
- * a non-zero count, {@code pc(0)} = the address, {@link #count()} = its count (unsigned 32-bit).
+ * Streams the samples of one DCPI profile file: one {@code sample} record per instruction address
+ * with a non-zero count, {@code pc(0)} = the address, {@link #count()} = its count (unsigned
+ * 32-bit).
  *
  * <p>{@link #open} parses the ASCII header ({@link DcpiHeader}); the binary part is read lazily by
- * {@link #next()}. Only major version 0 has a documented binary format: for a header with major version
- * 1 or more, {@link #open} succeeds (the header facts are available) and the first {@link #next()}
- * throws "unsupported DCPI binary version".
+ * {@link #next()}. Only major version 0 has a documented binary format: for a header with major
+ * version 1 or more, {@link #open} succeeds (the header facts are available) and the first {@link
+ * #next()} throws "unsupported DCPI binary version".
  *
  * <p>Binary part, major version 0: little-endian u32 chunks {@code offset, number, count x number}
- * followed by the footer {@code total_offsets, total_samples}, the last 8 bytes of the file. Checked
- * while streaming, each failure being a {@link ProfileFormatException} with the file, the byte offset and
- * the problem: {@code number >= 1}; the counts fit before the footer (checked before reading them when
- * the length is known); offsets strictly increasing; ranges not overlapping; ranges inside {@code tsize}
- * under the chosen {@link DcpiOffsetUnit} (and 4-byte aligned offsets under {@code BYTES}); nothing but
- * whole chunks before the footer; and, when {@link #next()} returns false, the footer equals the data
- * (non-zero addresses, and the sum of counts modulo 2^32).
+ * followed by the footer {@code total_offsets, total_samples}, the last 8 bytes of the file.
+ * Checked while streaming, each failure being a {@link ProfileFormatException} with the file, the
+ * byte offset and the problem: {@code number >= 1}; the counts fit before the footer (checked
+ * before reading them when the length is known); offsets strictly increasing; ranges not
+ * overlapping; ranges inside {@code tsize} under the chosen {@link DcpiOffsetUnit} (and 4-byte
+ * aligned offsets under {@code BYTES}); nothing but whole chunks before the footer; and, when
+ * {@link #next()} returns false, the footer equals the data (non-zero addresses, and the sum of
+ * counts modulo 2^32).
  *
- * <p>Sources of known length locate the footer by {@link ByteSource#length()}; sources of unknown length
- * (-1, e.g. gzip) are streamed with a small lookahead, and the footer is recognised as the 8 bytes left
- * at a chunk boundary when the input ends. Memory use is a fixed 64 KiB buffer either way.
+ * <p>Sources of known length locate the footer by {@link ByteSource#length()}; sources of unknown
+ * length (-1, e.g. gzip) are streamed with a small lookahead, and the footer is recognised as the 8
+ * bytes left at a chunk boundary when the input ends. Memory use is a fixed 64 KiB buffer either
+ * way.
  *
  * <p>{@link #recordOffset()} is the file offset of the current address's count; {@link
  * #chunkFileOffset()} that of the chunk holding it. Not thread-safe. After a {@link
@@ -296,7 +299,11 @@ public final class DcpiProfileReader implements ProfileRecordReader {
     if (length >= 0 && at != length - 8) {
       throw error(
           at,
-          "the file ends at byte offset " + (at + 8) + ", before its length " + length + " (truncated read)");
+          "the file ends at byte offset "
+              + (at + 8)
+              + ", before its length "
+              + length
+              + " (truncated read)");
     }
     footerOffsets = in.u32();
     footerSamples = in.u32();
@@ -420,8 +427,10 @@ public final class DcpiProfileReader implements ProfileRecordReader {
   @Override
   public MappingIndex mappings() {
     if (mappings == null) {
-      mappings = new MappingIndex(List.of(new Mapping(header.tstart(), header.textLimit(), 0,
-          header.pathOrImage(), true)));
+      mappings =
+          new MappingIndex(
+              List.of(
+                  new Mapping(header.tstart(), header.textLimit(), 0, header.pathOrImage(), true)));
     }
     return mappings;
   }

@@ -8,13 +8,14 @@ import java.io.InputStream;
 /**
  * Finds record boundaries in the middle of a gperftools CPU profile, which has no sync markers.
  *
- * <p>A position is taken as a record start when the next {@link #CHAIN} records read from it (or all
- * of them up to the trailer) are plausible: count >= 1, 1 <= n <= {@link CpuProfileReader#MAX_DEPTH},
- * the record ends at or before the trailer, and its leaf PC lies inside an executable mapping listed
- * in the file's maps text. The leaf check is what rejects the dangerous position, a record's last PC:
- * from there "count" is that PC, "n" the next record's (small) count, and the "leaf" the next
- * record's PC count, which is never a code address. Only the leaf is checked: it comes from the
- * signal context, while deeper PCs come from stack unwinding and may be garbage in real profiles.
+ * <p>A position is taken as a record start when the next {@link #CHAIN} records read from it (or
+ * all of them up to the trailer) are plausible: count >= 1, 1 <= n <= {@link
+ * CpuProfileReader#MAX_DEPTH}, the record ends at or before the trailer, and its leaf PC lies
+ * inside an executable mapping listed in the file's maps text. The leaf check is what rejects the
+ * dangerous position, a record's last PC: from there "count" is that PC, "n" the next record's
+ * (small) count, and the "leaf" the next record's PC count, which is never a code address. Only the
+ * leaf is checked: it comes from the signal context, while deeper PCs come from stack unwinding and
+ * may be garbage in real profiles.
  *
  * <p>The checker is a guess; splits stay exact because every split reader, having walked past its
  * end sequentially, runs {@link #firstBoundaryAtOrAfter} at its end exactly as the next reader will
@@ -23,6 +24,7 @@ import java.io.InputStream;
 public final class CpuProfileBoundaryChecker {
   /** Consecutive records that must be plausible. */
   public static final int CHAIN = 3;
+
   private static final int WINDOW = 1 << 20;
 
   private final ByteSource src;
@@ -35,7 +37,8 @@ public final class CpuProfileBoundaryChecker {
 
   public CpuProfileBoundaryChecker(ByteSource src, CpuProfileLayout layout) {
     if (!layout.splittable()) {
-      throw new IllegalArgumentException(src.name() + " cannot be split: no trailer or no mappings");
+      throw new IllegalArgumentException(
+          src.name() + " cannot be split: no trailer or no mappings");
     }
     this.src = src;
     this.layout = layout;
@@ -45,8 +48,8 @@ public final class CpuProfileBoundaryChecker {
   }
 
   /**
-   * The first record boundary at or after {@code from}: a record start, or the trailer's offset when
-   * no record starts in {@code [from, trailer)}.
+   * The first record boundary at or after {@code from}: a record start, or the trailer's offset
+   * when no record starts in {@code [from, trailer)}.
    */
   public long firstBoundaryAtOrAfter(long from) throws IOException {
     long recordsStart = layout.header().recordsStart();
@@ -102,8 +105,11 @@ public final class CpuProfileBoundaryChecker {
     }
     windowStart = p;
     if (windowLength < w) {
-      throw new ProfileFormatException(src.name(), p, "file ended early while checking for a"
-          + " record boundary (was it changed while being read?)");
+      throw new ProfileFormatException(
+          src.name(),
+          p,
+          "file ended early while checking for a"
+              + " record boundary (was it changed while being read?)");
     }
   }
 }

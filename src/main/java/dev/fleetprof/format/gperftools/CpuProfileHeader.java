@@ -5,9 +5,9 @@ import java.io.Serializable;
 import java.nio.ByteOrder;
 
 /**
- * The binary header of a gperftools CPU profile: {@code 0, hdr_slots (>=3), version, period_us, pad},
- * in slots of 4 or 8 bytes in the writing machine's byte order. Neither the slot width nor the byte
- * order is stored, so both are detected: exactly one of {32,64-bit} x {LE,BE} reads as
+ * The binary header of a gperftools CPU profile: {@code 0, hdr_slots (>=3), version, period_us,
+ * pad}, in slots of 4 or 8 bytes in the writing machine's byte order. Neither the slot width nor
+ * the byte order is stored, so both are detected: exactly one of {32,64-bit} x {LE,BE} reads as
  * {@code 0, 3..MAX_HEADER_SLOTS, 0|1, >0}.
  *
  * @param slotWidth 4 or 8
@@ -15,13 +15,15 @@ import java.nio.ByteOrder;
  * @param headerSlots slot 1: header slots after it (3 as gperftools writes; more are skipped)
  * @param periodMicros slot 3: the sampling period in microseconds
  */
-public record CpuProfileHeader(int slotWidth, boolean bigEndian, long headerSlots, long periodMicros)
-    implements Serializable {
+public record CpuProfileHeader(
+    int slotWidth, boolean bigEndian, long headerSlots, long periodMicros) implements Serializable {
 
   /** Bytes of the smallest header (5 slots of 4 bytes): fewer cannot be a CPU profile. */
   public static final int MIN_HEADER_BYTES = 20;
+
   /** Bytes to read from a file's start to detect any header this class accepts. */
   public static final int DETECT_BYTES = 40;
+
   /**
    * The most header slots accepted. gperftools writes 3; a cap is what tells a 32-bit little-endian
    * header (slot 1 = 3) from the same bytes read big-endian (slot 1 = 0x03000000).
@@ -51,24 +53,35 @@ public record CpuProfileHeader(int slotWidth, boolean bigEndian, long headerSlot
   public static CpuProfileHeader parse(String file, byte[] head, int len, long fileLength)
       throws ProfileFormatException {
     if (len < MIN_HEADER_BYTES) {
-      throw new ProfileFormatException(file, 0,
-          "not a gperftools CPU profile: " + len + " bytes is shorter than the smallest header ("
-              + MIN_HEADER_BYTES + " bytes)");
+      throw new ProfileFormatException(
+          file,
+          0,
+          "not a gperftools CPU profile: "
+              + len
+              + " bytes is shorter than the smallest header ("
+              + MIN_HEADER_BYTES
+              + " bytes)");
     }
     java.util.List<CpuProfileHeader> readings = readings(head, len, fileLength);
     if (readings.isEmpty()) {
-      throw new ProfileFormatException(file, 0,
+      throw new ProfileFormatException(
+          file,
+          0,
           "not a gperftools CPU profile: the first bytes read as no header of 32- or 64-bit slots in"
               + " either byte order (expected 0, >=3, 0, period>0)");
     }
     if (readings.size() > 1) {
-      throw new ProfileFormatException(file, 0,
+      throw new ProfileFormatException(
+          file,
+          0,
           "ambiguous gperftools CPU profile header: it reads validly with more than one slot width or"
               + " byte order");
     }
     CpuProfileHeader found = readings.get(0);
     if (readSlot(head, 2 * found.slotWidth(), found.slotWidth(), found.bigEndian()) == 1) {
-      throw new ProfileFormatException(file, 2L * found.slotWidth(),
+      throw new ProfileFormatException(
+          file,
+          2L * found.slotWidth(),
           "Java-variant gperftools CPU profile (header format version 1) is not supported");
     }
     return found;

@@ -13,17 +13,22 @@ import java.util.List;
 /**
  * What must be known about a gperftools CPU profile before its records can be split or given
  * mappings: the header, where the trailer is, and the executable mappings from the maps text at the
- * end of the file. Reading it costs the file's first bytes and its tail (the maps text sits after the
- * trailer and contains no NUL byte, while the trailer's last slot is all NUL bytes, so the maps text is
- * exactly what follows the file's last NUL byte). A last line without its newline is ignored: the
- * file was cut inside it.
+ * end of the file. Reading it costs the file's first bytes and its tail (the maps text sits after
+ * the trailer and contains no NUL byte, while the trailer's last slot is all NUL bytes, so the maps
+ * text is exactly what follows the file's last NUL byte). A last line without its newline is
+ * ignored: the file was cut inside it.
  *
  * @param trailerOffset the trailer's offset, or -1 when there is no trailer where the tail says it
  *     should be (a truncated file): such a file is never split
  * @param mappingsListed how many mappings the maps text listed (executable or not)
  */
-public record CpuProfileLayout(CpuProfileHeader header, long fileLength, long trailerOffset,
-    MappingIndex mappings, int mappingsListed) implements Serializable {
+public record CpuProfileLayout(
+    CpuProfileHeader header,
+    long fileLength,
+    long trailerOffset,
+    MappingIndex mappings,
+    int mappingsListed)
+    implements Serializable {
 
   /** The most maps text believed; more (or no trailer within it) makes the file unsplittable. */
   public static final int MAX_MAPS_TEXT = 64 << 20;
@@ -33,8 +38,8 @@ public record CpuProfileLayout(CpuProfileHeader header, long fileLength, long tr
   }
 
   /**
-   * Whether the boundary checker can be trusted on this file: it has an exact trailer and executable
-   * mappings to check PCs against.
+   * Whether the boundary checker can be trusted on this file: it has an exact trailer and
+   * executable mappings to check PCs against.
    */
   public boolean splittable() {
     return hasTrailer() && !mappings.isEmpty();
@@ -69,7 +74,9 @@ public record CpuProfileLayout(CpuProfileHeader header, long fileLength, long tr
       try (InputStream in = src.open(from)) {
         int got = in.readNBytes(tail, 0, tail.length);
         if (got != tail.length) {
-          throw new ProfileFormatException(src.name(), from + got,
+          throw new ProfileFormatException(
+              src.name(),
+              from + got,
               "file ended early while reading its last " + window + " bytes");
         }
       }
@@ -83,16 +90,18 @@ public record CpuProfileLayout(CpuProfileHeader header, long fileLength, long tr
       if (lastNul >= 0) {
         long trailerEnd = from + lastNul + 1;
         long trailerOffset = trailerEnd - 3L * w;
-        boolean exact = trailerOffset >= recordsStart && (trailerOffset % w) == 0
-            && lastNul + 1 >= 3 * w
-            && CpuProfileHeader.readSlot(tail, lastNul + 1 - 3 * w, w, header.bigEndian()) == 0
-            && CpuProfileHeader.readSlot(tail, lastNul + 1 - 2 * w, w, header.bigEndian()) == 1
-            && CpuProfileHeader.readSlot(tail, lastNul + 1 - w, w, header.bigEndian()) == 0;
+        boolean exact =
+            trailerOffset >= recordsStart
+                && (trailerOffset % w) == 0
+                && lastNul + 1 >= 3 * w
+                && CpuProfileHeader.readSlot(tail, lastNul + 1 - 3 * w, w, header.bigEndian()) == 0
+                && CpuProfileHeader.readSlot(tail, lastNul + 1 - 2 * w, w, header.bigEndian()) == 1
+                && CpuProfileHeader.readSlot(tail, lastNul + 1 - w, w, header.bigEndian()) == 0;
         if (!exact) {
           return new CpuProfileLayout(header, length, -1, MappingIndex.EMPTY, 0);
         }
-        String text = new String(tail, lastNul + 1, tail.length - lastNul - 1,
-            StandardCharsets.ISO_8859_1);
+        String text =
+            new String(tail, lastNul + 1, tail.length - lastNul - 1, StandardCharsets.ISO_8859_1);
         return withMaps(header, length, trailerOffset, text);
       }
       if (window >= length - recordsStart || window >= MAX_MAPS_TEXT) {
@@ -121,14 +130,14 @@ public record CpuProfileLayout(CpuProfileHeader header, long fileLength, long tr
       if (text == null) {
         return new CpuProfileLayout(header, -1, r.stopOffset(), MappingIndex.EMPTY, 0);
       }
-      return withMaps(header, -1, r.stopOffset(),
-          new String(text, StandardCharsets.ISO_8859_1));
+      return withMaps(header, -1, r.stopOffset(), new String(text, StandardCharsets.ISO_8859_1));
     }
   }
 
-  private static CpuProfileLayout withMaps(CpuProfileHeader header, long length, long trailer,
-      String text) {
-    // gperftools ends every line of the maps text with a newline: whatever follows the last one is a
+  private static CpuProfileLayout withMaps(
+      CpuProfileHeader header, long length, long trailer, String text) {
+    // gperftools ends every line of the maps text with a newline: whatever follows the last one is
+    // a
     // line the file was cut inside, whose limit or path may be cut short, so it is not believed.
     List<Mapping> all = ProcMapsParser.parse(text.substring(0, text.lastIndexOf('\n') + 1));
     return new CpuProfileLayout(header, length, trailer, new MappingIndex(all), all.size());

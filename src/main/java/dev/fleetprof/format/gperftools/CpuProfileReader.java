@@ -6,20 +6,22 @@ import java.io.IOException;
 import java.io.InputStream;
 
 /**
- * Streams the records ({@code count, n, pc[0..n-1]}, leaf first) of a gperftools CPU profile, from a
- * record boundary up to the trailer ({@code 0, 1, 0}), the end of the stream, or the end of a split.
+ * Streams the records ({@code count, n, pc[0..n-1]}, leaf first) of a gperftools CPU profile, from
+ * a record boundary up to the trailer ({@code 0, 1, 0}), the end of the stream, or the end of a
+ * split.
  *
  * <p>Split contract: a reader given {@code [start, end)} (start being a true record boundary) reads
- * every record whose first byte lies before {@code end}, finishing the last one past {@code end}; it
- * then stops, and {@link #stopOffset()} is the first record boundary at or after {@code end}.
+ * every record whose first byte lies before {@code end}, finishing the last one past {@code end};
+ * it then stops, and {@link #stopOffset()} is the first record boundary at or after {@code end}.
  *
- * <p>No length field is trusted: a call chain longer than {@link #MAX_DEPTH} is a format error, and one
- * longer than the bytes left is a truncated file, both found before anything is allocated for it.
+ * <p>No length field is trusted: a call chain longer than {@link #MAX_DEPTH} is a format error, and
+ * one longer than the bytes left is a truncated file, both found before anything is allocated for
+ * it.
  */
 public final class CpuProfileReader implements ProfileRecordReader {
   /**
-   * Sanity cap on PCs per record. gperftools writes at most 254 (64 before 2.8.1); the cap only stops a
-   * corrupt count from being believed, so it is far above any writer's limit.
+   * Sanity cap on PCs per record. gperftools writes at most 254 (64 before 2.8.1); the cap only
+   * stops a corrupt count from being believed, so it is far above any writer's limit.
    */
   public static final int MAX_DEPTH = 65536;
 
@@ -54,14 +56,21 @@ public final class CpuProfileReader implements ProfileRecordReader {
   /**
    * @param in the file's bytes from {@code startOffset} on (the caller closes it)
    * @param startOffset a record boundary (or {@link CpuProfileHeader#recordsStart()})
-   * @param end records starting at or after this offset belong to the next split; Long.MAX_VALUE for
-   *     the whole file
+   * @param end records starting at or after this offset belong to the next split; Long.MAX_VALUE
+   *     for the whole file
    * @param fileLength the file's length, or -1 when unknown (compressed)
    * @param decodePcs false to skip over call chains (only {@link #count()} and {@link #depth()})
    * @param buffer a reusable read buffer, or null
    */
-  public CpuProfileReader(String file, CpuProfileHeader header, InputStream in, long startOffset,
-      long end, long fileLength, boolean decodePcs, byte[] buffer) {
+  public CpuProfileReader(
+      String file,
+      CpuProfileHeader header,
+      InputStream in,
+      long startOffset,
+      long end,
+      long fileLength,
+      boolean decodePcs,
+      byte[] buffer) {
     this.file = file;
     this.header = header;
     this.width = header.slotWidth();
@@ -86,8 +95,14 @@ public final class CpuProfileReader implements ProfileRecordReader {
     long c = in.slot();
     long n = in.slot();
     if (Long.compareUnsigned(n, MAX_DEPTH) > 0) {
-      throw new ProfileFormatException(file, at + width, "record claims " + Long.toUnsignedString(n)
-          + " PCs in its call chain, more than the limit of " + MAX_DEPTH + " (corrupt file?)");
+      throw new ProfileFormatException(
+          file,
+          at + width,
+          "record claims "
+              + Long.toUnsignedString(n)
+              + " PCs in its call chain, more than the limit of "
+              + MAX_DEPTH
+              + " (corrupt file?)");
     }
     int k = (int) n;
     long bytes = (long) k * width;
@@ -142,7 +157,9 @@ public final class CpuProfileReader implements ProfileRecordReader {
     return depth;
   }
 
-  /** Only valid when call chains are decoded (and always for {@code i = 0} of the trailer check). */
+  /**
+   * Only valid when call chains are decoded (and always for {@code i = 0} of the trailer check).
+   */
   @Override
   public long pc(int i) {
     return pcs[i];
@@ -202,20 +219,37 @@ public final class CpuProfileReader implements ProfileRecordReader {
    * Convenience: a reader over a whole file's records, positioned after the header. A stream that
    * ends inside the header is a {@link ProfileFormatException}.
    */
-  public static CpuProfileReader wholeFile(String file, CpuProfileHeader header, InputStream in,
-      long fileLength, boolean decodePcs) throws IOException {
+  public static CpuProfileReader wholeFile(
+      String file, CpuProfileHeader header, InputStream in, long fileLength, boolean decodePcs)
+      throws IOException {
     return wholeFile(file, header, in, fileLength, decodePcs, null);
   }
 
-  /** As {@link #wholeFile(String, CpuProfileHeader, InputStream, long, boolean)}, with a reusable buffer. */
-  public static CpuProfileReader wholeFile(String file, CpuProfileHeader header, InputStream in,
-      long fileLength, boolean decodePcs, byte[] buffer) throws IOException {
+  /**
+   * As {@link #wholeFile(String, CpuProfileHeader, InputStream, long, boolean)}, with a reusable
+   * buffer.
+   */
+  public static CpuProfileReader wholeFile(
+      String file,
+      CpuProfileHeader header,
+      InputStream in,
+      long fileLength,
+      boolean decodePcs,
+      byte[] buffer)
+      throws IOException {
     int skip = (int) header.recordsStart(); // at most (2 + MAX_HEADER_SLOTS) slots of 8 bytes
     int got = in.readNBytes(new byte[skip], 0, skip);
     if (got < skip) { // only a stream of unknown length gets here: parse() checks a known one
-      throw new ProfileFormatException(file, got, "the file ends inside its header of "
-          + header.headerSlots() + " header slots (" + skip + " bytes)");
+      throw new ProfileFormatException(
+          file,
+          got,
+          "the file ends inside its header of "
+              + header.headerSlots()
+              + " header slots ("
+              + skip
+              + " bytes)");
     }
-    return new CpuProfileReader(file, header, in, skip, Long.MAX_VALUE, fileLength, decodePcs, buffer);
+    return new CpuProfileReader(
+        file, header, in, skip, Long.MAX_VALUE, fileLength, decodePcs, buffer);
   }
 }

@@ -32,8 +32,14 @@ public final class CpuProfileSplitReader implements ProfileRecordReader {
   private boolean finished;
   private boolean truncated;
 
-  private CpuProfileSplitReader(ByteSource src, CpuProfileHeader header, CpuProfileLayout layout,
-      long start, long end, DecodeOptions options) throws IOException {
+  private CpuProfileSplitReader(
+      ByteSource src,
+      CpuProfileHeader header,
+      CpuProfileLayout layout,
+      long start,
+      long end,
+      DecodeOptions options)
+      throws IOException {
     this.src = src;
     this.splitLayout = layout;
     this.splitEnd = end;
@@ -41,10 +47,11 @@ public final class CpuProfileSplitReader implements ProfileRecordReader {
       this.mappings = layout.mappings();
       this.checker = new CpuProfileBoundaryChecker(src, layout);
       this.resynced = start != 0;
-      this.startBoundary = start == 0 ? header.recordsStart() : checker.firstBoundaryAtOrAfter(start);
+      this.startBoundary =
+          start == 0 ? header.recordsStart() : checker.firstBoundaryAtOrAfter(start);
     } else {
-      this.mappings = options.needsMappings() ? CpuProfileLayout.read(src).mappings()
-          : MappingIndex.EMPTY;
+      this.mappings =
+          options.needsMappings() ? CpuProfileLayout.read(src).mappings() : MappingIndex.EMPTY;
       this.checker = null;
       this.resynced = false;
       this.startBoundary = header.recordsStart();
@@ -53,11 +60,19 @@ public final class CpuProfileSplitReader implements ProfileRecordReader {
     // whole) is read from its start, past the header.
     this.in = src.open(layout == null ? 0 : startBoundary);
     try {
-      this.reader = layout == null
-          ? CpuProfileReader.wholeFile(src.name(), header, in, src.length(), options.needsChains(),
-              options.buffer())
-          : new CpuProfileReader(src.name(), header, in, startBoundary, end, src.length(),
-              options.needsChains(), options.buffer());
+      this.reader =
+          layout == null
+              ? CpuProfileReader.wholeFile(
+                  src.name(), header, in, src.length(), options.needsChains(), options.buffer())
+              : new CpuProfileReader(
+                  src.name(),
+                  header,
+                  in,
+                  startBoundary,
+                  end,
+                  src.length(),
+                  options.needsChains(),
+                  options.buffer());
     } catch (IOException | RuntimeException e) {
       in.close();
       throw e;
@@ -65,17 +80,19 @@ public final class CpuProfileSplitReader implements ProfileRecordReader {
   }
 
   /** A reader over a whole file, whose header was already parsed. */
-  public static CpuProfileSplitReader wholeFile(ByteSource src, CpuProfileHeader header,
-      DecodeOptions options) throws IOException {
+  public static CpuProfileSplitReader wholeFile(
+      ByteSource src, CpuProfileHeader header, DecodeOptions options) throws IOException {
     return new CpuProfileSplitReader(src, header, null, 0, Long.MAX_VALUE, options);
   }
 
   /**
    * A reader over the records that start in {@code [start, end)} of a file whose layout was read
-   * when the splits were planned ({@link CpuProfileLayout#read}); the mappings come from the layout.
+   * when the splits were planned ({@link CpuProfileLayout#read}); the mappings come from the
+   * layout.
    */
-  public static CpuProfileSplitReader split(ByteSource src, CpuProfileLayout layout, long start,
-      long end, DecodeOptions options) throws IOException {
+  public static CpuProfileSplitReader split(
+      ByteSource src, CpuProfileLayout layout, long start, long end, DecodeOptions options)
+      throws IOException {
     return new CpuProfileSplitReader(src, layout.header(), layout, start, end, options);
   }
 
@@ -100,35 +117,55 @@ public final class CpuProfileSplitReader implements ProfileRecordReader {
   /** Checks how reading ended: the split hand-off, the trailer, or a truncated file. */
   private void checkEnd() throws IOException {
     switch (reader.end()) {
-      case SPLIT_END: {
-        long expected = checker.firstBoundaryAtOrAfter(splitEnd);
-        if (expected != reader.stopOffset()) {
-          throw new ProfileFormatException(src.name(), splitEnd, "split boundary check failed:"
-              + " reading sequentially reached the record boundary at byte "
-              + reader.stopOffset() + ", but the boundary checker, run where the next split"
-              + " starts, finds " + expected + "; the file cannot be split safely (read it with"
-              + " a larger maxPartitionBytes, and please report the file)");
+      case SPLIT_END:
+        {
+          long expected = checker.firstBoundaryAtOrAfter(splitEnd);
+          if (expected != reader.stopOffset()) {
+            throw new ProfileFormatException(
+                src.name(),
+                splitEnd,
+                "split boundary check failed:"
+                    + " reading sequentially reached the record boundary at byte "
+                    + reader.stopOffset()
+                    + ", but the boundary checker, run where the next split"
+                    + " starts, finds "
+                    + expected
+                    + "; the file cannot be split safely (read it with"
+                    + " a larger maxPartitionBytes, and please report the file)");
+          }
+          break;
         }
-        break;
-      }
       case TRAILER:
         if (splitLayout != null && reader.stopOffset() != splitLayout.trailerOffset()) {
-          throw new ProfileFormatException(src.name(), reader.stopOffset(), "found a trailer"
-              + " where planning (from the file's tail) placed it at byte "
-              + splitLayout.trailerOffset() + "; was the file changed while being read?");
+          throw new ProfileFormatException(
+              src.name(),
+              reader.stopOffset(),
+              "found a trailer"
+                  + " where planning (from the file's tail) placed it at byte "
+                  + splitLayout.trailerOffset()
+                  + "; was the file changed while being read?");
         }
         break;
       case TRUNCATED:
         if (splitLayout != null) {
-          throw new ProfileFormatException(src.name(), reader.stopOffset(), "the file ended"
-              + " before the trailer that planning found at byte " + splitLayout.trailerOffset()
-              + "; was the file changed while being read?");
+          throw new ProfileFormatException(
+              src.name(),
+              reader.stopOffset(),
+              "the file ended"
+                  + " before the trailer that planning found at byte "
+                  + splitLayout.trailerOffset()
+                  + "; was the file changed while being read?");
         }
         truncated = true;
-        throw new ProfileFormatException(src.name(), reader.stopOffset(), "truncated: the file"
-            + " ends without the trailer that closes a CPU profile (the profiled process was"
-            + " probably killed); its " + reader.records() + " complete records before this"
-            + " offset were read");
+        throw new ProfileFormatException(
+            src.name(),
+            reader.stopOffset(),
+            "truncated: the file"
+                + " ends without the trailer that closes a CPU profile (the profiled process was"
+                + " probably killed); its "
+                + reader.records()
+                + " complete records before this"
+                + " offset were read");
       default:
         throw new IllegalStateException("reader ended as " + reader.end());
     }

@@ -6,8 +6,8 @@ import dev.fleetprof.format.ProfileFormat;
 import java.io.IOException;
 
 /**
- * gperftools CPU profiles ({@code CPUPROFILE=...}): recognised by their binary header, read whole by
- * {@link #open}, or in record-aligned splits through {@link CpuProfileLayout} and {@link
+ * gperftools CPU profiles ({@code CPUPROFILE=...}): recognised by their binary header, read whole
+ * by {@link #open}, or in record-aligned splits through {@link CpuProfileLayout} and {@link
  * CpuProfileSplitReader#split}, the one format whose large files are split.
  */
 public final class GperftoolsFormat implements ProfileFormat {
@@ -25,7 +25,7 @@ public final class GperftoolsFormat implements ProfileFormat {
 
   @Override
   public CpuProfileSplitReader open(ByteSource file, DecodeOptions options) throws IOException {
-    return CpuProfileSplitReader.wholeFile(file, CpuProfileLayout.readHeader(file, file.length()),
-        options);
+    return CpuProfileSplitReader.wholeFile(
+        file, CpuProfileLayout.readHeader(file, file.length()), options);
   }
 }

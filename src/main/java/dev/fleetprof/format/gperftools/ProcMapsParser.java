@@ -13,28 +13,31 @@ import java.util.regex.Pattern;
  *
  * <p>Accepted, as pprof accepts them: {@code /proc/self/maps} lines ({@code start-end perms offset
  * dev inode [path]}, including gperftools 2.15.90-2.16's lines with no space between inode and path
- * and 2.17+'s trailing space after an empty path), brief lines {@code start-end: path [...@offset]},
- * and {@code name=value} lines whose value replaces {@code $name} in later lines (the old
- * {@code build=} convention). Lines that match nothing are ignored. Unlike pprof, the path keeps
- * everything after the inode (paths may contain spaces, and " (deleted)" is part of what the
+ * and 2.17+'s trailing space after an empty path), brief lines {@code start-end: path
+ * [...@offset]}, and {@code name=value} lines whose value replaces {@code $name} in later lines
+ * (the old {@code build=} convention). Lines that match nothing are ignored. Unlike pprof, the path
+ * keeps everything after the inode (paths may contain spaces, and " (deleted)" is part of what the
  * kernel said).
  *
  * <p>The text comes from the file, so substitution is bounded: it is done in one pass per line, as
  * pprof's {@code strings.Replacer} does (a value is never expanded again, so definitions cannot
  * nest into an exponential blow-up); at most {@link #MAX_VARIABLES} names are honoured, names
- * containing {@code $} are not (which keeps matching linear in the line); and once substitution would
- * add more than {@code 4 x text length + 1 Mi} characters in all, that line and later ones are parsed
- * as written.
+ * containing {@code $} are not (which keeps matching linear in the line); and once substitution
+ * would add more than {@code 4 x text length + 1 Mi} characters in all, that line and later ones
+ * are parsed as written.
  */
 public final class ProcMapsParser {
-  /** Variables honoured; real maps text defines one ({@code build=}), later definitions are ignored. */
+  /**
+   * Variables honoured; real maps text defines one ({@code build=}), later definitions are ignored.
+   */
   public static final int MAX_VARIABLES = 64;
 
-  private static final Pattern PROC_MAPS = Pattern.compile(
-      "([0-9a-fA-F]+)-([0-9a-fA-F]+)\\s+([-rwxpsS]+)\\s+([0-9a-fA-F]+)\\s+"
-          + "([0-9a-fA-F]+):([0-9a-fA-F]+)\\s+([0-9]+)\\s*(.*)");
-  private static final Pattern BRIEF_MAPS = Pattern.compile(
-      "([0-9a-fA-F]+)-([0-9a-fA-F]+):\\s*(\\S+)(?:\\s.*@\\s*([0-9a-fA-F]+))?.*");
+  private static final Pattern PROC_MAPS =
+      Pattern.compile(
+          "([0-9a-fA-F]+)-([0-9a-fA-F]+)\\s+([-rwxpsS]+)\\s+([0-9a-fA-F]+)\\s+"
+              + "([0-9a-fA-F]+):([0-9a-fA-F]+)\\s+([0-9]+)\\s*(.*)");
+  private static final Pattern BRIEF_MAPS =
+      Pattern.compile("([0-9a-fA-F]+)-([0-9a-fA-F]+):\\s*(\\S+)(?:\\s.*@\\s*([0-9a-fA-F]+))?.*");
 
   private ProcMapsParser() {}
 

@@ -6,9 +6,9 @@ import java.io.InputStream;
 import java.nio.ByteOrder;
 
 /**
- * A forward-only buffered reader over one gmon file that knows its absolute byte position. Memory is
- * one fixed buffer, whatever the file size. Skipping is done by reading, so the end of file is found
- * exactly even on streams whose {@code skip} runs past it.
+ * A forward-only buffered reader over one gmon file that knows its absolute byte position. Memory
+ * is one fixed buffer, whatever the file size. Skipping is done by reading, so the end of file is
+ * found exactly even on streams whose {@code skip} runs past it.
  */
 final class GmonInput implements Closeable {
   private static final int BUFFER = 64 * 1024;
@@ -121,7 +121,10 @@ final class GmonInput implements Closeable {
     pos += n;
   }
 
-  /** Skips up to {@code n} bytes by reading; returns how many were skipped (fewer only at end of file). */
+  /**
+   * Skips up to {@code n} bytes by reading; returns how many were skipped (fewer only at end of
+   * file).
+   */
   long skip(long n) throws IOException {
     long done = 0;
     while (done < n) {

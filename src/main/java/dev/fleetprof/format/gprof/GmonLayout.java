@@ -3,8 +3,9 @@ package dev.fleetprof.format.gprof;
 import java.nio.ByteOrder;
 
 /**
- * How one gmon file is laid out, as decided by {@link GmonFile#detect} (or built by hand with {@link
- * #of} when everything is known): flavor, pointer size, byte order, and how each was decided.
+ * How one gmon file is laid out, as decided by {@link GmonFile#detect} (or built by hand with
+ * {@link #of} when everything is known): flavor, pointer size, byte order, and how each was
+ * decided.
  */
 public final class GmonLayout {
   private final GmonFlavor flavor;
@@ -17,8 +18,16 @@ public final class GmonLayout {
   private final String pointerSizeBasis;
   private final String byteOrderBasis;
 
-  GmonLayout(GmonFlavor flavor, int pointerSize, ByteOrder byteOrder, int bbCountWidth,
-      long oldBsdProfRate, long length, long records, String pointerSizeBasis, String byteOrderBasis) {
+  GmonLayout(
+      GmonFlavor flavor,
+      int pointerSize,
+      ByteOrder byteOrder,
+      int bbCountWidth,
+      long oldBsdProfRate,
+      long length,
+      long records,
+      String pointerSizeBasis,
+      String byteOrderBasis) {
     this.flavor = flavor;
     this.pointerSize = pointerSize;
     this.byteOrder = byteOrder;
@@ -32,10 +41,11 @@ public final class GmonLayout {
 
   /**
    * A layout given entirely by the caller (no detection pass). {@code bbCountWidth} is the width of
-   * the {@code ncounts} field of basic-block records (4 as gprof writes it, 8 as 64-bit glibc writes
-   * it; only matters for pointer size 8). The old-BSD rate is 100 Hz.
+   * the {@code ncounts} field of basic-block records (4 as gprof writes it, 8 as 64-bit glibc
+   * writes it; only matters for pointer size 8). The old-BSD rate is 100 Hz.
    */
-  public static GmonLayout of(GmonFlavor flavor, int pointerSize, ByteOrder byteOrder, int bbCountWidth) {
+  public static GmonLayout of(
+      GmonFlavor flavor, int pointerSize, ByteOrder byteOrder, int bbCountWidth) {
     if (pointerSize != 4 && pointerSize != 8) {
       throw new IllegalArgumentException("pointer size must be 4 or 8: " + pointerSize);
     }
@@ -45,18 +55,42 @@ public final class GmonLayout {
     if (flavor == null || byteOrder == null) {
       throw new IllegalArgumentException("flavor and byte order are required");
     }
-    return new GmonLayout(flavor, pointerSize, byteOrder, pointerSize == 4 ? 4 : bbCountWidth, 100, -1,
-        -1, "given by the caller", "given by the caller");
+    return new GmonLayout(
+        flavor,
+        pointerSize,
+        byteOrder,
+        pointerSize == 4 ? 4 : bbCountWidth,
+        100,
+        -1,
+        -1,
+        "given by the caller",
+        "given by the caller");
   }
 
   GmonLayout withBasis(long length, long records, String pointerSizeBasis, String byteOrderBasis) {
-    return new GmonLayout(flavor, pointerSize, byteOrder, bbCountWidth, oldBsdProfRate, length, records,
-        pointerSizeBasis, byteOrderBasis);
+    return new GmonLayout(
+        flavor,
+        pointerSize,
+        byteOrder,
+        bbCountWidth,
+        oldBsdProfRate,
+        length,
+        records,
+        pointerSizeBasis,
+        byteOrderBasis);
   }
 
   GmonLayout withOldBsdProfRate(long hz) {
-    return new GmonLayout(flavor, pointerSize, byteOrder, bbCountWidth, hz, length, records,
-        pointerSizeBasis, byteOrderBasis);
+    return new GmonLayout(
+        flavor,
+        pointerSize,
+        byteOrder,
+        bbCountWidth,
+        hz,
+        length,
+        records,
+        pointerSizeBasis,
+        byteOrderBasis);
   }
 
   public GmonFlavor flavor() {
@@ -74,7 +108,8 @@ public final class GmonLayout {
 
   /**
    * Width in bytes of the {@code ncounts} field of GNU basic-block records: 4 (gprof) or 8 (64-bit
-   * glibc). Always 4 when the pointer size is 4; 8 for pointer size 8 unless the file only parses with 4.
+   * glibc). Always 4 when the pointer size is 4; 8 for pointer size 8 unless the file only parses
+   * with 4.
    */
   public int bbCountWidth() {
     return bbCountWidth;
@@ -97,19 +132,25 @@ public final class GmonLayout {
     return flavor == GmonFlavor.GNU_V0 ? 0 : flavor == GmonFlavor.GNU_V1 ? 1 : -1;
   }
 
-  /** Rate (Hz) reported for old-BSD histograms, which carry none (option {@code gmon.oldBsdProfRate}). */
+  /**
+   * Rate (Hz) reported for old-BSD histograms, which carry none (option {@code
+   * gmon.oldBsdProfRate}).
+   */
   public long oldBsdProfRate() {
     return oldBsdProfRate;
   }
 
-  /** File length in bytes as measured by detection (also for compressed sources), or -1 if not measured. */
+  /**
+   * File length in bytes as measured by detection (also for compressed sources), or -1 if not
+   * measured.
+   */
   public long length() {
     return length;
   }
 
   /**
-   * Records found by detection: GNU tagged records (histogram, arc and basic-block records), or for BSD
-   * flavors the number of arcs; -1 if not measured.
+   * Records found by detection: GNU tagged records (histogram, arc and basic-block records), or for
+   * BSD flavors the number of arcs; -1 if not measured.
    */
   public long records() {
     return records;
@@ -127,9 +168,16 @@ public final class GmonLayout {
 
   /** One line for logs and the decoder's notes. */
   public String describe() {
-    return flavor + ", pointer size " + pointerSize + " (" + pointerSizeBasis + "), "
-        + (byteOrder == ByteOrder.LITTLE_ENDIAN ? "little-endian" : "big-endian") + " ("
-        + byteOrderBasis + ")"
+    return flavor
+        + ", pointer size "
+        + pointerSize
+        + " ("
+        + pointerSizeBasis
+        + "), "
+        + (byteOrder == ByteOrder.LITTLE_ENDIAN ? "little-endian" : "big-endian")
+        + " ("
+        + byteOrderBasis
+        + ")"
         + (length >= 0 ? ", " + length + " bytes" : "")
         + (records >= 0 ? ", " + records + (flavor.isGnu() ? " records" : " arcs") : "");
   }

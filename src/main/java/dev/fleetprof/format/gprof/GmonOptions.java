@@ -10,12 +10,13 @@ import java.util.Map;
  * <p>String keys (for {@link #fromMap}), as the Spark layer passes them:
  *
  * <ul>
- *   <li>{@code gmon.pointerSize}: {@code auto} (default), {@code 4} or {@code 8} (also {@code 32}/{@code
- *       64} for bits). The size of addresses in the file; the file does not store it.
- *   <li>{@code gmon.byteOrder}: {@code auto} (default), {@code little} or {@code big} (also {@code le},
- *       {@code be}).
- *   <li>{@code gmon.oldBsdProfRate}: the sampling rate in Hz assumed for old-BSD files, whose header has
- *       no rate field (gprof uses the rate of the machine that runs gprof; 100 on Linux). Default 100.
+ *   <li>{@code gmon.pointerSize}: {@code auto} (default), {@code 4} or {@code 8} (also {@code
+ *       32}/{@code 64} for bits). The size of addresses in the file; the file does not store it.
+ *   <li>{@code gmon.byteOrder}: {@code auto} (default), {@code little} or {@code big} (also {@code
+ *       le}, {@code be}).
+ *   <li>{@code gmon.oldBsdProfRate}: the sampling rate in Hz assumed for old-BSD files, whose
+ *       header has no rate field (gprof uses the rate of the machine that runs gprof; 100 on
+ *       Linux). Default 100.
  * </ul>
  */
 public final class GmonOptions {
@@ -144,8 +145,12 @@ public final class GmonOptions {
 
   @Override
   public String toString() {
-    return "GmonOptions{pointerSize=" + (pointerSize == 0 ? "auto" : pointerSize)
-        + ", byteOrder=" + (byteOrder == null ? "auto" : byteOrder)
-        + ", oldBsdProfRate=" + oldBsdProfRate + "}";
+    return "GmonOptions{pointerSize="
+        + (pointerSize == 0 ? "auto" : pointerSize)
+        + ", byteOrder="
+        + (byteOrder == null ? "auto" : byteOrder)
+        + ", oldBsdProfRate="
+        + oldBsdProfRate
+        + "}";
   }
 }

@@ -7,16 +7,16 @@ import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 
 /**
- * Streams the rows of one gmon file (GNU or BSD) with a known {@link GmonLayout}. One pass, one fixed
- * buffer, no object per row; histograms are never held in memory.
+ * Streams the rows of one gmon file (GNU or BSD) with a known {@link GmonLayout}. One pass, one
+ * fixed buffer, no object per row; histograms are never held in memory.
  *
  * <h2>Rows</h2>
  *
  * <ul>
  *   <li>{@code histogram}: one row per <em>non-zero</em> bin. {@code pc(0)} = bin start address,
- *       {@link #binEnd()} = bin end address (exclusive), {@code count} = the bin's u16 value; {@link
- *       #profRate()}, {@link #dimension()}, {@link #dimensionAbbrev()} describe the histogram, so the
- *       bin's time is {@code count / profRate} {@code dimension}s.
+ *       {@link #binEnd()} = bin end address (exclusive), {@code count} = the bin's u16 value;
+ *       {@link #profRate()}, {@link #dimension()}, {@link #dimensionAbbrev()} describe the
+ *       histogram, so the bin's time is {@code count / profRate} {@code dimension}s.
  *   <li>{@code arc}: {@code pcs = [self_pc, from_pc]} (callee first, like every call chain in
  *       fleetprof), {@code count} = traversals (u32 in GNU files, pointer-sized in BSD files).
  *   <li>{@code basic_block}: {@code pcs = [address]}, {@code count} = executions (pointer-sized).
@@ -24,31 +24,31 @@ import java.nio.charset.StandardCharsets;
  *
  * <h2>Bin addresses</h2>
  *
- * Computed exactly as gprof's {@code hist.c} does, which works in 2-byte units ({@code UNIT}) with a
- * floating-point scale: {@code s = (double) ((high - low) / 2) / n} (integer division first, unsigned),
- * then bin {@code i} covers {@code [2 * (low / 2 + floor(s * i)), 2 * (low / 2 + floor(s * (i + 1))))}.
- * This is the range gprof credits to functions (proportionally to overlap). It differs by up to a
- * couple of bytes from the exact rational {@code low + i * (high - low) / n}: glibc sizes the
- * histogram so that a bin covers just under 4 bytes. Each histogram uses its own scale (gprof uses
- * the first histogram's and refuses files whose scales differ).
+ * Computed exactly as gprof's {@code hist.c} does, which works in 2-byte units ({@code UNIT}) with
+ * a floating-point scale: {@code s = (double) ((high - low) / 2) / n} (integer division first,
+ * unsigned), then bin {@code i} covers {@code [2 * (low / 2 + floor(s * i)), 2 * (low / 2 + floor(s
+ * * (i + 1))))}. This is the range gprof credits to functions (proportionally to overlap). It
+ * differs by up to a couple of bytes from the exact rational {@code low + i * (high - low) / n}:
+ * glibc sizes the histogram so that a bin covers just under 4 bytes. Each histogram uses its own
+ * scale (gprof uses the first histogram's and refuses files whose scales differ).
  *
  * <h2>recordOffset</h2>
  *
  * The byte offset of the row's own bytes: for a bin, its two bytes; for a GNU arc, the record's tag
  * byte; for a BSD arc, its first byte; for a basic block, its (address, count) pair. {@link
- * #containerOffset()} gives the offset of the enclosing histogram or basic-block record's tag byte (0
- * for a BSD histogram, whose header starts the file).
+ * #containerOffset()} gives the offset of the enclosing histogram or basic-block record's tag byte
+ * (0 for a BSD histogram, whose header starts the file).
  *
  * <h2>Errors</h2>
  *
  * {@link ProfileFormatException} naming the file and offset: a bad tag (offset of the tag byte); a
- * record cut short by the end of file (offset of the record's tag byte, or for BSD arcs of the arc); a
- * {@code hist_size}, BSD {@code ncnt} or basic-block {@code ncounts} asking for more bytes than the
- * file has left, whether absurd or the file was cut inside the bins (offset of that count field; with
- * a known length this is checked before any bin is read); a histogram whose {@code low_pc} is above
- * its {@code high_pc}; a histogram range that partly overlaps an earlier one (gprof refuses these;
- * identical ranges are fine and are meant to be summed); version-0 basic-block records (never written
- * by any tool still in use; their layout depended on the host).
+ * record cut short by the end of file (offset of the record's tag byte, or for BSD arcs of the
+ * arc); a {@code hist_size}, BSD {@code ncnt} or basic-block {@code ncounts} asking for more bytes
+ * than the file has left, whether absurd or the file was cut inside the bins (offset of that count
+ * field; with a known length this is checked before any bin is read); a histogram whose {@code
+ * low_pc} is above its {@code high_pc}; a histogram range that partly overlaps an earlier one
+ * (gprof refuses these; identical ranges are fine and are meant to be summed); version-0
+ * basic-block records (never written by any tool still in use; their layout depended on the host).
  */
 public final class GmonReader implements ProfileRecordReader {
   public static final String KIND_HISTOGRAM = "histogram";
@@ -120,9 +120,11 @@ public final class GmonReader implements ProfileRecordReader {
   private boolean sawBasicBlocks;
   private long maxAddress;
 
-  // overlap check: the distinct histogram ranges seen, low -> high; pairwise disjoint, so a new range
+  // overlap check: the distinct histogram ranges seen, low -> high; pairwise disjoint, so a new
+  // range
   // can only overlap the one starting at or before its low end or the first one starting after it
-  private final java.util.TreeMap<Long, Long> ranges = new java.util.TreeMap<>(Long::compareUnsigned);
+  private final java.util.TreeMap<Long, Long> ranges =
+      new java.util.TreeMap<>(Long::compareUnsigned);
 
   GmonReader(ByteSource source, GmonLayout layout, boolean walkOnly) throws IOException {
     this.file = source.name();
@@ -153,36 +155,39 @@ public final class GmonReader implements ProfileRecordReader {
             state = State.HISTOGRAM_BINS;
           }
           break;
-        case RECORDS: {
-          if (in.atEnd()) {
-            state = State.DONE;
-            return false;
+        case RECORDS:
+          {
+            if (in.atEnd()) {
+              state = State.DONE;
+              return false;
+            }
+            long off = in.position();
+            int tag = in.u8();
+            records++;
+            switch (tag) {
+              case 0:
+                readHistogramHeader(off);
+                state = State.HISTOGRAM_BINS;
+                break;
+              case 1:
+                if (readGnuArc(off)) {
+                  return true;
+                }
+                break;
+              case 2:
+                readBasicBlockHeader(off);
+                state = State.BASIC_BLOCKS;
+                break;
+              default:
+                throw error(
+                    off,
+                    String.format(
+                        "bad record tag %d (0x%02x): only 0 (histogram), 1 (call arc) and 2 (basic-block"
+                            + " counts) exist; the file is corrupt or not a %s file",
+                        tag, tag, describeLayout()));
+            }
+            break;
           }
-          long off = in.position();
-          int tag = in.u8();
-          records++;
-          switch (tag) {
-            case 0:
-              readHistogramHeader(off);
-              state = State.HISTOGRAM_BINS;
-              break;
-            case 1:
-              if (readGnuArc(off)) {
-                return true;
-              }
-              break;
-            case 2:
-              readBasicBlockHeader(off);
-              state = State.BASIC_BLOCKS;
-              break;
-            default:
-              throw error(off, String.format(
-                  "bad record tag %d (0x%02x): only 0 (histogram), 1 (call arc) and 2 (basic-block"
-                      + " counts) exist; the file is corrupt or not a %s file",
-                  tag, tag, describeLayout()));
-          }
-          break;
-        }
         case HISTOGRAM_BINS:
           if (nextBin()) {
             return true;
@@ -231,8 +236,14 @@ public final class GmonReader implements ProfileRecordReader {
     long version = in.u32();
     int expected = layout.version();
     if (version != expected) {
-      throw error(4, "header version word reads " + version + " (" + describeLayout()
-          + "), expected " + expected);
+      throw error(
+          4,
+          "header version word reads "
+              + version
+              + " ("
+              + describeLayout()
+              + "), expected "
+              + expected);
     }
     in.skip(12); // spare bytes: not always zero, not validated
   }
@@ -240,9 +251,15 @@ public final class GmonReader implements ProfileRecordReader {
   private void readBsdHeader() throws IOException {
     int hdr = layout.headerSize();
     if (!in.ensure(hdr)) {
-      throw error(in.position() + in.buffered(), "file too short for the " + hdr + "-byte "
-          + (layout.flavor() == GmonFlavor.BSD_44 ? "4.4BSD" : "old BSD") + " header ("
-          + describeLayout() + ")");
+      throw error(
+          in.position() + in.buffered(),
+          "file too short for the "
+              + hdr
+              + "-byte "
+              + (layout.flavor() == GmonFlavor.BSD_44 ? "4.4BSD" : "old BSD")
+              + " header ("
+              + describeLayout()
+              + ")");
     }
     long low = in.word(ptr);
     long high = in.word(ptr);
@@ -252,9 +269,11 @@ public final class GmonReader implements ProfileRecordReader {
     if (layout.flavor() == GmonFlavor.BSD_44) {
       long version = in.u32();
       if (version != GmonFile.BSD44_VERSION) {
-        throw error(ncntOffset + 4, String.format(
-            "4.4BSD version word reads 0x%08x, expected 0x%08x (%s)", version,
-            GmonFile.BSD44_VERSION, describeLayout()));
+        throw error(
+            ncntOffset + 4,
+            String.format(
+                "4.4BSD version word reads 0x%08x, expected 0x%08x (%s)",
+                version, GmonFile.BSD44_VERSION, describeLayout()));
       }
       rate = in.u32();
       in.skip(12);
@@ -262,20 +281,40 @@ public final class GmonReader implements ProfileRecordReader {
       rate = layout.oldBsdProfRate();
     }
     if (Long.compareUnsigned(low, high) > 0) {
-      throw error(0, String.format("histogram lpc 0x%x is above hpc 0x%x (%s)", low, high,
-          describeLayout()));
+      throw error(
+          0,
+          String.format("histogram lpc 0x%x is above hpc 0x%x (%s)", low, high, describeLayout()));
     }
     if (ncnt < hdr) {
-      throw error(ncntOffset, "ncnt " + ncnt + " is smaller than the " + hdr + "-byte header it includes ("
-          + describeLayout() + ")");
+      throw error(
+          ncntOffset,
+          "ncnt "
+              + ncnt
+              + " is smaller than the "
+              + hdr
+              + "-byte header it includes ("
+              + describeLayout()
+              + ")");
     }
     if (((ncnt - hdr) & 1) != 0) {
-      throw error(ncntOffset, "ncnt " + ncnt + " leaves an odd number of bytes for 2-byte bins ("
-          + describeLayout() + ")");
+      throw error(
+          ncntOffset,
+          "ncnt "
+              + ncnt
+              + " leaves an odd number of bytes for 2-byte bins ("
+              + describeLayout()
+              + ")");
     }
     if (length >= 0 && ncnt > length) {
-      throw error(ncntOffset, "ncnt says the histogram ends at byte " + ncnt + " but the file has only "
-          + length + " bytes (" + describeLayout() + ")");
+      throw error(
+          ncntOffset,
+          "ncnt says the histogram ends at byte "
+              + ncnt
+              + " but the file has only "
+              + length
+              + " bytes ("
+              + describeLayout()
+              + ")");
     }
     startHistogram(0, low, high, (ncnt - hdr) / 2, rate, SECONDS, 's', ncntOffset);
   }
@@ -293,12 +332,23 @@ public final class GmonReader implements ProfileRecordReader {
     in.bytes(dimBytes, 15);
     char abbrev = (char) in.u8();
     if (Long.compareUnsigned(low, high) > 0) {
-      throw error(off, String.format("histogram low_pc 0x%x is above high_pc 0x%x (%s)", low, high,
-          describeLayout()));
+      throw error(
+          off,
+          String.format(
+              "histogram low_pc 0x%x is above high_pc 0x%x (%s)", low, high, describeLayout()));
     }
     if (length >= 0 && bins * 2 > length - in.position()) {
-      throw error(countField, "hist_size " + bins + " bins needs " + bins * 2 + " bytes but only "
-          + (length - in.position()) + " are left in the file (" + describeLayout() + ")");
+      throw error(
+          countField,
+          "hist_size "
+              + bins
+              + " bins needs "
+              + bins * 2
+              + " bytes but only "
+              + (length - in.position())
+              + " are left in the file ("
+              + describeLayout()
+              + ")");
     }
     checkOverlap(off, low, high);
     int dimLen = 0;
@@ -309,8 +359,15 @@ public final class GmonReader implements ProfileRecordReader {
     startHistogram(off, low, high, bins, rate, dim, abbrev, countField);
   }
 
-  private void startHistogram(long off, long low, long high, long bins, long rate, String dim,
-      char abbrev, long countField) {
+  private void startHistogram(
+      long off,
+      long low,
+      long high,
+      long bins,
+      long rate,
+      String dim,
+      char abbrev,
+      long countField) {
     histOffset = off;
     histLow = low;
     histHigh = high;
@@ -320,7 +377,8 @@ public final class GmonReader implements ProfileRecordReader {
     histAbbrev = abbrev;
     histCountFieldOffset = countField;
     histLowUnits = Long.divideUnsigned(low, 2);
-    histScale = bins == 0 ? 0.0 : unsignedToDouble(Long.divideUnsigned(high - low, 2)) / (double) bins;
+    histScale =
+        bins == 0 ? 0.0 : unsignedToDouble(Long.divideUnsigned(high - low, 2)) / (double) bins;
     binIndex = 0;
     noteAddress(low);
     noteAddress(high);
@@ -336,13 +394,16 @@ public final class GmonReader implements ProfileRecordReader {
     }
     java.util.Map.Entry<Long, Long> after = ranges.higherEntry(low);
     java.util.Map.Entry<Long, Long> hit =
-        before != null && Long.compareUnsigned(low, before.getValue()) < 0 ? before
+        before != null && Long.compareUnsigned(low, before.getValue()) < 0
+            ? before
             : after != null && Long.compareUnsigned(after.getKey(), high) < 0 ? after : null;
     if (hit != null) {
-      throw error(off, String.format(
-          "histogram range [0x%x, 0x%x) partly overlaps an earlier histogram's [0x%x, 0x%x)"
-              + " (gprof refuses this; identical ranges are summed)", low, high, hit.getKey(),
-          hit.getValue()));
+      throw error(
+          off,
+          String.format(
+              "histogram range [0x%x, 0x%x) partly overlaps an earlier histogram's [0x%x, 0x%x)"
+                  + " (gprof refuses this; identical ranges are summed)",
+              low, high, hit.getKey(), hit.getValue()));
     }
     if (ranges.size() < MAX_RANGES_CHECKED) {
       ranges.put(low, high);
@@ -383,9 +444,17 @@ public final class GmonReader implements ProfileRecordReader {
   }
 
   private ProfileFormatException binsTruncated() throws IOException {
-    return error(histCountFieldOffset, (gnu ? "hist_size " : "ncnt: ") + histBins
-        + " bins, but the file ends after " + binIndex + " of them at offset "
-        + (in.position() + in.buffered()) + " (" + describeLayout() + ")");
+    return error(
+        histCountFieldOffset,
+        (gnu ? "hist_size " : "ncnt: ")
+            + histBins
+            + " bins, but the file ends after "
+            + binIndex
+            + " of them at offset "
+            + (in.position() + in.buffered())
+            + " ("
+            + describeLayout()
+            + ")");
   }
 
   private long binStart(long i) {
@@ -409,9 +478,14 @@ public final class GmonReader implements ProfileRecordReader {
     long off = in.position();
     int need = 3 * ptr;
     if (!in.ensure(need)) {
-      throw error(off, "the last " + in.buffered() + " bytes are not a whole " + need
-          + "-byte arc (frompc, selfpc, count); the file is truncated or not "
-          + describeLayout());
+      throw error(
+          off,
+          "the last "
+              + in.buffered()
+              + " bytes are not a whole "
+              + need
+              + "-byte arc (frompc, selfpc, count); the file is truncated or not "
+              + describeLayout());
     }
     records++;
     long from = in.word(ptr);
@@ -439,8 +513,10 @@ public final class GmonReader implements ProfileRecordReader {
 
   private void readBasicBlockHeader(long off) throws IOException {
     if (layout.flavor() == GmonFlavor.GNU_V0) {
-      throw error(off, "version-0 basic-block records are not supported (their layout depended on"
-          + " the host that wrote them)");
+      throw error(
+          off,
+          "version-0 basic-block records are not supported (their layout depended on"
+              + " the host that wrote them)");
     }
     sawBasicBlocks = true; // before any check: detection retries 64-bit files with the other width
     int w = layout.bbCountWidth();
@@ -453,10 +529,19 @@ public final class GmonReader implements ProfileRecordReader {
     if (length >= 0) {
       long left = length - in.position();
       if (Long.compareUnsigned(n, left / pair) > 0) {
-        throw error(countField, "basic-block ncounts " + Long.toUnsignedString(n) + " needs "
-            + (n >= 0 && n < Long.MAX_VALUE / pair ? n * pair + " bytes" : "more bytes")
-            + " but only " + left + " are left in the file (" + describeLayout() + ", "
-            + w + "-byte ncounts)");
+        throw error(
+            countField,
+            "basic-block ncounts "
+                + Long.toUnsignedString(n)
+                + " needs "
+                + (n >= 0 && n < Long.MAX_VALUE / pair ? n * pair + " bytes" : "more bytes")
+                + " but only "
+                + left
+                + " are left in the file ("
+                + describeLayout()
+                + ", "
+                + w
+                + "-byte ncounts)");
       }
     }
     bbOffset = off;
@@ -469,9 +554,17 @@ public final class GmonReader implements ProfileRecordReader {
     long off = in.position();
     int need = 2 * ptr;
     if (!in.ensure(need)) {
-      throw error(bbCountFieldOffset, "basic-block ncounts " + Long.toUnsignedString(bbTotal)
-          + ", but the file ends after " + Long.toUnsignedString(bbTotal - bbLeft) + " of them at offset "
-          + (off + in.buffered()) + " (" + describeLayout() + ")");
+      throw error(
+          bbCountFieldOffset,
+          "basic-block ncounts "
+              + Long.toUnsignedString(bbTotal)
+              + ", but the file ends after "
+              + Long.toUnsignedString(bbTotal - bbLeft)
+              + " of them at offset "
+              + (off + in.buffered())
+              + " ("
+              + describeLayout()
+              + ")");
     }
     long addr = in.word(ptr);
     long c = in.word(ptr);
@@ -497,16 +590,30 @@ public final class GmonReader implements ProfileRecordReader {
   }
 
   private String describeLayout() {
-    return (layout.flavor() == GmonFlavor.BSD_44 ? "4.4BSD"
-        : layout.flavor() == GmonFlavor.BSD_OLD ? "old BSD" : "GNU gmon")
-        + " with pointer size " + ptr + ", "
+    return (layout.flavor() == GmonFlavor.BSD_44
+            ? "4.4BSD"
+            : layout.flavor() == GmonFlavor.BSD_OLD ? "old BSD" : "GNU gmon")
+        + " with pointer size "
+        + ptr
+        + ", "
         + (layout.byteOrder() == java.nio.ByteOrder.LITTLE_ENDIAN ? "little-endian" : "big-endian");
   }
 
   private ProfileFormatException truncated(long off, String what, int size) throws IOException {
     long end = in.position() + in.buffered();
-    return error(off, "truncated " + what + ": it needs " + size + " bytes from offset " + off
-        + " but the file ends at offset " + end + " (" + describeLayout() + ")");
+    return error(
+        off,
+        "truncated "
+            + what
+            + ": it needs "
+            + size
+            + " bytes from offset "
+            + off
+            + " but the file ends at offset "
+            + end
+            + " ("
+            + describeLayout()
+            + ")");
   }
 
   private ProfileFormatException error(long off, String problem) {
@@ -549,8 +656,8 @@ public final class GmonReader implements ProfileRecordReader {
   }
 
   /**
-   * Offset of the record that holds the current row: the histogram's or basic-block record's tag byte
-   * (0 for a BSD histogram), or for an arc the same as {@link #recordOffset()}.
+   * Offset of the record that holds the current row: the histogram's or basic-block record's tag
+   * byte (0 for a BSD histogram), or for an arc the same as {@link #recordOffset()}.
    */
   public long containerOffset() {
     if (KIND_HISTOGRAM.equals(kind)) {
@@ -580,7 +687,10 @@ public final class GmonReader implements ProfileRecordReader {
     return KIND_HISTOGRAM.equals(kind) ? histRate : 0;
   }
 
-  /** Histogram rows: the physical dimension of a bin count once divided by the rate ("seconds"); else null. */
+  /**
+   * Histogram rows: the physical dimension of a bin count once divided by the rate ("seconds");
+   * else null.
+   */
   public String dimension() {
     return KIND_HISTOGRAM.equals(kind) ? histDimension : null;
   }
@@ -607,14 +717,15 @@ public final class GmonReader implements ProfileRecordReader {
 
   /**
    * Histogram rows: the microseconds one bin count stands for ({@code 1e6 / prof_rate}), when the
-   * histogram counts seconds and that is a whole number; else -1 (arcs and basic blocks count
-   * calls and executions, not time).
+   * histogram counts seconds and that is a whole number; else -1 (arcs and basic blocks count calls
+   * and executions, not time).
    */
   @Override
   public long period() {
     long rate = profRate();
     return rate > 0 && 1_000_000 % rate == 0 && "seconds".equals(dimension())
-        ? 1_000_000 / rate : -1;
+        ? 1_000_000 / rate
+        : -1;
   }
 
   /** {@code microseconds} where {@link #period()} is known; else null. */

@@ -33,13 +33,13 @@ import java.util.Map;
  * many offsets sampled within one function fold into one box. The hover text names the function,
  * marks inlined code ({@code [inlined]}), gives the file and line when all the box's frames share
  * them (the file alone when only it is shared) and the module: {@code helper [inlined] at
- * src/util.h:7 in /usr/bin/server}. Unsymbolized frames are boxes of one address each, as
- * {@code module+0xoffset}.
+ * src/util.h:7 in /usr/bin/server}. Unsymbolized frames are boxes of one address each, as {@code
+ * module+0xoffset}.
  *
  * <p>A fleet aggregate can have millions of distinct call-tree nodes, more than a browser can draw
- * and stay responsive, so at most {@code maxFrames} frames are drawn: the heaviest ones (see
- * {@link StackTrie#select}); a dropped frame's weight stays in its parent's width, and the page says
- * how many were dropped. Weights must be non-negative (a diff cannot be drawn as widths).
+ * and stay responsive, so at most {@code maxFrames} frames are drawn: the heaviest ones (see {@link
+ * StackTrie#select}); a dropped frame's weight stays in its parent's width, and the page says how
+ * many were dropped. Weights must be non-negative (a diff cannot be drawn as widths).
  */
 public final class FlameGraphWriter implements StackWriter {
   /** Enough for the detail a person reads; far below what slows a browser down. */
@@ -53,7 +53,9 @@ public final class FlameGraphWriter implements StackWriter {
   private long stacks;
   private boolean closed;
 
-  /** @param out receives the HTML page (UTF-8) when the writer is closed, and is closed then */
+  /**
+   * @param out receives the HTML page (UTF-8) when the writer is closed, and is closed then
+   */
   public FlameGraphWriter(OutputStream out, String title, ValueMeaning meaning, int maxFrames) {
     if (maxFrames < 1) {
       throw new IllegalArgumentException("maxFrames must be at least 1, got " + maxFrames);
@@ -69,8 +71,9 @@ public final class FlameGraphWriter implements StackWriter {
   }
 
   /** Writes {@code stacks} to {@code file}. */
-  public static void write(Path file, String title, ValueMeaning meaning, int maxFrames,
-      Iterable<WeightedStack> stacks) throws IOException {
+  public static void write(
+      Path file, String title, ValueMeaning meaning, int maxFrames, Iterable<WeightedStack> stacks)
+      throws IOException {
     new FlameGraphWriter(Files.newOutputStream(file), title, meaning, maxFrames).writeAll(stacks);
   }
 
@@ -91,8 +94,15 @@ public final class FlameGraphWriter implements StackWriter {
     closed = true;
     try (Writer w = new BufferedWriter(new OutputStreamWriter(out, StandardCharsets.UTF_8))) {
       int[] kept = trie.select(maxFrames);
-      fill(w, Map.of("$TITLE", html(title), "$TOTALS", html(totals(kept.length - 1)),
-          "$DATA", data(kept)));
+      fill(
+          w,
+          Map.of(
+              "$TITLE",
+              html(title),
+              "$TOTALS",
+              html(totals(kept.length - 1)),
+              "$DATA",
+              data(kept)));
     }
   }
 
@@ -113,22 +123,35 @@ public final class FlameGraphWriter implements StackWriter {
 
   private String totals(int drawn) {
     long total = trie.total(0);
-    StringBuilder b = new StringBuilder(String.format(Locale.ROOT, "Total %,d %s", total,
-        meaning.type()));
+    StringBuilder b =
+        new StringBuilder(String.format(Locale.ROOT, "Total %,d %s", total, meaning.type()));
     long nanos = meaning.nanosPerPeriodUnit();
     if (nanos > 0) {
-      b.append(" = ").append(duration(total * (double) meaning.period() * nanos))
-          .append(" (").append(String.format(Locale.ROOT, "%,d", meaning.period())).append(' ')
-          .append(meaning.periodUnit()).append(" each)");
+      b.append(" = ")
+          .append(duration(total * (double) meaning.period() * nanos))
+          .append(" (")
+          .append(String.format(Locale.ROOT, "%,d", meaning.period()))
+          .append(' ')
+          .append(meaning.periodUnit())
+          .append(" each)");
     } else if (meaning.hasPeriod()) {
-      b.append(String.format(Locale.ROOT, " = %,.0f %s (%,d each)",
-          total * (double) meaning.period(), meaning.periodUnit(), meaning.period()));
+      b.append(
+          String.format(
+              Locale.ROOT,
+              " = %,.0f %s (%,d each)",
+              total * (double) meaning.period(),
+              meaning.periodUnit(),
+              meaning.period()));
     }
-    b.append(String.format(Locale.ROOT, " \u00b7 %,d stacks \u00b7 %,d frames", stacks,
-        trie.size() - 1));
+    b.append(
+        String.format(
+            Locale.ROOT, " \u00b7 %,d stacks \u00b7 %,d frames", stacks, trie.size() - 1));
     if (drawn < trie.size() - 1) {
-      b.append(String.format(Locale.ROOT, ", the %,d heaviest drawn (lighter ones stay in their"
-          + " callers' width)", drawn));
+      b.append(
+          String.format(
+              Locale.ROOT,
+              ", the %,d heaviest drawn (lighter ones stay in their" + " callers' width)",
+              drawn));
     }
     return b.toString();
   }
@@ -155,8 +178,10 @@ public final class FlameGraphWriter implements StackWriter {
     for (int i = 1; i < kept.length; i++) {
       children.computeIfAbsent(trie.parent(kept[i]), k -> new ArrayList<>()).add(kept[i]);
     }
-    Comparator<Integer> heaviestFirst = Comparator.comparingLong((Integer n) -> trie.total(n))
-        .reversed().thenComparing(n -> trie.box(n).label());
+    Comparator<Integer> heaviestFirst =
+        Comparator.comparingLong((Integer n) -> trie.total(n))
+            .reversed()
+            .thenComparing(n -> trie.box(n).label());
     Map<List<Object>, Integer> frameIndex = new HashMap<>();
     Map<String, Integer> moduleIndex = new HashMap<>();
     StringBuilder frames = new StringBuilder();
@@ -172,30 +197,57 @@ public final class FlameGraphWriter implements StackWriter {
       int fi = -1;
       if (box != null) {
         StackTrie.Where where = trie.where(node);
-        fi = frameIndex.computeIfAbsent(Arrays.asList(box, where), k -> {
-          String module = box.displayModule();
-          int mi = -1;
-          if (module != null) {
-            mi = moduleIndex.computeIfAbsent(module, m -> {
-              modules.append(modules.length() == 0 ? "" : ",").append(json(m));
-              return moduleIndex.size();
-            });
-          }
-          frames.append(frames.length() == 0 ? "" : ",").append('[').append(json(box.shortLabel()))
-              .append(',').append(json(details(box, where))).append(',').append(mi).append(']');
-          return frameIndex.size();
-        });
+        fi =
+            frameIndex.computeIfAbsent(
+                Arrays.asList(box, where),
+                k -> {
+                  String module = box.displayModule();
+                  int mi = -1;
+                  if (module != null) {
+                    mi =
+                        moduleIndex.computeIfAbsent(
+                            module,
+                            m -> {
+                              modules.append(modules.length() == 0 ? "" : ",").append(json(m));
+                              return moduleIndex.size();
+                            });
+                  }
+                  frames
+                      .append(frames.length() == 0 ? "" : ",")
+                      .append('[')
+                      .append(json(box.shortLabel()))
+                      .append(',')
+                      .append(json(details(box, where)))
+                      .append(',')
+                      .append(mi)
+                      .append(']');
+                  return frameIndex.size();
+                });
       }
-      nodes.append(nodes.length() == 0 ? "" : ",").append(top[1]).append(',').append(fi)
-          .append(',').append(trie.total(node)).append(',').append(trie.self(node));
+      nodes
+          .append(nodes.length() == 0 ? "" : ",")
+          .append(top[1])
+          .append(',')
+          .append(fi)
+          .append(',')
+          .append(trie.total(node))
+          .append(',')
+          .append(trie.self(node));
       List<Integer> kids = children.getOrDefault(node, new ArrayList<>());
       kids.sort(heaviestFirst);
       for (int k = kids.size() - 1; k >= 0; k--) {
         stack.add(new int[] {kids.get(k), top[1] + 1});
       }
     }
-    return "{\"type\":" + json(meaning.type()) + ",\"modules\":[" + modules + "],\"frames\":["
-        + frames + "],\"nodes\":[" + nodes + "]}";
+    return "{\"type\":"
+        + json(meaning.type())
+        + ",\"modules\":["
+        + modules
+        + "],\"frames\":["
+        + frames
+        + "],\"nodes\":["
+        + nodes
+        + "]}";
   }
 
   /**
@@ -226,7 +278,9 @@ public final class FlameGraphWriter implements StackWriter {
     return module == null ? b.toString() : b.append(" in ").append(module).toString();
   }
 
-  /** A JSON string that is also safe inside a script element: no {@code <}, {@code >}, {@code &}. */
+  /**
+   * A JSON string that is also safe inside a script element: no {@code <}, {@code >}, {@code &}.
+   */
   static String json(String s) {
     StringBuilder b = new StringBuilder(s.length() + 2).append('"');
     for (int i = 0; i < s.length(); i++) {
@@ -243,11 +297,15 @@ public final class FlameGraphWriter implements StackWriter {
   }
 
   static String html(String s) {
-    return s.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
-        .replace("\"", "&quot;").replace("'", "&#39;");
+    return s.replace("&", "&amp;")
+        .replace("<", "&lt;")
+        .replace(">", "&gt;")
+        .replace("\"", "&quot;")
+        .replace("'", "&#39;");
   }
 
-  private static final String PAGE = """
+  private static final String PAGE =
+      """
       <!DOCTYPE html>
       <html lang="en">
       <head>

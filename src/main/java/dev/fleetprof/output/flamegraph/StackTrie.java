@@ -11,15 +11,15 @@ import java.util.Objects;
 
 /**
  * The stacks of an aggregate merged into a call tree (node 0 is the root, above every stack's
- * outermost frame), kept in parallel primitive arrays: a fleet aggregate has millions of tree nodes,
- * which as objects with child maps would cost several times the memory. A node is created after its
- * parent, so a parent's index is always smaller than its children's.
+ * outermost frame), kept in parallel primitive arrays: a fleet aggregate has millions of tree
+ * nodes, which as objects with child maps would cost several times the memory. A node is created
+ * after its parent, so a parent's index is always smaller than its children's.
  *
  * <p>A node is a {@link Box}: a symbolized frame becomes one box per entry of its inline chain
  * (outermost first down the tree), keyed by (module, function) so that every offset within one
  * function, under one parent, folds into one node; an unsymbolized frame is one box keyed by its
- * (module, offset), as before symbolization. Each node also keeps a {@link Where}: the file, line and
- * inlined-ness its frames agree on.
+ * (module, offset), as before symbolization. Each node also keeps a {@link Where}: the file, line
+ * and inlined-ness its frames agree on.
  */
 final class StackTrie {
   /**
@@ -54,7 +54,9 @@ final class StackTrie {
 
   /** Whether a node's frames are inlined code: never, always, or only some of them. */
   enum Inlined {
-    NO, YES, SOMETIMES
+    NO,
+    YES,
+    SOMETIMES
   }
 
   /**
@@ -65,7 +67,9 @@ final class StackTrie {
   record Where(String file, long line, Inlined inlined) {
     Where merge(Where o) {
       boolean sameFile = Objects.equals(file, o.file);
-      return new Where(sameFile ? file : null, sameFile && line == o.line ? line : 0,
+      return new Where(
+          sameFile ? file : null,
+          sameFile && line == o.line ? line : 0,
           inlined == o.inlined ? inlined : Inlined.SOMETIMES);
     }
   }
@@ -130,8 +134,8 @@ final class StackTrie {
       for (int k = 0; k < n; k++) {
         SourceLine line = chain.get(n - 1 - k); // the chain is innermost first, the tree root first
         e.boxes[k] = boxId(new Box(f.module(), line.function(), 0));
-        e.wheres[k] = whereId(new Where(line.file(), line.line(), k > 0 ? Inlined.YES
-            : Inlined.NO));
+        e.wheres[k] =
+            whereId(new Where(line.file(), line.line(), k > 0 ? Inlined.YES : Inlined.NO));
       }
     }
     expansions.put(f, e);
@@ -219,10 +223,10 @@ final class StackTrie {
   }
 
   /**
-   * The nodes to draw when at most {@code maxFrames} frames may be: the root and the
-   * {@code maxFrames} heaviest nodes, ties going to the earlier-created. A node weighs at least as
-   * much as each child and was created before it, so the set always holds every kept node's parent:
-   * what is dropped is the lightest subtrees, whose weight stays in their parents' width.
+   * The nodes to draw when at most {@code maxFrames} frames may be: the root and the {@code
+   * maxFrames} heaviest nodes, ties going to the earlier-created. A node weighs at least as much as
+   * each child and was created before it, so the set always holds every kept node's parent: what is
+   * dropped is the lightest subtrees, whose weight stays in their parents' width.
    *
    * @return node indices, ascending
    */

@@ -1,12 +1,12 @@
 package dev.fleetprof.output.pprof;
 
+import com.google.perftools.profiles.ProfileProto.Function;
+import com.google.perftools.profiles.ProfileProto.Line;
 import com.google.perftools.profiles.ProfileProto.Location;
 import com.google.perftools.profiles.ProfileProto.Mapping;
 import com.google.perftools.profiles.ProfileProto.Profile;
 import com.google.perftools.profiles.ProfileProto.Sample;
 import com.google.perftools.profiles.ProfileProto.ValueType;
-import com.google.perftools.profiles.ProfileProto.Function;
-import com.google.perftools.profiles.ProfileProto.Line;
 import dev.fleetprof.output.Frame;
 import dev.fleetprof.output.StackWriter;
 import dev.fleetprof.output.ValueMeaning;
@@ -28,20 +28,21 @@ import java.util.zip.GZIPOutputStream;
 
 /**
  * Writes an aggregate as a gzipped pprof {@code profile.proto} ({@code go tool pprof}, speedscope,
- * Perfetto and most profiling UIs open it), built with the classes protoc generates from google/pprof's
- * {@code proto/profile.proto}.
+ * Perfetto and most profiling UIs open it), built with the classes protoc generates from
+ * google/pprof's {@code proto/profile.proto}.
  *
- * <p>Values, mirroring what pprof itself does when it reads a legacy gperftools CPU profile
- * ({@code cpuProfile} in pprof's {@code legacy_profile.go}):
+ * <p>Values, mirroring what pprof itself does when it reads a legacy gperftools CPU profile ({@code
+ * cpuProfile} in pprof's {@code legacy_profile.go}):
  *
  * <ul>
- *   <li>a time period ({@code microseconds}: gperftools, gprof histograms; also {@code nanoseconds},
- *       {@code milliseconds}, {@code seconds}): sample types {@code [type/unit, cpu/nanoseconds]},
- *       period type {@code cpu/nanoseconds}, period in nanoseconds, and each sample's second value
- *       {@code value x period} in nanoseconds, so pprof reports CPU time as it does for the original
- *       file;
- *   <li>any other period unit is an event (DCPI {@code cycles}, ...): sample types {@code [type/unit,
- *       event/count]}, period type {@code event/count}, second value {@code value x period} events;
+ *   <li>a time period ({@code microseconds}: gperftools, gprof histograms; also {@code
+ *       nanoseconds}, {@code milliseconds}, {@code seconds}): sample types {@code [type/unit,
+ *       cpu/nanoseconds]}, period type {@code cpu/nanoseconds}, period in nanoseconds, and each
+ *       sample's second value {@code value x period} in nanoseconds, so pprof reports CPU time as
+ *       it does for the original file;
+ *   <li>any other period unit is an event (DCPI {@code cycles}, ...): sample types {@code
+ *       [type/unit, event/count]}, period type {@code event/count}, second value {@code value x
+ *       period} events;
  *   <li>no period (gprof arcs, basic blocks): the single sample type {@code type/unit}.
  * </ul>
  *
@@ -52,32 +53,32 @@ import java.util.zip.GZIPOutputStream;
  * anonymous module named {@value Frame#ANONYMOUS}; a frame without a module gets a location with no
  * mapping and its pc as address). {@code pprof -addresses} then prints {@code 0000000000001105
  * [libwork.so]}, i.e. module + offset. Offsets are written as given: the frames already follow
- * pprof's convention (a CPU sample's caller frames hold the return address minus one, inside the call
- * instruction, as pprof shows gperftools profiles and as Go's runtime writes them; see {@link
- * Frame}), so this writer does not adjust them. pprof takes {@code mapping[0]} as the main binary: it
- * is the heaviest module (in the most weight) that is not a shared library by pprof's own test
+ * pprof's convention (a CPU sample's caller frames hold the return address minus one, inside the
+ * call instruction, as pprof shows gperftools profiles and as Go's runtime writes them; see {@link
+ * Frame}), so this writer does not adjust them. pprof takes {@code mapping[0]} as the main binary:
+ * it is the heaviest module (in the most weight) that is not a shared library by pprof's own test
  * ({@code .so} names, {@code [vdso]}-like names), then the others follow by weight. pprof's legacy
  * clean-ups (dropping a duplicated leaf or a signal-handler frame) are not applied: the stacks are
  * written as aggregated.
  *
  * <p>Symbols: a symbolized frame's location gets one {@code Location.line} per entry of its inline
- * chain, in the chain's order (innermost first, as pprof expects), each with its line number (0 when
- * unknown) and a {@code Function}: name = the demangled {@link SourceLine#function()}, system_name =
- * the raw {@link SourceLine#symbol()} (the name when that is null), filename = the file or
- * {@code ""}, start_line unknown (0); one {@code Function} per distinct (name, system_name,
+ * chain, in the chain's order (innermost first, as pprof expects), each with its line number (0
+ * when unknown) and a {@code Function}: name = the demangled {@link SourceLine#function()},
+ * system_name = the raw {@link SourceLine#symbol()} (the name when that is null), filename = the
+ * file or {@code ""}, start_line unknown (0); one {@code Function} per distinct (name, system_name,
  * filename). An unsymbolized frame's location has its address only, as before.
  *
- * <p>Mapping flags: {@code has_filenames}, {@code has_line_numbers} and {@code has_inline_frames} are
- * set as pprof's own symbolizer sets them ({@code symbolizeOneMapping}): when some location of the
- * mapping has a line with a file, a line with a line number, a chain at all (a chain is the full
- * inline expansion, even when it has one entry). {@code has_functions} is set on EVERY mapping. For a
- * mapping with symbolized locations that is the truth; for one whose binary was not found (address
- * only) it is deliberate: pprof reads the flag as "already symbolized, do not look for the binary",
- * and its local symbolizer and symbolz then skip the mapping. The mapping's file name is a path on
- * the profiled hosts, so without the flag pprof would symbolize against whatever file (maybe another
- * build, maybe nothing, with warnings about missing binaries) has that path on the viewer's machine;
- * {@code -symbolize=force} still can. Its locations show as addresses ({@code [libfoo.so]} in
- * function views).
+ * <p>Mapping flags: {@code has_filenames}, {@code has_line_numbers} and {@code has_inline_frames}
+ * are set as pprof's own symbolizer sets them ({@code symbolizeOneMapping}): when some location of
+ * the mapping has a line with a file, a line with a line number, a chain at all (a chain is the
+ * full inline expansion, even when it has one entry). {@code has_functions} is set on EVERY
+ * mapping. For a mapping with symbolized locations that is the truth; for one whose binary was not
+ * found (address only) it is deliberate: pprof reads the flag as "already symbolized, do not look
+ * for the binary", and its local symbolizer and symbolz then skip the mapping. The mapping's file
+ * name is a path on the profiled hosts, so without the flag pprof would symbolize against whatever
+ * file (maybe another build, maybe nothing, with warnings about missing binaries) has that path on
+ * the viewer's machine; {@code -symbolize=force} still can. Its locations show as addresses ({@code
+ * [libfoo.so]} in function views).
  *
  * <p>Streaming: the encoding of two {@code Profile} messages one after the other parses as one
  * {@code Profile} with their repeated fields concatenated (protobuf's merge rule), so samples are
@@ -115,11 +116,15 @@ public final class PprofWriter implements StackWriter {
     }
   }
 
-  /** @param out receives the gzipped profile; closed by {@link #close()} */
+  /**
+   * @param out receives the gzipped profile; closed by {@link #close()}
+   */
   public PprofWriter(OutputStream out, ValueMeaning meaning) throws IOException {
     long nanos = meaning.nanosPerPeriodUnit();
-    this.valueMultiplier = !meaning.hasPeriod() ? 0
-        : nanos > 0 ? multiply(meaning.period(), nanos, "period") : meaning.period();
+    this.valueMultiplier =
+        !meaning.hasPeriod()
+            ? 0
+            : nanos > 0 ? multiply(meaning.period(), nanos, "period") : meaning.period();
     this.meaning = meaning;
     this.out = new GZIPOutputStream(new BufferedOutputStream(out, 1 << 16), 1 << 16);
   }
@@ -210,24 +215,33 @@ public final class PprofWriter implements StackWriter {
     Profile.Builder p = Profile.newBuilder();
     p.addSampleType(valueType(strings, meaning.type(), meaning.unit()));
     if (meaning.hasPeriod()) {
-      ValueType periodType = meaning.nanosPerPeriodUnit() > 0
-          ? valueType(strings, "cpu", "nanoseconds")
-          : valueType(strings, meaning.periodUnit(), "count");
+      ValueType periodType =
+          meaning.nanosPerPeriodUnit() > 0
+              ? valueType(strings, "cpu", "nanoseconds")
+              : valueType(strings, meaning.periodUnit(), "count");
       p.addSampleType(periodType).setPeriodType(periodType).setPeriod(valueMultiplier);
     }
     List<ModuleStats> order = new ArrayList<>(modules.values());
-    order.sort(Comparator.comparing((ModuleStats m) -> isLibrary(m.name))
-        .thenComparing(Comparator.comparingDouble((ModuleStats m) -> m.weight).reversed())
-        .thenComparing(m -> m.name));
+    order.sort(
+        Comparator.comparing((ModuleStats m) -> isLibrary(m.name))
+            .thenComparing(Comparator.comparingDouble((ModuleStats m) -> m.weight).reversed())
+            .thenComparing(m -> m.name));
     Map<ModuleStats, Long> mappingIds = new HashMap<>();
     for (ModuleStats m : order) {
       long id = mappingIds.size() + 1L;
       mappingIds.put(m, id);
       long limit = m.maxAddress == -1L ? -1L : m.maxAddress + 1;
-      p.addMapping(Mapping.newBuilder().setId(id).setMemoryStart(0).setMemoryLimit(limit)
-          .setFileOffset(0).setFilename(strings.index(m.name)).setHasFunctions(true)
-          .setHasFilenames(m.hasFilenames).setHasLineNumbers(m.hasLineNumbers)
-          .setHasInlineFrames(m.hasInlineFrames));
+      p.addMapping(
+          Mapping.newBuilder()
+              .setId(id)
+              .setMemoryStart(0)
+              .setMemoryLimit(limit)
+              .setFileOffset(0)
+              .setFilename(strings.index(m.name))
+              .setHasFunctions(true)
+              .setHasFilenames(m.hasFilenames)
+              .setHasLineNumbers(m.hasLineNumbers)
+              .setHasInlineFrames(m.hasInlineFrames));
     }
     Map<FunctionKey, Long> functionIds = new HashMap<>();
     for (int i = 0; i < locations.size(); i++) {
@@ -238,16 +252,21 @@ public final class PprofWriter implements StackWriter {
         l.setMappingId(mappingIds.get(m));
       }
       for (SourceLine line : frame.lines()) { // innermost first, as Location.line wants
-        FunctionKey key = new FunctionKey(line.function(),
-            line.symbol() == null ? line.function() : line.symbol(),
-            line.file() == null ? "" : line.file());
+        FunctionKey key =
+            new FunctionKey(
+                line.function(),
+                line.symbol() == null ? line.function() : line.symbol(),
+                line.file() == null ? "" : line.file());
         Long id = functionIds.get(key);
         if (id == null) {
           id = functionIds.size() + 1L;
           functionIds.put(key, id);
-          p.addFunction(Function.newBuilder().setId(id).setName(strings.index(key.name()))
-              .setSystemName(strings.index(key.systemName()))
-              .setFilename(strings.index(key.filename())));
+          p.addFunction(
+              Function.newBuilder()
+                  .setId(id)
+                  .setName(strings.index(key.name()))
+                  .setSystemName(strings.index(key.systemName()))
+                  .setFilename(strings.index(key.filename())));
         }
         l.addLine(Line.newBuilder().setFunctionId(id).setLine(line.line()));
       }
@@ -275,8 +294,8 @@ public final class PprofWriter implements StackWriter {
     try {
       return Math.multiplyExact(a, b);
     } catch (ArithmeticException e) {
-      throw new ArithmeticException(what + " " + a + " x " + b
-          + " does not fit in pprof's signed 64-bit values");
+      throw new ArithmeticException(
+          what + " " + a + " x " + b + " does not fit in pprof's signed 64-bit values");
     }
   }
 
@@ -286,10 +305,12 @@ public final class PprofWriter implements StackWriter {
     final Map<String, Long> index = new HashMap<>(Map.of("", 0L));
 
     long index(String s) {
-      return index.computeIfAbsent(s, k -> {
-        table.add(k);
-        return table.size() - 1L;
-      });
+      return index.computeIfAbsent(
+          s,
+          k -> {
+            table.add(k);
+            return table.size() - 1L;
+          });
     }
   }
 }

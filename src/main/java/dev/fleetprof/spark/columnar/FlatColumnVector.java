@@ -9,11 +9,12 @@ import org.apache.spark.sql.vectorized.ColumnarMap;
 import org.apache.spark.unsafe.types.UTF8String;
 
 /**
- * One flat (non-nested) column of a batch, on Spark's public {@link ColumnVector} API: 64-bit values
- * in a primitive array, anything else (strings, partition values of any type) as the objects an
- * {@code InternalRow} holds; or one value for every row of the batch, as a file's path, format and
- * partition values are. Nested columns (call chains) are never read columnar: Spark would copy them
- * element by element out of vectors, more slowly than out of the rows the reader builds for them.
+ * One flat (non-nested) column of a batch, on Spark's public {@link ColumnVector} API: 64-bit
+ * values in a primitive array, anything else (strings, partition values of any type) as the objects
+ * an {@code InternalRow} holds; or one value for every row of the batch, as a file's path, format
+ * and partition values are. Nested columns (call chains) are never read columnar: Spark would copy
+ * them element by element out of vectors, more slowly than out of the rows the reader builds for
+ * them.
  */
 public final class FlatColumnVector extends ColumnVector {
   private final boolean primitiveLongs;
@@ -27,8 +28,10 @@ public final class FlatColumnVector extends ColumnVector {
 
   FlatColumnVector(DataType type, int capacity) {
     super(type);
-    primitiveLongs = type.equals(DataTypes.LongType) || type.equals(DataTypes.TimestampType)
-        || type.equals(DataTypes.TimestampNTZType);
+    primitiveLongs =
+        type.equals(DataTypes.LongType)
+            || type.equals(DataTypes.TimestampType)
+            || type.equals(DataTypes.TimestampNTZType);
     if (primitiveLongs) {
       longs = new long[capacity];
       nulls = new boolean[capacity];

@@ -6,8 +6,8 @@ import org.apache.spark.sql.connector.metric.CustomTaskMetric;
 
 /**
  * The source's metrics, shown on the scan node in the Spark UI's SQL tab. Spark instantiates each
- * class by reflection on the driver to aggregate task values, so every one is a public top-level-like
- * static class with a public no-argument constructor.
+ * class by reflection on the driver to aggregate task values, so every one is a public
+ * top-level-like static class with a public no-argument constructor.
  */
 public final class ProfileMetrics {
   private ProfileMetrics() {}
@@ -22,8 +22,16 @@ public final class ProfileMetrics {
   public static final String MISSING_FILES = "missingFiles";
 
   public static CustomMetric[] all() {
-    return new CustomMetric[] {new Files(), new Records(), new Bytes(), new ResyncedSplits(),
-        new TruncatedFiles(), new ChainsDecoded(), new Problems(), new MissingFiles()};
+    return new CustomMetric[] {
+      new Files(),
+      new Records(),
+      new Bytes(),
+      new ResyncedSplits(),
+      new TruncatedFiles(),
+      new ChainsDecoded(),
+      new Problems(),
+      new MissingFiles()
+    };
   }
 
   /** A task's value of one metric. */
@@ -42,46 +50,98 @@ public final class ProfileMetrics {
   }
 
   public static class Files extends CustomSumMetric {
-    @Override public String name() { return FILES; }
-    @Override public String description() { return "profile files read"; }
+    @Override
+    public String name() {
+      return FILES;
+    }
+
+    @Override
+    public String description() {
+      return "profile files read";
+    }
   }
 
   public static class Records extends CustomSumMetric {
-    @Override public String name() { return RECORDS; }
-    @Override public String description() { return "profile records read"; }
+    @Override
+    public String name() {
+      return RECORDS;
+    }
+
+    @Override
+    public String description() {
+      return "profile records read";
+    }
   }
 
   public static class Bytes extends CustomSumMetric {
-    @Override public String name() { return BYTES; }
-    @Override public String description() { return "profile bytes decoded"; }
+    @Override
+    public String name() {
+      return BYTES;
+    }
+
+    @Override
+    public String description() {
+      return "profile bytes decoded";
+    }
   }
 
   public static class ResyncedSplits extends CustomSumMetric {
-    @Override public String name() { return RESYNCED_SPLITS; }
-    @Override public String description() {
+    @Override
+    public String name() {
+      return RESYNCED_SPLITS;
+    }
+
+    @Override
+    public String description() {
       return "splits that resynchronised on a record boundary";
     }
   }
 
   public static class TruncatedFiles extends CustomSumMetric {
-    @Override public String name() { return TRUNCATED_FILES; }
-    @Override public String description() { return "truncated profile files (no trailer)"; }
+    @Override
+    public String name() {
+      return TRUNCATED_FILES;
+    }
+
+    @Override
+    public String description() {
+      return "truncated profile files (no trailer)";
+    }
   }
 
   public static class ChainsDecoded extends CustomSumMetric {
-    @Override public String name() { return CHAINS_DECODED; }
-    @Override public String description() { return "call chains decoded"; }
+    @Override
+    public String name() {
+      return CHAINS_DECODED;
+    }
+
+    @Override
+    public String description() {
+      return "call chains decoded";
+    }
   }
 
   public static class Problems extends CustomSumMetric {
-    @Override public String name() { return PROBLEMS; }
-    @Override public String description() {
+    @Override
+    public String name() {
+      return PROBLEMS;
+    }
+
+    @Override
+    public String description() {
       return "malformed input problems (error rows, dropped or ignored files)";
     }
   }
 
   public static class MissingFiles extends CustomSumMetric {
-    @Override public String name() { return MISSING_FILES; }
-    @Override public String description() { return "files gone before they were read"; }
+    @Override
+    public String name() {
+      return MISSING_FILES;
+    }
+
+    @Override
+    public String description() {
+      return "files gone before they were read";
+    }
   }
 }

@@ -1,8 +1,8 @@
 package dev.fleetprof.symbols.demangle;
 
 /**
- * The builtin types: their spelling and how a literal of the type is printed. Indexes 0..25 are
- * the one-letter codes a..z (absent letters are null), the rest are the D-prefixed types.
+ * The builtin types: their spelling and how a literal of the type is printed. Indexes 0..25 are the
+ * one-letter codes a..z (absent letters are null), the rest are the D-prefixed types.
  */
 final class Builtins {
   private Builtins() {}

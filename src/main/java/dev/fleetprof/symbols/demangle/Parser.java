@@ -3,9 +3,9 @@ package dev.fleetprof.symbols.demangle;
 /**
  * Parses one mangled name into {@link Node}s. Every method returns null when the text does not
  * parse; the caller then gives up on the whole name, as c++filt does. The grammar accepted, and the
- * shape of the nodes, are those of GNU libiberty as shipped with binutils 2.40, because the
- * printed result must be byte-for-byte what c++filt prints; comments say where that differs from
- * the Itanium ABI text.
+ * shape of the nodes, are those of GNU libiberty as shipped with binutils 2.40, because the printed
+ * result must be byte-for-byte what c++filt prints; comments say where that differs from the
+ * Itanium ABI text.
  *
  * <p>Bounds: at most {@code 2 * length} nodes and {@code length} substitutions (libiberty's own
  * limits), a recursion depth and a total amount of work proportional to nothing but constants, so
@@ -17,8 +17,10 @@ final class Parser {
    * (c++filt's limit) cannot get near it; it is a safety net, not a limit c++filt has.
    */
   private static final int MAX_DEPTH = 8192;
+
   /** Function types nest at most this deep (libiberty's DEMANGLE_RECURSION_LIMIT). */
   private static final int MAX_FUNCTION_NESTING = 2048;
+
   /** Work units (productions entered) one name may cost; backtracking can otherwise explode. */
   private static final int MAX_WORK = 200_000;
 
@@ -30,13 +32,16 @@ final class Parser {
   private Node[] pool;
   private final Node[] subs;
   private int subCount;
+
   /** The last source name seen: constructors and destructors are named after it. */
   private Node lastName;
+
   private boolean isExpression;
   private boolean isConversion;
   private int functionNesting;
   private int depth;
   private int work;
+
   /**
    * 1: read sr with the newer unresolved-name grammar first; -1: that was tried (on failure the
    * caller parses again with 0, the older grammar), as libiberty does.
@@ -264,8 +269,8 @@ final class Parser {
   }
 
   /**
-   * Entering a production (the caller decrements depth when it leaves): false, and nothing
-   * entered, when the name is too deep or has cost too much already.
+   * Entering a production (the caller decrements depth when it leaves): false, and nothing entered,
+   * when the name is too deep or has cost too much already.
    */
   private boolean enter() {
     if (depth >= MAX_DEPTH || work >= MAX_WORK) {
@@ -592,8 +597,7 @@ final class Parser {
         }
         ret = operatorName();
         isExpression = wasExpression;
-        if (ret != null && ret.kind == Node.OPERATOR
-            && "li".equals(Operators.CODE[ret.num])) {
+        if (ret != null && ret.kind == Node.OPERATOR && "li".equals(Operators.CODE[ret.num])) {
           ret = make(Node.UNARY, ret, sourceName());
         }
       } else if (c == 'D' && peekNext() == 'C') {
@@ -827,15 +831,16 @@ final class Parser {
             return null;
           }
           return make(Node.COVARIANT_THUNK, encoding(false), null);
-        case 'C': {
-          Node derived = type();
-          int offset = number();
-          if (offset < 0 || !eat('_')) {
-            return null;
+        case 'C':
+          {
+            Node derived = type();
+            int offset = number();
+            if (offset < 0 || !eat('_')) {
+              return null;
+            }
+            Node base = type();
+            return make(Node.CONSTRUCTION_VTABLE, base, derived);
           }
-          Node base = type();
-          return make(Node.CONSTRUCTION_VTABLE, base, derived);
-        }
         case 'F':
           return make(Node.TYPEINFO_FN, type(), null);
         case 'J':
@@ -854,19 +859,21 @@ final class Parser {
       switch (next()) {
         case 'V':
           return make(Node.GUARD, name(false), null);
-        case 'R': {
-          Node n = name(false);
-          return make(Node.REFTEMP, n, numberNode());
-        }
+        case 'R':
+          {
+            Node n = name(false);
+            return make(Node.REFTEMP, n, numberNode());
+          }
         case 'A':
           return make(Node.HIDDEN_ALIAS, encoding(false), null);
-        case 'I': {
-          Node[] module = {null};
-          if (!moduleName(module) || module[0] == null) {
-            return null;
+        case 'I':
+          {
+            Node[] module = {null};
+            if (!moduleName(module) || module[0] == null) {
+              return null;
+            }
+            return make(Node.MODULE_INIT, module[0], null);
           }
-          return make(Node.MODULE_INIT, module[0], null);
-        }
         case 'T':
           // GTn is the non-transactional clone; every other letter some transactional one.
           if (next() == 'n') {
@@ -999,10 +1006,27 @@ final class Parser {
     Node ret;
     char c = peek();
     switch (c) {
-      case 'a': case 'b': case 'c': case 'd': case 'e': case 'f': case 'g':
-      case 'h': case 'i': case 'j': case 'l': case 'm': case 'n':
-      case 'o': case 's': case 't':
-      case 'v': case 'w': case 'x': case 'y': case 'z':
+      case 'a':
+      case 'b':
+      case 'c':
+      case 'd':
+      case 'e':
+      case 'f':
+      case 'g':
+      case 'h':
+      case 'i':
+      case 'j':
+      case 'l':
+      case 'm':
+      case 'n':
+      case 'o':
+      case 's':
+      case 't':
+      case 'v':
+      case 'w':
+      case 'x':
+      case 'y':
+      case 'z':
         ret = makeBuiltin(c - 'a');
         substitutable = false;
         advance(1);
@@ -1069,15 +1093,16 @@ final class Parser {
         advance(1);
         ret = make(Node.IMAGINARY, type(), null);
         break;
-      case 'U': {
-        advance(1);
-        Node qualifier = sourceName();
-        if (peek() == 'I') {
-          qualifier = make(Node.TEMPLATE, qualifier, templateArgs());
+      case 'U':
+        {
+          advance(1);
+          Node qualifier = sourceName();
+          if (peek() == 'I') {
+            qualifier = make(Node.TEMPLATE, qualifier, templateArgs());
+          }
+          ret = make(Node.VENDOR_TYPE_QUAL, type(), qualifier);
+          break;
         }
-        ret = make(Node.VENDOR_TYPE_QUAL, type(), qualifier);
-        break;
-      }
       case 'D':
         substitutable = false;
         advance(1);
@@ -1122,28 +1147,29 @@ final class Parser {
           case 'i':
             ret = makeBuiltin(Builtins.CHAR32);
             break;
-          case 'F': {
-            // DF<N>_ is _Float<N>, DF<N>x is _Float<N>x, DF16b is std::bfloat16_t.
-            int bits = number();
-            if (peek() == 'b') {
-              if (bits != 16) {
+          case 'F':
+            {
+              // DF<N>_ is _Float<N>, DF<N>x is _Float<N>x, DF16b is std::bfloat16_t.
+              int bits = number();
+              if (peek() == 'b') {
+                if (bits != 16) {
+                  return null;
+                }
+                advance(1);
+                ret = makeBuiltin(Builtins.BFLOAT16);
+                break;
+              }
+              char suffix = peek();
+              if (suffix != 'x' && suffix != '_') {
                 return null;
               }
+              ret = makeNumbered(Node.EXTENDED_BUILTIN_TYPE, bits);
+              if (ret != null && suffix == 'x') {
+                ret.text = X_SUFFIX;
+              }
               advance(1);
-              ret = makeBuiltin(Builtins.BFLOAT16);
               break;
             }
-            char suffix = peek();
-            if (suffix != 'x' && suffix != '_') {
-              return null;
-            }
-            ret = makeNumbered(Node.EXTENDED_BUILTIN_TYPE, bits);
-            if (ret != null && suffix == 'x') {
-              ret.text = X_SUFFIX;
-            }
-            advance(1);
-            break;
-          }
           case 'v':
             ret = vectorType();
             substitutable = true;
@@ -1283,8 +1309,8 @@ final class Parser {
   }
 
   /**
-   * A right-linked list of cells of one kind ({@link Node#ARGLIST}, {@link
-   * Node#TEMPLATE_ARGLIST}), each holding an item in its left link, built front to back.
+   * A right-linked list of cells of one kind ({@link Node#ARGLIST}, {@link Node#TEMPLATE_ARGLIST}),
+   * each holding an item in its left link, built front to back.
    */
   private final class CellList {
     private final int kind;
@@ -1333,7 +1359,8 @@ final class Parser {
     if (first == null) {
       return null;
     }
-    if (first.right == null && first.left.kind == Node.BUILTIN_TYPE
+    if (first.right == null
+        && first.left.kind == Node.BUILTIN_TYPE
         && Builtins.PRINT[first.left.num] == Builtins.PRINT_VOID) {
       first.left = null;
     }
@@ -1486,14 +1513,15 @@ final class Parser {
 
   private Node templateArg() {
     switch (peek()) {
-      case 'X': {
-        advance(1);
-        Node ret = expression();
-        if (!eat('E')) {
-          return null;
+      case 'X':
+        {
+          advance(1);
+          Node ret = expression();
+          if (!eat('E')) {
+            return null;
+          }
+          return ret;
         }
-        return ret;
-      }
       case 'L':
         return exprPrimary();
       case 'I':
@@ -1664,99 +1692,104 @@ final class Parser {
     switch (args) {
       case 0:
         return make(Node.NULLARY, op, null);
-      case 1: {
-        boolean suffix = false;
-        if (code != null && (code.equals("pp") || code.equals("mm"))) {
-          suffix = !eat('_'); // pp_ and mm_ are the prefix forms
-        }
-        Node operand;
-        if (op.kind == Node.CAST && eat('_')) {
-          operand = expressionList('E');
-        } else if (code != null && code.equals("sP")) {
-          operand = templateArgsRest();
-        } else {
-          operand = expression1();
-        }
-        if (suffix) {
-          operand = make(Node.BINARY_ARGS, operand, operand); // marks the suffix form
-        }
-        return make(Node.UNARY, op, operand);
-      }
-      case 2: {
-        if (code == null) {
-          return null;
-        }
-        Node left;
-        Node right;
-        if (isNewCast(op)) {
-          left = type();
-        } else if (code.charAt(0) == 'f') {
-          left = operatorName(); // a fold expression's operator
-        } else if (code.equals("di")) {
-          left = unqualifiedName(null, null);
-        } else {
-          left = expression1();
-        }
-        if (code.equals("cl")) {
-          right = expressionList('E');
-        } else if (code.equals("dt") || code.equals("pt")) {
-          char p = peek();
-          char q = peekNext();
-          if ((p == 'g' && q == 's') || (p == 's' && q == 'r')) {
-            right = expression1();
+      case 1:
+        {
+          boolean suffix = false;
+          if (code != null && (code.equals("pp") || code.equals("mm"))) {
+            suffix = !eat('_'); // pp_ and mm_ are the prefix forms
+          }
+          Node operand;
+          if (op.kind == Node.CAST && eat('_')) {
+            operand = expressionList('E');
+          } else if (code != null && code.equals("sP")) {
+            operand = templateArgsRest();
           } else {
-            right = unqualifiedName(null, null);
-            if (peek() == 'I') {
-              right = make(Node.TEMPLATE, right, templateArgs());
+            operand = expression1();
+          }
+          if (suffix) {
+            operand = make(Node.BINARY_ARGS, operand, operand); // marks the suffix form
+          }
+          return make(Node.UNARY, op, operand);
+        }
+      case 2:
+        {
+          if (code == null) {
+            return null;
+          }
+          Node left;
+          Node right;
+          if (isNewCast(op)) {
+            left = type();
+          } else if (code.charAt(0) == 'f') {
+            left = operatorName(); // a fold expression's operator
+          } else if (code.equals("di")) {
+            left = unqualifiedName(null, null);
+          } else {
+            left = expression1();
+          }
+          if (code.equals("cl")) {
+            right = expressionList('E');
+          } else if (code.equals("dt") || code.equals("pt")) {
+            char p = peek();
+            char q = peekNext();
+            if ((p == 'g' && q == 's') || (p == 's' && q == 'r')) {
+              right = expression1();
+            } else {
+              right = unqualifiedName(null, null);
+              if (peek() == 'I') {
+                right = make(Node.TEMPLATE, right, templateArgs());
+              }
             }
+          } else {
+            right = expression1();
           }
-        } else {
-          right = expression1();
+          return make(Node.BINARY, op, make(Node.BINARY_ARGS, left, right));
         }
-        return make(Node.BINARY, op, make(Node.BINARY_ARGS, left, right));
-      }
-      case 3: {
-        if (code == null) {
-          return null;
-        }
-        Node first;
-        Node second;
-        Node third;
-        if (code.equals("qu") || code.equals("dX")) {
-          first = expression1();
-          second = expression1();
-          third = expression1();
-          if (third == null) {
+      case 3:
+        {
+          if (code == null) {
             return null;
           }
-        } else if (code.charAt(0) == 'f') {
-          first = operatorName(); // a binary fold expression
-          second = expression1();
-          third = expression1();
-          if (third == null) {
-            return null;
-          }
-        } else if (code.charAt(0) == 'n') {
-          // new and new[]: [placement] _ type [initializer] E
-          first = expressionList('_');
-          second = type();
-          if (peek() == 'E') {
-            advance(1);
-            third = null;
-          } else if (peek() == 'p' && peekNext() == 'i') {
-            advance(2);
-            third = expressionList('E');
-          } else if (peek() == 'i' && peekNext() == 'l') {
+          Node first;
+          Node second;
+          Node third;
+          if (code.equals("qu") || code.equals("dX")) {
+            first = expression1();
+            second = expression1();
             third = expression1();
+            if (third == null) {
+              return null;
+            }
+          } else if (code.charAt(0) == 'f') {
+            first = operatorName(); // a binary fold expression
+            second = expression1();
+            third = expression1();
+            if (third == null) {
+              return null;
+            }
+          } else if (code.charAt(0) == 'n') {
+            // new and new[]: [placement] _ type [initializer] E
+            first = expressionList('_');
+            second = type();
+            if (peek() == 'E') {
+              advance(1);
+              third = null;
+            } else if (peek() == 'p' && peekNext() == 'i') {
+              advance(2);
+              third = expressionList('E');
+            } else if (peek() == 'i' && peekNext() == 'l') {
+              third = expression1();
+            } else {
+              return null;
+            }
           } else {
             return null;
           }
-        } else {
-          return null;
+          return make(
+              Node.TRINARY,
+              op,
+              make(Node.TRINARY_ARG1, first, make(Node.TRINARY_ARG2, second, third)));
         }
-        return make(Node.TRINARY, op, make(Node.TRINARY_ARG1, first,
-            make(Node.TRINARY_ARG2, second, third)));
-      }
       default:
         return null;
     }
@@ -1829,7 +1862,9 @@ final class Parser {
       }
       name = name(false);
       // Lambdas and unnamed types carry their own numbers, and are not followed by one.
-      if (name != null && name.kind != Node.LAMBDA && name.kind != Node.UNNAMED_TYPE
+      if (name != null
+          && name.kind != Node.LAMBDA
+          && name.kind != Node.UNNAMED_TYPE
           && !discriminator()) {
         return null;
       }
@@ -2020,12 +2055,12 @@ final class Parser {
     {"t", "std", null},
     {"a", "std::allocator", "allocator"},
     {"b", "std::basic_string", "basic_string"},
-    {"s", "std::basic_string<char, std::char_traits<char>, std::allocator<char> >",
-        "basic_string"},
+    {"s", "std::basic_string<char, std::char_traits<char>, std::allocator<char> >", "basic_string"},
     {"i", "std::basic_istream<char, std::char_traits<char> >", "basic_istream"},
     {"o", "std::basic_ostream<char, std::char_traits<char> >", "basic_ostream"},
     {"d", "std::basic_iostream<char, std::char_traits<char> >", "basic_iostream"},
   };
+
   private static final char[][] STANDARD_PRINTED = new char[STANDARD.length][];
   private static final char[][] STANDARD_CTOR_NAME = new char[STANDARD.length][];
 

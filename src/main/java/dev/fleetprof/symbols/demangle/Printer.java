@@ -1,12 +1,11 @@
 package dev.fleetprof.symbols.demangle;
 
 /**
- * Prints a parsed name the way c++filt (GNU libiberty, binutils 2.40, verbose) does. C++
- * declarator syntax puts parts of a type on both sides of the name ({@code int (*f)(char)}), so
- * pointers, references, qualifiers, array bounds and function parameter lists travel down the
- * tree as a stack of pending "modifiers" that the innermost type prints where they belong. Template
- * parameters are printed as the arguments they stand for, looked up in a stack of enclosing
- * templates.
+ * Prints a parsed name the way c++filt (GNU libiberty, binutils 2.40, verbose) does. C++ declarator
+ * syntax puts parts of a type on both sides of the name ({@code int (*f)(char)}), so pointers,
+ * references, qualifiers, array bounds and function parameter lists travel down the tree as a stack
+ * of pending "modifiers" that the innermost type prints where they belong. Template parameters are
+ * printed as the arguments they stand for, looked up in a stack of enclosing templates.
  *
  * <p>The printer mirrors libiberty's structure closely, because its quirks are part of the output
  * (where spaces go, when {@code > >} gets a space, which names fail). It gives up (result null)
@@ -16,8 +15,10 @@ package dev.fleetprof.symbols.demangle;
 final class Printer {
   /** libiberty's MAX_RECURSION_COUNT: deeper nesting fails the name. */
   private static final int MAX_RECURSION = 1024;
+
   /** Longer results are given up (a 1024-character name prints far less unless it is hostile). */
   static final int MAX_OUTPUT = 1 << 20;
+
   /** Nodes visited (printed or searched for packs) before giving up. */
   static final int MAX_STEPS = 1 << 22;
 
@@ -60,20 +61,26 @@ final class Printer {
   }
 
   private final StringBuilder out;
+
   /** The last character appended; not always out's last one (see the argument lists). */
   private char last;
+
   private boolean failed;
   private int recursion;
   private int steps;
   private Tpl templates;
   private Mod modifiers;
   private int packIndex;
+
   /** 0 outside a lambda's signature; else 1 + the number of the lambda's template parameters. */
   private int lambdaTemplateParms;
+
   private Node currentTemplate;
   private SavedScope savedScopes;
+
   /** The nodes being printed, outermost first. */
   private Node[] stack = new Node[64];
+
   private int stackSize;
 
   private Printer(StringBuilder out) {
@@ -194,34 +201,36 @@ final class Printer {
         printComp(dc.right);
         return;
       case Node.QUAL_NAME:
-      case Node.LOCAL_NAME: {
-        printComp(dc.left);
-        append("::");
-        Node local = dc.right;
-        if (local != null && local.kind == Node.DEFAULT_ARG) {
-          append("{default arg#");
-          appendNum(local.num + 1);
-          append("}::");
-          local = local.left;
+      case Node.LOCAL_NAME:
+        {
+          printComp(dc.left);
+          append("::");
+          Node local = dc.right;
+          if (local != null && local.kind == Node.DEFAULT_ARG) {
+            append("{default arg#");
+            appendNum(local.num + 1);
+            append("}::");
+            local = local.left;
+          }
+          printComp(local);
+          return;
         }
-        printComp(local);
-        return;
-      }
       case Node.TYPED_NAME:
         printTypedName(dc);
         return;
-      case Node.TEMPLATE: {
-        // A template is printed as a name: pending modifiers must not reach its arguments.
-        Node holdCurrent = currentTemplate;
-        currentTemplate = dc;
-        Mod holdModifiers = modifiers;
-        modifiers = null;
-        printComp(dc.left);
-        printTemplateArgs(dc.right);
-        modifiers = holdModifiers;
-        currentTemplate = holdCurrent;
-        return;
-      }
+      case Node.TEMPLATE:
+        {
+          // A template is printed as a name: pending modifiers must not reach its arguments.
+          Node holdCurrent = currentTemplate;
+          currentTemplate = dc;
+          Mod holdModifiers = modifiers;
+          modifiers = null;
+          printComp(dc.left);
+          printTemplateArgs(dc.right);
+          modifiers = holdModifiers;
+          currentTemplate = holdCurrent;
+          return;
+        }
       case Node.TEMPLATE_PARAM:
         printTemplateParam(dc);
         return;
@@ -364,16 +373,17 @@ final class Printer {
         printArray(dc);
         return;
       case Node.PTRMEM_TYPE:
-      case Node.VECTOR_TYPE: {
-        Mod m = new Mod(dc, templates, modifiers);
-        modifiers = m;
-        printComp(dc.right);
-        if (!m.printed) {
-          printMod(dc);
+      case Node.VECTOR_TYPE:
+        {
+          Mod m = new Mod(dc, templates, modifiers);
+          modifiers = m;
+          printComp(dc.right);
+          if (!m.printed) {
+            printMod(dc);
+          }
+          modifiers = m.next;
+          return;
         }
-        modifiers = m.next;
-        return;
-      }
       case Node.ARGLIST:
       case Node.TEMPLATE_ARGLIST:
         if (dc.left != null) {
@@ -398,20 +408,21 @@ final class Printer {
         printComp(dc.right);
         append('}');
         return;
-      case Node.OPERATOR: {
-        String name = Operators.SPELLING[dc.num];
-        append("operator");
-        char first = name.charAt(0);
-        if (first >= 'a' && first <= 'z') {
-          append(' '); // operator new, operator delete[] ...
+      case Node.OPERATOR:
+        {
+          String name = Operators.SPELLING[dc.num];
+          append("operator");
+          char first = name.charAt(0);
+          if (first >= 'a' && first <= 'z') {
+            append(' '); // operator new, operator delete[] ...
+          }
+          int len = name.length();
+          if (name.charAt(len - 1) == ' ') {
+            len--;
+          }
+          append(name, 0, len);
+          return;
         }
-        int len = name.length();
-        if (name.charAt(len - 1) == ' ') {
-          len--;
-        }
-        append(name, 0, len);
-        return;
-      }
       case Node.EXTENDED_OPERATOR:
         append("operator ");
         printComp(dc.left);
@@ -492,18 +503,19 @@ final class Printer {
         printComp(dc.right);
         append(']');
         return;
-      case Node.TEMPLATE_HEAD: {
-        append('<');
-        int count = 0;
-        for (Node parm = dc.left; parm != null; parm = parm.right) {
-          if (count++ > 0) {
-            append(", ");
+      case Node.TEMPLATE_HEAD:
+        {
+          append('<');
+          int count = 0;
+          for (Node parm = dc.left; parm != null; parm = parm.right) {
+            if (count++ > 0) {
+              append(", ");
+            }
+            printComp(parm);
           }
-          printComp(parm);
+          append('>');
+          return;
         }
-        append('>');
-        return;
-      }
       case Node.TEMPLATE_TYPE_PARM:
         append("typename");
         return;
@@ -1051,10 +1063,11 @@ final class Printer {
       return null;
     }
     switch (dc.kind) {
-      case Node.TEMPLATE_PARAM: {
-        Node a = lookupTemplateArgument(dc);
-        return a != null && a.kind == Node.TEMPLATE_ARGLIST ? a : null;
-      }
+      case Node.TEMPLATE_PARAM:
+        {
+          Node a = lookupTemplateArgument(dc);
+          return a != null && a.kind == Node.TEMPLATE_ARGLIST ? a : null;
+        }
       case Node.PACK_EXPANSION:
       case Node.LAMBDA:
       case Node.NAME:
@@ -1073,10 +1086,11 @@ final class Printer {
       case Node.CTOR:
       case Node.DTOR:
         return findPack(dc.left);
-      default: {
-        Node a = findPack(dc.left);
-        return a != null ? a : findPack(dc.right);
-      }
+      default:
+        {
+          Node a = findPack(dc.left);
+          return a != null ? a : findPack(dc.right);
+        }
     }
   }
 
@@ -1131,8 +1145,7 @@ final class Printer {
     lambdaTemplateParms = 0;
     // The lambda's template head (if any) stands in for template arguments.
     Tpl holdTemplates = templates;
-    Tpl head = new Tpl(parms != null && parms.kind == Node.TEMPLATE_HEAD ? parms : null,
-        templates);
+    Tpl head = new Tpl(parms != null && parms.kind == Node.TEMPLATE_HEAD ? parms : null, templates);
     templates = head;
     if (head.decl != null) {
       append('<');
@@ -1168,8 +1181,11 @@ final class Printer {
       failed = true;
       return;
     }
-    boolean simple = dc.kind == Node.NAME || dc.kind == Node.QUAL_NAME
-        || dc.kind == Node.INITIALIZER_LIST || dc.kind == Node.FUNCTION_PARAM;
+    boolean simple =
+        dc.kind == Node.NAME
+            || dc.kind == Node.QUAL_NAME
+            || dc.kind == Node.INITIALIZER_LIST
+            || dc.kind == Node.FUNCTION_PARAM;
     if (!simple) {
       append('(');
     }
@@ -1196,8 +1212,10 @@ final class Printer {
     Node operand = dc.right;
     String code = code(op);
     if (code != null) {
-      if (code.equals("ad") && operand.kind == Node.TYPED_NAME
-          && operand.left.kind == Node.QUAL_NAME && operand.right.kind == Node.FUNCTION_TYPE) {
+      if (code.equals("ad")
+          && operand.kind == Node.TYPED_NAME
+          && operand.left.kind == Node.QUAL_NAME
+          && operand.right.kind == Node.FUNCTION_TYPE) {
         operand = operand.left; // &f: no parameter list for the address of a function
       }
       if (operand.kind == Node.BINARY_ARGS) {
@@ -1285,7 +1303,8 @@ final class Printer {
 
   private void printTrinary(Node dc) {
     Node arg1 = dc.right;
-    if (arg1.kind != Node.TRINARY_ARG1 || arg1.right == null
+    if (arg1.kind != Node.TRINARY_ARG1
+        || arg1.right == null
         || arg1.right.kind != Node.TRINARY_ARG2) {
       failed = true;
       return;
@@ -1364,7 +1383,8 @@ final class Printer {
       return false;
     }
     String code = code(dc.left);
-    return code != null && code.charAt(0) == 'd'
+    return code != null
+        && code.charAt(0) == 'd'
         && (code.charAt(1) == 'i' || code.charAt(1) == 'x' || code.charAt(1) == 'X');
   }
 

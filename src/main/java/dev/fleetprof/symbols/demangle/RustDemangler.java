@@ -1,20 +1,23 @@
 package dev.fleetprof.symbols.demangle;
 
 /**
- * Rust symbol names as c++filt (binutils 2.40, verbose) prints them. c++filt tries Rust before
- * C++, because legacy Rust names ({@code _ZN...17h<16 hex digits>E}) are also valid C++ names;
- * v0 names start with {@code _R}. Verbose mode shows the legacy hash, v0 crate disambiguators
- * ({@code core[9071c5eb0b65983b]}) and the types of const generic arguments.
+ * Rust symbol names as c++filt (binutils 2.40, verbose) prints them. c++filt tries Rust before C++,
+ * because legacy Rust names ({@code _ZN...17h<16 hex digits>E}) are also valid C++ names; v0 names
+ * start with {@code _R}. Verbose mode shows the legacy hash, v0 crate disambiguators ({@code
+ * core[9071c5eb0b65983b]}) and the types of const generic arguments.
  */
 final class RustDemangler {
   /** libiberty's RUST_MAX_RECURSION_COUNT. */
   private static final int MAX_RECURSION = 1024;
+
   /** Back references can make a short name print exponentially long: give up past this. */
   private static final int MAX_STEPS = Printer.MAX_STEPS;
 
   private final String sym;
+
   /** The symbol proper is sym[base, base + length). */
   private final int base;
+
   private int length;
   private int next;
   private boolean errored;
@@ -35,7 +38,9 @@ final class RustDemangler {
   /** The demangled name of s[start, end), or null when it is not a Rust symbol. */
   static String demangle(String s, int start, int end) {
     int n = end - start;
-    if (n >= 3 && s.charAt(start) == '_' && s.charAt(start + 1) == 'Z'
+    if (n >= 3
+        && s.charAt(start) == '_'
+        && s.charAt(start + 1) == 'Z'
         && s.charAt(start + 2) == 'N') {
       return legacy(s, start + 3, end);
     }
@@ -589,53 +594,55 @@ final class RustDemangler {
     }
     char tag = nextChar();
     switch (tag) {
-      case 'C': {
-        long dis = disambiguator();
-        long name = parseIdent();
-        if (name != -1) {
-          printIdent(name);
-        }
-        append('[');
-        append(Long.toHexString(dis));
-        append(']');
-        break;
-      }
-      case 'N': {
-        char ns = nextChar();
-        boolean upper = ns >= 'A' && ns <= 'Z';
-        if (!upper && !(ns >= 'a' && ns <= 'z')) {
-          errored = true;
-          break;
-        }
-        path(inValue);
-        long dis = disambiguator();
-        long name = parseIdent();
-        int savedPunycode = punycodeLength;
-        boolean hasName = name != -1 && (identLen(name) > 0 || savedPunycode > 0);
-        if (upper) {
-          // Closures, shims and other special namespaces.
-          append("::{");
-          if (ns == 'C') {
-            append("closure");
-          } else if (ns == 'S') {
-            append("shim");
-          } else {
-            append(ns);
-          }
-          if (hasName) {
-            append(':');
-            punycodeLength = savedPunycode;
+      case 'C':
+        {
+          long dis = disambiguator();
+          long name = parseIdent();
+          if (name != -1) {
             printIdent(name);
           }
-          append('#');
-          append(Long.toUnsignedString(dis));
-          append('}');
-        } else if (hasName) {
-          append("::");
-          printIdent(name);
+          append('[');
+          append(Long.toHexString(dis));
+          append(']');
+          break;
         }
-        break;
-      }
+      case 'N':
+        {
+          char ns = nextChar();
+          boolean upper = ns >= 'A' && ns <= 'Z';
+          if (!upper && !(ns >= 'a' && ns <= 'z')) {
+            errored = true;
+            break;
+          }
+          path(inValue);
+          long dis = disambiguator();
+          long name = parseIdent();
+          int savedPunycode = punycodeLength;
+          boolean hasName = name != -1 && (identLen(name) > 0 || savedPunycode > 0);
+          if (upper) {
+            // Closures, shims and other special namespaces.
+            append("::{");
+            if (ns == 'C') {
+              append("closure");
+            } else if (ns == 'S') {
+              append("shim");
+            } else {
+              append(ns);
+            }
+            if (hasName) {
+              append(':');
+              punycodeLength = savedPunycode;
+              printIdent(name);
+            }
+            append('#');
+            append(Long.toUnsignedString(dis));
+            append('}');
+          } else if (hasName) {
+            append("::");
+            printIdent(name);
+          }
+          break;
+        }
       case 'M':
       case 'X':
       case 'Y':
@@ -784,46 +791,48 @@ final class RustDemangler {
         }
         append(']');
         break;
-      case 'T': {
-        append('(');
-        int i = 0;
-        for (; !errored && !eat('E'); i++) {
-          if (i > 0) {
-            append(", ");
+      case 'T':
+        {
+          append('(');
+          int i = 0;
+          for (; !errored && !eat('E'); i++) {
+            if (i > 0) {
+              append(", ");
+            }
+            type();
           }
-          type();
+          if (i == 1) {
+            append(',');
+          }
+          append(')');
+          break;
         }
-        if (i == 1) {
-          append(',');
-        }
-        append(')');
-        break;
-      }
       case 'F':
         functionType();
         break;
-      case 'D': {
-        append("dyn ");
-        long savedDepth = boundLifetimeDepth;
-        binder();
-        for (int i = 0; !errored && !eat('E'); i++) {
-          if (i > 0) {
-            append(" + ");
+      case 'D':
+        {
+          append("dyn ");
+          long savedDepth = boundLifetimeDepth;
+          binder();
+          for (int i = 0; !errored && !eat('E'); i++) {
+            if (i > 0) {
+              append(" + ");
+            }
+            dynTrait();
           }
-          dynTrait();
-        }
-        boundLifetimeDepth = savedDepth;
-        if (!eat('L')) {
-          errored = true;
+          boundLifetimeDepth = savedDepth;
+          if (!eat('L')) {
+            errored = true;
+            break;
+          }
+          long lt = integer62();
+          if (lt != 0) {
+            append(" + ");
+            printLifetime(lt);
+          }
           break;
         }
-        long lt = integer62();
-        if (lt != 0) {
-          append(" + ");
-          printLifetime(lt);
-        }
-        break;
-      }
       case 'B':
         backref(this::type);
         break;

@@ -26,8 +26,10 @@ final class Abbrevs {
 
   /** Codes below this go in an array (compilers number from 1 up), others in a map. */
   private static final int DENSE = 4096;
+
   private Abbrev[] dense = new Abbrev[16];
   private final Map<Long, Abbrev> sparse = new HashMap<>();
+
   /** How many bytes of .debug_abbrev the table took. */
   int parsedBytes;
 
@@ -58,7 +60,9 @@ final class Abbrevs {
       throw new DwarfFormatException(".debug_abbrev", offset, "the section is missing");
     }
     if (offset < 0 || offset >= section.limit()) {
-      throw new DwarfFormatException(".debug_abbrev", offset,
+      throw new DwarfFormatException(
+          ".debug_abbrev",
+          offset,
           "abbreviation offset is outside the section (size " + section.limit() + ")");
     }
     Cursor c = Cursor.of(section, ".debug_abbrev");
@@ -98,9 +102,14 @@ final class Abbrevs {
         consts[n] = implicitConst;
         n++;
       }
-      table.put(code, new Abbrev(tag > Integer.MAX_VALUE ? -1 : (int) tag, children != 0,
-          Arrays.copyOf(names, n), Arrays.copyOf(forms, n),
-          anyConst ? Arrays.copyOf(consts, n) : null));
+      table.put(
+          code,
+          new Abbrev(
+              tag > Integer.MAX_VALUE ? -1 : (int) tag,
+              children != 0,
+              Arrays.copyOf(names, n),
+              Arrays.copyOf(forms, n),
+              anyConst ? Arrays.copyOf(consts, n) : null));
     }
     table.parsedBytes = c.pos - (int) offset;
     return table;

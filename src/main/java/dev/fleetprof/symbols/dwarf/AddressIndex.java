@@ -3,10 +3,10 @@ package dev.fleetprof.symbols.dwarf;
 import java.util.Arrays;
 
 /**
- * Addresses -> the units that may hold them, in .debug_info order, each with the function
- * addr2line picks there: of the unit's functions with a range holding the address, the one whose
- * range is shortest (the later DIE on a tie), which is the innermost inlined instance. Stored as
- * sorted interval starts with a candidate list per interval, so a lookup is one binary search.
+ * Addresses -> the units that may hold them, in .debug_info order, each with the function addr2line
+ * picks there: of the unit's functions with a range holding the address, the one whose range is
+ * shortest (the later DIE on a tie), which is the innermost inlined instance. Stored as sorted
+ * interval starts with a candidate list per interval, so a lookup is one binary search.
  */
 final class AddressIndex {
   /** At most this many units are tried for one address (overlaps only come from broken links). */
@@ -17,8 +17,8 @@ final class AddressIndex {
   final int[] candidateUnit;
   final int[] candidateFunction;
 
-  private AddressIndex(long[] starts, int[] candidateStart, int[] candidateUnit,
-      int[] candidateFunction) {
+  private AddressIndex(
+      long[] starts, int[] candidateStart, int[] candidateUnit, int[] candidateFunction) {
     this.starts = starts;
     this.candidateStart = candidateStart;
     this.candidateUnit = candidateUnit;
@@ -48,8 +48,7 @@ final class AddressIndex {
     int n;
   }
 
-  static AddressIndex build(long[] low, long[] high, int[] unit, int[] func, int count,
-      int units) {
+  static AddressIndex build(long[] low, long[] high, int[] unit, int[] func, int count, int units) {
     // All boundaries, sorted and distinct.
     long[] bounds = new long[count * 2];
     for (int i = 0; i < count; i++) {
@@ -155,8 +154,11 @@ final class AddressIndex {
       outN++;
     }
     outCand[outN] = candN;
-    return new AddressIndex(Arrays.copyOf(outStarts, outN), Arrays.copyOf(outCand, outN + 1),
-        Arrays.copyOf(candU, candN), Arrays.copyOf(candF, candN));
+    return new AddressIndex(
+        Arrays.copyOf(outStarts, outN),
+        Arrays.copyOf(outCand, outN + 1),
+        Arrays.copyOf(candU, candN),
+        Arrays.copyOf(candF, candN));
   }
 
   private static boolean same(int[] u, int[] f, int a, int b, int n) {

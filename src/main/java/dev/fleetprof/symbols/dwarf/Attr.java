@@ -5,8 +5,8 @@ import java.nio.ByteOrder;
 
 /**
  * Reads one attribute value at a time (the last one read is in {@link #form} and {@link #val}):
- * integers as they are, strings and indexed forms as the raw offset or index, which
- * {@link #string} and {@link #address} resolve with the unit's bases.
+ * integers as they are, strings and indexed forms as the raw offset or index, which {@link #string}
+ * and {@link #address} resolve with the unit's bases.
  */
 final class Attr {
   private final DwarfSections s;
@@ -16,6 +16,7 @@ final class Attr {
 
   /** The form of the value last read ({@code DW_FORM_indirect} already followed). */
   int form;
+
   /** The raw value: an integer, an offset, or an index for strx/addrx forms. */
   long val;
 
@@ -43,8 +44,12 @@ final class Attr {
         case Dw.FORM_ref_addr:
           val = c.unsigned(u.version <= 2 ? u.addrSize : u.offsetSize);
           return;
-        case Dw.FORM_strp: case Dw.FORM_line_strp: case Dw.FORM_sec_offset:
-        case Dw.FORM_GNU_ref_alt: case Dw.FORM_GNU_strp_alt: case Dw.FORM_strp_sup:
+        case Dw.FORM_strp:
+        case Dw.FORM_line_strp:
+        case Dw.FORM_sec_offset:
+        case Dw.FORM_GNU_ref_alt:
+        case Dw.FORM_GNU_strp_alt:
+        case Dw.FORM_strp_sup:
           val = c.unsigned(u.offsetSize);
           return;
         case Dw.FORM_block2:
@@ -55,7 +60,8 @@ final class Attr {
           val = 0;
           c.skip(c.u32());
           return;
-        case Dw.FORM_block: case Dw.FORM_exprloc:
+        case Dw.FORM_block:
+        case Dw.FORM_exprloc:
           val = 0;
           c.skip(c.uleb());
           return;
@@ -63,21 +69,34 @@ final class Attr {
           val = 0;
           c.skip(c.u8());
           return;
-        case Dw.FORM_data1: case Dw.FORM_ref1: case Dw.FORM_flag: case Dw.FORM_strx1:
+        case Dw.FORM_data1:
+        case Dw.FORM_ref1:
+        case Dw.FORM_flag:
+        case Dw.FORM_strx1:
         case Dw.FORM_addrx1:
           val = c.u8();
           return;
-        case Dw.FORM_data2: case Dw.FORM_ref2: case Dw.FORM_strx2: case Dw.FORM_addrx2:
+        case Dw.FORM_data2:
+        case Dw.FORM_ref2:
+        case Dw.FORM_strx2:
+        case Dw.FORM_addrx2:
           val = c.u16();
           return;
-        case Dw.FORM_strx3: case Dw.FORM_addrx3:
+        case Dw.FORM_strx3:
+        case Dw.FORM_addrx3:
           val = c.u24();
           return;
-        case Dw.FORM_data4: case Dw.FORM_ref4: case Dw.FORM_strx4: case Dw.FORM_addrx4:
+        case Dw.FORM_data4:
+        case Dw.FORM_ref4:
+        case Dw.FORM_strx4:
+        case Dw.FORM_addrx4:
         case Dw.FORM_ref_sup4:
           val = c.u32();
           return;
-        case Dw.FORM_data8: case Dw.FORM_ref8: case Dw.FORM_ref_sig8: case Dw.FORM_ref_sup8:
+        case Dw.FORM_data8:
+        case Dw.FORM_ref8:
+        case Dw.FORM_ref_sig8:
+        case Dw.FORM_ref_sup8:
           val = c.u64();
           return;
         case Dw.FORM_data16:
@@ -90,8 +109,13 @@ final class Attr {
         case Dw.FORM_sdata:
           val = c.sleb();
           return;
-        case Dw.FORM_udata: case Dw.FORM_ref_udata: case Dw.FORM_strx: case Dw.FORM_addrx:
-        case Dw.FORM_loclistx: case Dw.FORM_rnglistx: case Dw.FORM_GNU_addr_index:
+        case Dw.FORM_udata:
+        case Dw.FORM_ref_udata:
+        case Dw.FORM_strx:
+        case Dw.FORM_addrx:
+        case Dw.FORM_loclistx:
+        case Dw.FORM_rnglistx:
+        case Dw.FORM_GNU_addr_index:
         case Dw.FORM_GNU_str_index:
           val = c.uleb();
           return;
@@ -101,19 +125,20 @@ final class Attr {
         case Dw.FORM_implicit_const:
           val = implicitConst;
           return;
-        case Dw.FORM_indirect: {
-          int at = c.pos;
-          long next = c.uleb();
-          if (next > Integer.MAX_VALUE) {
-            throw c.error(at, "indirect form " + Long.toUnsignedString(next) + " is unknown");
+        case Dw.FORM_indirect:
+          {
+            int at = c.pos;
+            long next = c.uleb();
+            if (next > Integer.MAX_VALUE) {
+              throw c.error(at, "indirect form " + Long.toUnsignedString(next) + " is unknown");
+            }
+            f = (int) next;
+            if (f == Dw.FORM_implicit_const) {
+              // binutils reads the constant inline after an indirect implicit_const.
+              implicitConst = c.sleb();
+            }
+            continue;
           }
-          f = (int) next;
-          if (f == Dw.FORM_implicit_const) {
-            // binutils reads the constant inline after an indirect implicit_const.
-            implicitConst = c.sleb();
-          }
-          continue;
-        }
         default:
           throw c.error("unknown attribute form 0x" + Integer.toHexString(f));
       }
@@ -127,27 +152,33 @@ final class Attr {
   String string(Unit u) {
     switch (form) {
       case Dw.FORM_string:
-        return infoStr != null ? infoStr.at(val)
+        return infoStr != null
+            ? infoStr.at(val)
             : Strings.decode(s.info, (int) val, s.info.limit());
       case Dw.FORM_strp:
         return str != null ? str.at(val) : plain(s.str, val);
       case Dw.FORM_line_strp:
         return lineStr != null ? lineStr.at(val) : plain(s.lineStr, val);
-      case Dw.FORM_strx: case Dw.FORM_strx1: case Dw.FORM_strx2: case Dw.FORM_strx3:
-      case Dw.FORM_strx4: case Dw.FORM_GNU_str_index: {
-        long base = u.strOffsetsBase;
-        if (base < 0) {
-          if (form != Dw.FORM_GNU_str_index) {
+      case Dw.FORM_strx:
+      case Dw.FORM_strx1:
+      case Dw.FORM_strx2:
+      case Dw.FORM_strx3:
+      case Dw.FORM_strx4:
+      case Dw.FORM_GNU_str_index:
+        {
+          long base = u.strOffsetsBase;
+          if (base < 0) {
+            if (form != Dw.FORM_GNU_str_index) {
+              return null;
+            }
+            base = 0;
+          }
+          long off = indexed(s.strOffsets, base, val, u.offsetSize, s.order);
+          if (off < 0) {
             return null;
           }
-          base = 0;
+          return str != null ? str.at(off) : plain(s.str, off);
         }
-        long off = indexed(s.strOffsets, base, val, u.offsetSize, s.order);
-        if (off < 0) {
-          return null;
-        }
-        return str != null ? str.at(off) : plain(s.str, off);
-      }
       default:
         return null;
     }
@@ -163,8 +194,12 @@ final class Attr {
   /** The address the last value holds, resolving addrx forms through .debug_addr. */
   long address(Unit u) {
     switch (form) {
-      case Dw.FORM_addrx: case Dw.FORM_addrx1: case Dw.FORM_addrx2: case Dw.FORM_addrx3:
-      case Dw.FORM_addrx4: case Dw.FORM_GNU_addr_index:
+      case Dw.FORM_addrx:
+      case Dw.FORM_addrx1:
+      case Dw.FORM_addrx2:
+      case Dw.FORM_addrx3:
+      case Dw.FORM_addrx4:
+      case Dw.FORM_GNU_addr_index:
         return indexedAddress(s, u, val);
       default:
         return val;
@@ -200,10 +235,14 @@ final class Attr {
     }
     int off = (int) (base + index * size);
     switch (size) {
-      case 2: return b.getShort(off) & 0xffff;
-      case 4: return b.getInt(off) & 0xffffffffL;
-      case 8: return b.getLong(off);
-      default: return -1;
+      case 2:
+        return b.getShort(off) & 0xffff;
+      case 4:
+        return b.getInt(off) & 0xffffffffL;
+      case 8:
+        return b.getLong(off);
+      default:
+        return -1;
     }
   }
 }

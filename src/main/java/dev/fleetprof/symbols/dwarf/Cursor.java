@@ -4,9 +4,9 @@ import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 
 /**
- * A bounds-checked read position in one section: every read past {@link #end} throws a
- * {@link DwarfFormatException} naming the section and the offset, so a lying length or a truncated
- * section can never read another structure's bytes or loop.
+ * A bounds-checked read position in one section: every read past {@link #end} throws a {@link
+ * DwarfFormatException} naming the section and the offset, so a lying length or a truncated section
+ * can never read another structure's bytes or loop.
  */
 final class Cursor {
   final ByteBuffer buf;
@@ -37,8 +37,7 @@ final class Cursor {
 
   private void need(int n) throws DwarfFormatException {
     if (n < 0 || end - pos < n) {
-      throw error("needs " + n + " more bytes, " + Math.max(0, end - pos) + " left before "
-          + end);
+      throw error("needs " + n + " more bytes, " + Math.max(0, end - pos) + " left before " + end);
     }
   }
 
@@ -103,12 +102,18 @@ final class Cursor {
   /** An unsigned value of 1, 2, 3, 4 or 8 bytes (address and offset sizes). */
   long unsigned(int size) throws DwarfFormatException {
     switch (size) {
-      case 1: return u8();
-      case 2: return u16();
-      case 3: return u24();
-      case 4: return u32();
-      case 8: return u64();
-      default: throw error("unsupported value size " + size);
+      case 1:
+        return u8();
+      case 2:
+        return u16();
+      case 3:
+        return u24();
+      case 4:
+        return u32();
+      case 8:
+        return u64();
+      default:
+        throw error("unsupported value size " + size);
     }
   }
 

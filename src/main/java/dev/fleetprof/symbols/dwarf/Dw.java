@@ -103,12 +103,31 @@ final class Dw {
   /** Forms binutils reads as an integer (its {@code is_int_form}). */
   static boolean isIntForm(int form) {
     switch (form) {
-      case FORM_addr: case FORM_data2: case FORM_data4: case FORM_data8: case FORM_data1:
-      case FORM_flag: case FORM_sdata: case FORM_udata: case FORM_ref_addr: case FORM_ref1:
-      case FORM_ref2: case FORM_ref4: case FORM_ref8: case FORM_ref_udata: case FORM_sec_offset:
-      case FORM_flag_present: case FORM_ref_sig8: case FORM_addrx: case FORM_implicit_const:
-      case FORM_addrx1: case FORM_addrx2: case FORM_addrx3: case FORM_addrx4:
-      case FORM_GNU_ref_alt: case FORM_GNU_addr_index:
+      case FORM_addr:
+      case FORM_data2:
+      case FORM_data4:
+      case FORM_data8:
+      case FORM_data1:
+      case FORM_flag:
+      case FORM_sdata:
+      case FORM_udata:
+      case FORM_ref_addr:
+      case FORM_ref1:
+      case FORM_ref2:
+      case FORM_ref4:
+      case FORM_ref8:
+      case FORM_ref_udata:
+      case FORM_sec_offset:
+      case FORM_flag_present:
+      case FORM_ref_sig8:
+      case FORM_addrx:
+      case FORM_implicit_const:
+      case FORM_addrx1:
+      case FORM_addrx2:
+      case FORM_addrx3:
+      case FORM_addrx4:
+      case FORM_GNU_ref_alt:
+      case FORM_GNU_addr_index:
         return true;
       default:
         return false;
@@ -118,9 +137,17 @@ final class Dw {
   /** Forms that hold a string. */
   static boolean isStrForm(int form) {
     switch (form) {
-      case FORM_string: case FORM_strp: case FORM_strx: case FORM_strx1: case FORM_strx2:
-      case FORM_strx3: case FORM_strx4: case FORM_line_strp: case FORM_GNU_strp_alt:
-      case FORM_GNU_str_index: case FORM_strp_sup:
+      case FORM_string:
+      case FORM_strp:
+      case FORM_strx:
+      case FORM_strx1:
+      case FORM_strx2:
+      case FORM_strx3:
+      case FORM_strx4:
+      case FORM_line_strp:
+      case FORM_GNU_strp_alt:
+      case FORM_GNU_str_index:
+      case FORM_strp_sup:
         return true;
       default:
         return false;
@@ -133,8 +160,20 @@ final class Dw {
    */
   static boolean nameIsLinkage(long lang) {
     switch ((int) lang) {
-      case 0x0001: case 0x0002: case 0x0005: case 0x0006: case 0x0007: case 0x0009: case 0x000c:
-      case 0x000f: case 0x0012: case 0x001d: case 0x8001: case 0x8765: case 0x8004: case 0x8006:
+      case 0x0001:
+      case 0x0002:
+      case 0x0005:
+      case 0x0006:
+      case 0x0007:
+      case 0x0009:
+      case 0x000c:
+      case 0x000f:
+      case 0x0012:
+      case 0x001d:
+      case 0x8001:
+      case 0x8765:
+      case 0x8004:
+      case 0x8006:
       case 0x8007:
         return lang == (int) lang;
       default:

@@ -19,9 +19,18 @@ import java.util.function.Function;
  */
 public final class DwarfSections {
   /** The section names read, in the order {@link #load} asks for them. */
-  public static final String[] NAMES = {".debug_info", ".debug_abbrev", ".debug_line",
-      ".debug_str", ".debug_line_str", ".debug_str_offsets", ".debug_addr", ".debug_ranges",
-      ".debug_rnglists", ".debug_aranges"};
+  public static final String[] NAMES = {
+    ".debug_info",
+    ".debug_abbrev",
+    ".debug_line",
+    ".debug_str",
+    ".debug_line_str",
+    ".debug_str_offsets",
+    ".debug_addr",
+    ".debug_ranges",
+    ".debug_rnglists",
+    ".debug_aranges"
+  };
 
   final ByteOrder order;
   final int elfClass;
@@ -36,8 +45,7 @@ public final class DwarfSections {
   final ByteBuffer rnglists;
   final ByteBuffer aranges;
 
-  private DwarfSections(Function<String, ByteBuffer> sectionByName, ByteOrder order,
-      int elfClass) {
+  private DwarfSections(Function<String, ByteBuffer> sectionByName, ByteOrder order, int elfClass) {
     if (elfClass != 0 && elfClass != 32 && elfClass != 64) {
       throw new IllegalArgumentException("ELF class is 32 or 64 (or 0 if unknown): " + elfClass);
     }
@@ -57,8 +65,8 @@ public final class DwarfSections {
 
   /**
    * Reads the sections through {@code sectionByName} (e.g. {@code ElfFile::sectionData}), which
-   * returns a section's decompressed bytes from its position to its limit, or null when absent.
-   * The buffers are not copied: they must not change while a symbolizer built on them is in use.
+   * returns a section's decompressed bytes from its position to its limit, or null when absent. The
+   * buffers are not copied: they must not change while a symbolizer built on them is in use.
    */
   public static DwarfSections load(Function<String, ByteBuffer> sectionByName, ByteOrder order) {
     return load(sectionByName, order, 0);
@@ -68,10 +76,10 @@ public final class DwarfSections {
    * As {@link #load(Function, ByteOrder)}, with the ELF class (32 or 64; 0 if unknown): for a
    * 32-bit binary lookups use the low 32 bits of the address, as addr2line does.
    */
-  public static DwarfSections load(Function<String, ByteBuffer> sectionByName, ByteOrder order,
-      int elfClass) {
-    return new DwarfSections(Objects.requireNonNull(sectionByName, "sectionByName"), order,
-        elfClass);
+  public static DwarfSections load(
+      Function<String, ByteBuffer> sectionByName, ByteOrder order, int elfClass) {
+    return new DwarfSections(
+        Objects.requireNonNull(sectionByName, "sectionByName"), order, elfClass);
   }
 
   /** Reads a section's decompressed bytes by name, or returns null when it is absent. */
@@ -117,19 +125,20 @@ public final class DwarfSections {
 
   /** A section's bytes (a read-only view, index 0 = first byte), or null when absent. */
   public ByteBuffer section(String name) {
-    ByteBuffer b = switch (name) {
-      case ".debug_info" -> info;
-      case ".debug_abbrev" -> abbrev;
-      case ".debug_line" -> line;
-      case ".debug_str" -> str;
-      case ".debug_line_str" -> lineStr;
-      case ".debug_str_offsets" -> strOffsets;
-      case ".debug_addr" -> addr;
-      case ".debug_ranges" -> ranges;
-      case ".debug_rnglists" -> rnglists;
-      case ".debug_aranges" -> aranges;
-      default -> throw new IllegalArgumentException("not a section this reader uses: " + name);
-    };
+    ByteBuffer b =
+        switch (name) {
+          case ".debug_info" -> info;
+          case ".debug_abbrev" -> abbrev;
+          case ".debug_line" -> line;
+          case ".debug_str" -> str;
+          case ".debug_line_str" -> lineStr;
+          case ".debug_str_offsets" -> strOffsets;
+          case ".debug_addr" -> addr;
+          case ".debug_ranges" -> ranges;
+          case ".debug_rnglists" -> rnglists;
+          case ".debug_aranges" -> aranges;
+          default -> throw new IllegalArgumentException("not a section this reader uses: " + name);
+        };
     return b == null ? null : b.duplicate().order(order);
   }
 

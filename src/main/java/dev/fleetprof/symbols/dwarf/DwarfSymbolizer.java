@@ -7,8 +7,7 @@ import java.util.List;
 
 /**
  * From a virtual address to the inline chain {@code addr2line -f -i -e BIN ADDR} (binutils 2.40)
- * prints for it, innermost first, from the binary's DWARF (versions 2 to 5, 32- and 64-bit
- * DWARF).
+ * prints for it, innermost first, from the binary's DWARF (versions 2 to 5, 32- and 64-bit DWARF).
  *
  * <p>{@link #build} reads .debug_info once: units, every function with code and the functions it
  * was inlined into, their names and ranges, into sorted primitive arrays. Line tables are decoded
@@ -18,10 +17,10 @@ import java.util.List;
  * <p>What addr2line does, and so this does: the unit is the first (in .debug_info order) whose
  * address ranges or functions cover the address and whose line table or functions hold it (type
  * units and units without DW_AT_stmt_list are left out); the innermost function is the one of that
- * unit whose range holding the address is shortest (the later DIE on a tie); the first entry's
- * file and line come from the line table (every row counts, is_stmt or not; discriminators play no
- * part; line 0 stays 0); each next entry is the function the previous one was inlined into, with
- * the previous one's DW_AT_call_file and DW_AT_call_line. Names: DW_AT_linkage_name (or
+ * unit whose range holding the address is shortest (the later DIE on a tie); the first entry's file
+ * and line come from the line table (every row counts, is_stmt or not; discriminators play no part;
+ * line 0 stays 0); each next entry is the function the previous one was inlined into, with the
+ * previous one's DW_AT_call_file and DW_AT_call_line. Names: DW_AT_linkage_name (or
  * DW_AT_MIPS_linkage_name), else DW_AT_name, following DW_AT_abstract_origin and
  * DW_AT_specification (also across units); a name DWARF does not give is {@code ??}.
  *
@@ -29,9 +28,9 @@ import java.util.List;
  * FunctionSymbols} given to {@link #build(DwarfSections, FunctionSymbols)}: an address with line
  * information but no DWARF function, and a function DWARF names by DW_AT_name only in a language
  * that mangles (C++ {@code main}, {@code extern "C"}, some clones such as {@code .constprop.0}),
- * when an ELF symbol starts where the function starts. For the latter addr2line's very first
- * answer in a process can differ (it prints the nearest ELF symbol once, then settles); this gives
- * the settled answer.
+ * when an ELF symbol starts where the function starts. For the latter addr2line's very first answer
+ * in a process can differ (it prints the nearest ELF symbol once, then settles); this gives the
+ * settled answer.
  */
 public final class DwarfSymbolizer {
   private static final String UNKNOWN_FUNCTION = "??";
@@ -48,8 +47,8 @@ public final class DwarfSymbolizer {
   private final String[] fName;
   private final int functionCount;
 
-  private DwarfSymbolizer(DwarfSections sections, FunctionSymbols symbols, IndexBuilder b,
-      AddressIndex index) {
+  private DwarfSymbolizer(
+      DwarfSections sections, FunctionSymbols symbols, IndexBuilder b, AddressIndex index) {
     this.sections = sections;
     this.lineTables = b.lineTables;
     this.symbols = symbols;
@@ -108,8 +107,9 @@ public final class DwarfSymbolizer {
       // Defensive: a bug or an unforeseen corruption must still name where it happened.
       throw new DwarfFormatException(".debug_info", 0, "could not be read: " + e);
     }
-    AddressIndex index = AddressIndex.build(b.rLow, b.rHigh, b.rUnit, b.rFunc, b.ranges,
-        Math.max(1, b.units.size()));
+    AddressIndex index =
+        AddressIndex.build(
+            b.rLow, b.rHigh, b.rUnit, b.rFunc, b.ranges, Math.max(1, b.units.size()));
     for (Unit u : b.units) {
       u.abbrevs = null; // names are resolved: lookups never read DIEs
     }
@@ -148,8 +148,8 @@ public final class DwarfSymbolizer {
 
   /**
    * The inline chain for {@code vaddr}, innermost first, as {@code addr2line -f -i} prints it
-   * (names raw, in both {@code function} and {@code symbol}); empty when no unit covers the
-   * address (then addr2line falls back to the ELF symbol table, and so should the caller).
+   * (names raw, in both {@code function} and {@code symbol}); empty when no unit covers the address
+   * (then addr2line falls back to the ELF symbol table, and so should the caller).
    */
   public List<SourceLine> lookup(long vaddr) {
     if (sections.elfClass == 32) {

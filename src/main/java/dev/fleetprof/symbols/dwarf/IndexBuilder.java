@@ -19,8 +19,10 @@ final class IndexBuilder {
   final DwarfSections s;
   final Attr attr;
   final List<Unit> units = new ArrayList<>();
+
   /** Units in .debug_info order including skipped type units, for DW_FORM_ref_addr targets. */
   private final List<Unit> allUnits = new ArrayList<>();
+
   private final Map<Long, Abbrevs> abbrevCache = new HashMap<>();
   private final Map<Long, Effect> effects = new HashMap<>();
   private long rangeBudget;
@@ -88,8 +90,13 @@ final class IndexBuilder {
         throw c.error(unitOff, "reserved unit length 0x" + Long.toHexString(length));
       }
       if (length < 0 || length > c.remaining()) {
-        throw c.error(unitOff, "unit length " + Long.toUnsignedString(length)
-            + " runs past the section end (" + c.remaining() + " bytes left)");
+        throw c.error(
+            unitOff,
+            "unit length "
+                + Long.toUnsignedString(length)
+                + " runs past the section end ("
+                + c.remaining()
+                + " bytes left)");
       }
       int end = c.pos + (int) length;
       Cursor h = new Cursor(s.info, INFO, c.pos, end);
@@ -127,12 +134,16 @@ final class IndexBuilder {
         abbrevCache.put(abbrevOff, abbrevs);
         abbrevBudget -= abbrevs.parsedBytes;
         if (abbrevBudget < 0) {
-          throw new DwarfFormatException(".debug_abbrev", abbrevOff, "abbreviation tables"
-              + " overlap (more than four times the section's size read in all)");
+          throw new DwarfFormatException(
+              ".debug_abbrev",
+              abbrevOff,
+              "abbreviation tables"
+                  + " overlap (more than four times the section's size read in all)");
         }
       }
-      Unit u = new Unit(units.size(), unitOff, end, version, unitType, offsetSize, addrSize,
-          abbrevs, h.pos);
+      Unit u =
+          new Unit(
+              units.size(), unitOff, end, version, unitType, offsetSize, addrSize, abbrevs, h.pos);
       allUnits.add(u);
       if (typeUnit) {
         continue; // type units hold no code
@@ -167,7 +178,7 @@ final class IndexBuilder {
         case Dw.AT_str_offsets_base -> u.strOffsetsBase = attr.val;
         case Dw.AT_addr_base, Dw.AT_GNU_addr_base -> u.addrBase = attr.val;
         case Dw.AT_rnglists_base -> u.rnglistsBase = attr.val;
-        default -> { }
+        default -> {}
       }
     }
     u.firstChild = h.pos;
@@ -215,7 +226,9 @@ final class IndexBuilder {
           if (dir != null) {
             // binutils drops an IRIX "host.:" prefix.
             int colon = dir.indexOf(':');
-            if (colon > 0 && dir.charAt(colon - 1) == '.' && colon + 1 < dir.length()
+            if (colon > 0
+                && dir.charAt(colon - 1) == '.'
+                && colon + 1 < dir.length()
                 && dir.charAt(colon + 1) == '/') {
               dir = dir.substring(colon + 1);
             }
@@ -227,7 +240,7 @@ final class IndexBuilder {
             u.lang = attr.val;
           }
         }
-        default -> { }
+        default -> {}
       }
     }
     if (u.lowPcSeen && (u.rootTag == Dw.TAG_compile_unit || u.rootTag == Dw.TAG_skeleton_unit)) {
@@ -266,7 +279,9 @@ final class IndexBuilder {
       return; // never matches an address
     }
     if (--rangeBudget < 0) {
-      throw new DwarfFormatException(".debug_ranges", 0,
+      throw new DwarfFormatException(
+          ".debug_ranges",
+          0,
           "more address ranges than the sections can describe (range lists reused)");
     }
     if (ranges == rLow.length) {
@@ -287,19 +302,22 @@ final class IndexBuilder {
 
   /** A DW_AT_ranges list as [low, high) pairs, in list order. */
   long[] readRangeList(Unit u, int form, long value) throws DwarfFormatException {
-    LongList out = new LongList() {
-      @Override
-      void add(long x, long y) {
-        if (--rangeBudget < 0) {
-          throw new BudgetExceeded();
-        }
-        super.add(x, y);
-      }
-    };
+    LongList out =
+        new LongList() {
+          @Override
+          void add(long x, long y) {
+            if (--rangeBudget < 0) {
+              throw new BudgetExceeded();
+            }
+            super.add(x, y);
+          }
+        };
     try {
       return readRangeList(u, form, value, out);
     } catch (BudgetExceeded e) {
-      throw new DwarfFormatException(u.version <= 4 ? ".debug_ranges" : ".debug_rnglists", value,
+      throw new DwarfFormatException(
+          u.version <= 4 ? ".debug_ranges" : ".debug_rnglists",
+          value,
           "more address ranges than the sections can describe (range lists reused)");
     }
   }
@@ -347,13 +365,13 @@ final class IndexBuilder {
     if (form == Dw.FORM_rnglistx) {
       long rbase = u.rnglistsBase;
       if (rbase < 0) {
-        throw new DwarfFormatException(INFO, u.offset,
-            "DW_FORM_rnglistx without DW_AT_rnglists_base");
+        throw new DwarfFormatException(
+            INFO, u.offset, "DW_FORM_rnglistx without DW_AT_rnglists_base");
       }
       long rel = Attr.indexed(s.rnglists, rbase, value, u.offsetSize, s.order);
       if (rel < 0) {
-        throw new DwarfFormatException(sec, rbase, "range list index " + value
-            + " is outside the offsets table");
+        throw new DwarfFormatException(
+            sec, rbase, "range list index " + value + " is outside the offsets table");
       }
       offset = rbase + rel;
     }
@@ -371,37 +389,42 @@ final class IndexBuilder {
         case Dw.RLE_base_addressx:
           base = Attr.indexedAddress(s, u, c.uleb());
           break;
-        case Dw.RLE_startx_endx: {
-          long a = Attr.indexedAddress(s, u, c.uleb());
-          long b = Attr.indexedAddress(s, u, c.uleb());
-          out.add(a, b);
-          break;
-        }
-        case Dw.RLE_startx_length: {
-          long a = Attr.indexedAddress(s, u, c.uleb());
-          out.add(a, a + c.uleb());
-          break;
-        }
-        case Dw.RLE_offset_pair: {
-          long a = c.uleb();
-          long b = c.uleb();
-          out.add(base + a, base + b);
-          break;
-        }
+        case Dw.RLE_startx_endx:
+          {
+            long a = Attr.indexedAddress(s, u, c.uleb());
+            long b = Attr.indexedAddress(s, u, c.uleb());
+            out.add(a, b);
+            break;
+          }
+        case Dw.RLE_startx_length:
+          {
+            long a = Attr.indexedAddress(s, u, c.uleb());
+            out.add(a, a + c.uleb());
+            break;
+          }
+        case Dw.RLE_offset_pair:
+          {
+            long a = c.uleb();
+            long b = c.uleb();
+            out.add(base + a, base + b);
+            break;
+          }
         case Dw.RLE_base_address:
           base = c.unsigned(u.addrSize);
           break;
-        case Dw.RLE_start_end: {
-          long a = c.unsigned(u.addrSize);
-          long b = c.unsigned(u.addrSize);
-          out.add(a, b);
-          break;
-        }
-        case Dw.RLE_start_length: {
-          long a = c.unsigned(u.addrSize);
-          out.add(a, a + c.uleb());
-          break;
-        }
+        case Dw.RLE_start_end:
+          {
+            long a = c.unsigned(u.addrSize);
+            long b = c.unsigned(u.addrSize);
+            out.add(a, b);
+            break;
+          }
+        case Dw.RLE_start_length:
+          {
+            long a = c.unsigned(u.addrSize);
+            out.add(a, a + c.uleb());
+            break;
+          }
         default:
           throw c.error(at, "unknown range list entry kind " + kind);
       }
@@ -476,7 +499,8 @@ final class IndexBuilder {
   private final Scratch scratch = new Scratch();
 
   private static boolean isFunctionTag(int tag) {
-    return tag == Dw.TAG_subprogram || tag == Dw.TAG_inlined_subroutine
+    return tag == Dw.TAG_subprogram
+        || tag == Dw.TAG_inlined_subroutine
         || tag == Dw.TAG_entry_point;
   }
 
@@ -706,8 +730,10 @@ final class IndexBuilder {
   static final class Effect {
     static final Effect NONE = new Effect(null, false, false, null);
     final String firstName;
+
     /** Whether a name on the way to (and including) the first name counts as a linkage name. */
     final boolean nameIsLinkage;
+
     final boolean hasLinkage;
     final String lastLinkage;
 
@@ -727,7 +753,10 @@ final class IndexBuilder {
       }
       String first = firstName != null ? firstName : next.firstName;
       boolean linkageName = firstName != null ? nameIsLinkage : nameIsLinkage || next.nameIsLinkage;
-      return new Effect(first, linkageName, hasLinkage || next.hasLinkage,
+      return new Effect(
+          first,
+          linkageName,
+          hasLinkage || next.hasLinkage,
           next.hasLinkage ? next.lastLinkage : lastLinkage);
     }
   }
@@ -776,8 +805,8 @@ final class IndexBuilder {
   private Effect abstractInstance(Unit u, int form, long ref, int depth)
       throws DwarfFormatException {
     if (depth >= 100) {
-      throw new DwarfFormatException(INFO, u.offset,
-          "DW_AT_specification chain deeper than 100 (a reference cycle?)");
+      throw new DwarfFormatException(
+          INFO, u.offset, "DW_AT_specification chain deeper than 100 (a reference cycle?)");
     }
     long target;
     Unit tu;
@@ -786,23 +815,27 @@ final class IndexBuilder {
         return Effect.NONE;
       }
       if (ref < 0 || ref >= s.info.limit()) {
-        throw new DwarfFormatException(INFO, u.offset, "DW_FORM_ref_addr 0x"
-            + Long.toHexString(ref) + " is outside .debug_info");
+        throw new DwarfFormatException(
+            INFO,
+            u.offset,
+            "DW_FORM_ref_addr 0x" + Long.toHexString(ref) + " is outside .debug_info");
       }
       target = ref;
       tu = unitContaining(target);
       if (tu == null) {
         throw new DwarfFormatException(INFO, ref, "no unit holds the DIE a reference names");
       }
-    } else if (form == Dw.FORM_GNU_ref_alt || form == Dw.FORM_ref_sig8
-        || form == Dw.FORM_ref_sup4 || form == Dw.FORM_ref_sup8) {
+    } else if (form == Dw.FORM_GNU_ref_alt
+        || form == Dw.FORM_ref_sig8
+        || form == Dw.FORM_ref_sup4
+        || form == Dw.FORM_ref_sup8) {
       // A DIE in a dwz supplementary file or a type unit: its name is not available here.
       return Effect.NONE;
     } else {
       long size = u.end - u.offset;
       if (ref <= 0 || ref >= size) {
-        throw new DwarfFormatException(INFO, u.offset, "DIE reference 0x"
-            + Long.toHexString(ref) + " is outside its unit");
+        throw new DwarfFormatException(
+            INFO, u.offset, "DIE reference 0x" + Long.toHexString(ref) + " is outside its unit");
       }
       target = u.offset + ref;
       tu = u;
@@ -826,8 +859,8 @@ final class IndexBuilder {
         if (at == Dw.AT_name) {
           if (Dw.isStrForm(attr.form)) {
             String n = attr.string(tu);
-            result = result.then(n != null || cLike ? new Effect(n, cLike, false, null)
-                : Effect.NONE);
+            result =
+                result.then(n != null || cLike ? new Effect(n, cLike, false, null) : Effect.NONE);
           }
         } else if (at == Dw.AT_linkage_name || at == Dw.AT_MIPS_linkage_name) {
           if (Dw.isStrForm(attr.form)) {

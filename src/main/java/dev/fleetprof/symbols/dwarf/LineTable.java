@@ -35,9 +35,18 @@ final class LineTable {
   /** [low, high) of every sequence as decoded (before trimming), for unit coverage. */
   final long[] coverage;
 
-  private LineTable(boolean fileZeroBased, String compDir, List<String> dirs,
-      List<String> fileNames, long[] fileDirs, List<String> paths, Rows rows, long[] seqLow,
-      int[] seqFirst, int[] seqCount, long[] coverage) {
+  private LineTable(
+      boolean fileZeroBased,
+      String compDir,
+      List<String> dirs,
+      List<String> fileNames,
+      long[] fileDirs,
+      List<String> paths,
+      Rows rows,
+      long[] seqLow,
+      int[] seqFirst,
+      int[] seqCount,
+      long[] coverage) {
     this.fileZeroBased = fileZeroBased;
     this.compDir = compDir;
     this.dirs = dirs.toArray(new String[0]);
@@ -85,8 +94,7 @@ final class LineTable {
       mid = (low + high) >>> 1;
       if (Long.compareUnsigned(addr, rowAddr[first + mid]) < 0) {
         high = mid;
-      } else if (mid + 1 < count
-          && Long.compareUnsigned(addr, rowAddr[first + mid + 1]) >= 0) {
+      } else if (mid + 1 < count && Long.compareUnsigned(addr, rowAddr[first + mid + 1]) >= 0) {
         low = mid + 1;
       } else {
         break;
@@ -97,7 +105,8 @@ final class LineTable {
     }
     int row = first + mid;
     if (Long.compareUnsigned(addr, rowAddr[row]) < 0
-        || Long.compareUnsigned(addr, rowAddr[row + 1]) >= 0 || rowEnd[row]) {
+        || Long.compareUnsigned(addr, rowAddr[row + 1]) >= 0
+        || rowEnd[row]) {
       return -1;
     }
     return row;
@@ -124,12 +133,17 @@ final class LineTable {
   }
 
   /**
-   * binutils' {@code concat_filename}: an absolute name as is; else joined to its directory,
-   * itself joined to the compilation directory unless absolute; unknown numbers give
-   * {@code <unknown>}.
+   * binutils' {@code concat_filename}: an absolute name as is; else joined to its directory, itself
+   * joined to the compilation directory unless absolute; unknown numbers give {@code <unknown>}.
    */
-  private static String concat(boolean zeroBased, String compDir, String[] dirs,
-      String[] names, long[] nameDirs, int numFiles, long file0) {
+  private static String concat(
+      boolean zeroBased,
+      String compDir,
+      String[] dirs,
+      String[] names,
+      long[] nameDirs,
+      int numFiles,
+      long file0) {
     long file = file0 & 0xffffffffL;
     if (!zeroBased) {
       if (file == 0) {
@@ -222,8 +236,8 @@ final class LineTable {
   }
 
   /** binutils' add_line_info: where a new row goes, with its special cases. */
-  private static Seq addRow(List<Seq> seqs, Seq seq, long addr, int op, int line, int path,
-      boolean end) {
+  private static Seq addRow(
+      List<Seq> seqs, Seq seq, long addr, int op, int line, int path, boolean end) {
     if (seq != null) {
       Rows r = seq.rows;
       int last = seq.last();
@@ -299,12 +313,19 @@ final class LineTable {
       offsetSize = 8;
     }
     if (length < 0 || length > c.remaining()) {
-      throw c.error(start, "line program length " + Long.toUnsignedString(length)
-          + " runs past the section end (" + c.remaining() + " bytes left)");
+      throw c.error(
+          start,
+          "line program length "
+              + Long.toUnsignedString(length)
+              + " runs past the section end ("
+              + c.remaining()
+              + " bytes left)");
     }
     if (budget.addAndGet(-length) < 0) {
-      throw c.error(start, "line programs overlap or are decoded too often (more than four"
-          + " times the section's size in all)");
+      throw c.error(
+          start,
+          "line programs overlap or are decoded too often (more than four"
+              + " times the section's size in all)");
     }
     c.end = c.pos + (int) length;
     int version = c.u16();
@@ -341,8 +362,17 @@ final class LineTable {
     if (version >= 5) {
       // Forms in the header use the line table's own offset size (gas writes a 32-bit
       // .debug_line for -gdwarf64 units), and the unit's string offsets.
-      Unit view = new Unit(unit.index, unit.offset, unit.end, 5, unit.unitType, offsetSize,
-          unit.addrSize, null, unit.rootDie);
+      Unit view =
+          new Unit(
+              unit.index,
+              unit.offset,
+              unit.end,
+              5,
+              unit.unitType,
+              offsetSize,
+              unit.addrSize,
+              null,
+              unit.rootDie);
       view.strOffsetsBase = unit.strOffsetsBase;
       Attr attr = new Attr(s, false);
       readEntries(s, c, view, attr, dirs, null);
@@ -385,8 +415,17 @@ final class LineTable {
       long lowPc = -1;
       long highPc = 0;
       if (!names.isEmpty()) {
-        path = pathOf(zeroBased ? 0 : 1, fileCache, zeroBased, compDir, dirs, names, nameDirs,
-            paths, pathIds);
+        path =
+            pathOf(
+                zeroBased ? 0 : 1,
+                fileCache,
+                zeroBased,
+                compDir,
+                dirs,
+                names,
+                nameDirs,
+                paths,
+                pathIds);
       }
       while (!endSequence && c.hasMore()) {
         int opAt = c.pos;
@@ -408,86 +447,96 @@ final class LineTable {
           row = true;
         } else {
           switch (op) {
-            case 0: {
-              long len = c.uleb();
-              int bodyAt = c.pos;
-              int ext = c.u8();
-              switch (ext) {
-                case 1:
-                  endSequence = true;
-                  row = true;
-                  break;
-                case 2:
-                  address = c.unsigned(unit.addrSize);
-                  opIndex = 0;
-                  break;
-                case 3: {
-                  int at = c.skipCString();
-                  String f = Strings.decode(s.line, at, c.pos - 1);
-                  long dir = c.uleb();
-                  c.uleb();
-                  c.uleb();
-                  addFile(names, nameDirs, f, dir);
-                  fileCache.clear();
-                  break;
+            case 0:
+              {
+                long len = c.uleb();
+                int bodyAt = c.pos;
+                int ext = c.u8();
+                switch (ext) {
+                  case 1:
+                    endSequence = true;
+                    row = true;
+                    break;
+                  case 2:
+                    address = c.unsigned(unit.addrSize);
+                    opIndex = 0;
+                    break;
+                  case 3:
+                    {
+                      int at = c.skipCString();
+                      String f = Strings.decode(s.line, at, c.pos - 1);
+                      long dir = c.uleb();
+                      c.uleb();
+                      c.uleb();
+                      addFile(names, nameDirs, f, dir);
+                      fileCache.clear();
+                      break;
+                    }
+                  case 4:
+                    c.uleb(); // discriminator: addr2line prints it, lookups do not need it
+                    break;
+                  default:
+                    // Unknown (vendor) extended opcodes are skipped by their length.
+                    if (len < 1 || len > c.end - bodyAt) {
+                      throw c.error(
+                          opAt,
+                          "extended opcode 0x"
+                              + Integer.toHexString(ext)
+                              + " has bad length "
+                              + Long.toUnsignedString(len));
+                    }
+                    c.pos = bodyAt + (int) len;
+                    break;
                 }
-                case 4:
-                  c.uleb(); // discriminator: addr2line prints it, lookups do not need it
-                  break;
-                default:
-                  // Unknown (vendor) extended opcodes are skipped by their length.
-                  if (len < 1 || len > c.end - bodyAt) {
-                    throw c.error(opAt, "extended opcode 0x" + Integer.toHexString(ext)
-                        + " has bad length " + Long.toUnsignedString(len));
-                  }
-                  c.pos = bodyAt + (int) len;
-                  break;
+                break;
               }
-              break;
-            }
             case 1:
               row = true;
               break;
-            case 2: {
-              long adv = c.uleb();
-              if (maxOps == 1) {
-                address += minInst * adv;
-              } else {
-                long a = opIndex + adv;
-                address += Long.divideUnsigned(a, maxOps) * minInst;
-                opIndex = (int) Long.remainderUnsigned(a, maxOps);
+            case 2:
+              {
+                long adv = c.uleb();
+                if (maxOps == 1) {
+                  address += minInst * adv;
+                } else {
+                  long a = opIndex + adv;
+                  address += Long.divideUnsigned(a, maxOps) * minInst;
+                  opIndex = (int) Long.remainderUnsigned(a, maxOps);
+                }
+                break;
               }
-              break;
-            }
             case 3:
               line += (int) c.sleb();
               break;
-            case 4: {
-              long file = c.uleb();
-              path = pathOf(file, fileCache, zeroBased, compDir, dirs, names, nameDirs, paths,
-                  pathIds);
-              break;
-            }
+            case 4:
+              {
+                long file = c.uleb();
+                path =
+                    pathOf(
+                        file, fileCache, zeroBased, compDir, dirs, names, nameDirs, paths, pathIds);
+                break;
+              }
             case 5:
               c.uleb();
               break;
             case 6:
             case 7:
               break;
-            case 8: {
-              if (lineRange == 0) {
-                throw c.error(opAt, "DW_LNS_const_add_pc with line_range 0");
+            case 8:
+              {
+                if (lineRange == 0) {
+                  throw c.error(opAt, "DW_LNS_const_add_pc with line_range 0");
+                }
+                int adj = (255 - opcodeBase) / lineRange;
+                if (maxOps == 1) {
+                  address += (long) minInst * adj;
+                } else {
+                  long a = opIndex + (long) adj;
+                  address += a / maxOps * minInst;
+                  opIndex = (int) (a % maxOps);
+                }
+                break;
               }
-              int adj = (255 - opcodeBase) / lineRange;
-              if (maxOps == 1) {
-                address += (long) minInst * adj;
-              } else {
-                long a = opIndex + (long) adj;
-                address += a / maxOps * minInst;
-                opIndex = (int) (a % maxOps);
-              }
-              break;
-            }
             case 9:
               address += c.u16();
               opIndex = 0;
@@ -526,14 +575,31 @@ final class LineTable {
   }
 
   /** The path id of a file number, computed once per number until a file is defined. */
-  private static int pathOf(long file, Map<Long, Integer> cache, boolean zeroBased,
-      String compDir, List<String> dirs, List<String> names, long[][] nameDirs,
-      List<String> paths, Map<String, Integer> pathIds) {
+  private static int pathOf(
+      long file,
+      Map<Long, Integer> cache,
+      boolean zeroBased,
+      String compDir,
+      List<String> dirs,
+      List<String> names,
+      long[][] nameDirs,
+      List<String> paths,
+      Map<String, Integer> pathIds) {
     Long key = file & 0xffffffffL;
     Integer id = cache.get(key);
     if (id == null) {
-      id = intern(paths, pathIds, concat(zeroBased, compDir, dirs.toArray(new String[0]),
-          names.toArray(new String[0]), nameDirs[0], names.size(), file));
+      id =
+          intern(
+              paths,
+              pathIds,
+              concat(
+                  zeroBased,
+                  compDir,
+                  dirs.toArray(new String[0]),
+                  names.toArray(new String[0]),
+                  nameDirs[0],
+                  names.size(),
+                  file));
       cache.put(key, id);
     }
     return id;
@@ -553,8 +619,9 @@ final class LineTable {
   }
 
   /** DWARF 5 directory or file entries: a format description, then the entries. */
-  private static void readEntries(DwarfSections s, Cursor c, Unit view, Attr attr,
-      List<String> out, long[][] dirsOut) throws DwarfFormatException {
+  private static void readEntries(
+      DwarfSections s, Cursor c, Unit view, Attr attr, List<String> out, long[][] dirsOut)
+      throws DwarfFormatException {
     int formatCount = c.u8();
     long[] types = new long[formatCount];
     int[] forms = new int[formatCount];
@@ -594,28 +661,36 @@ final class LineTable {
     }
   }
 
-  private static LineTable build(boolean zeroBased, String compDir, List<String> dirs,
-      List<String> names, long[] nameDirs, List<String> paths, List<Seq> seqs,
+  private static LineTable build(
+      boolean zeroBased,
+      String compDir,
+      List<String> dirs,
+      List<String> names,
+      long[] nameDirs,
+      List<String> paths,
+      List<Seq> seqs,
       List<long[]> cover) {
     // binutils sorts by start, then the longer first, then the later-made first.
     Seq[] sorted = seqs.toArray(new Seq[0]);
-    Arrays.sort(sorted, (a, b) -> {
-      int c = Long.compareUnsigned(a.lowPc, b.lowPc);
-      if (c != 0) {
-        return c;
-      }
-      Rows ra = a.rows;
-      Rows rb = b.rows;
-      c = Long.compareUnsigned(rb.addr[b.last()], ra.addr[a.last()]);
-      if (c != 0) {
-        return c;
-      }
-      c = Integer.compare(rb.opIndex[b.last()], ra.opIndex[a.last()]);
-      if (c != 0) {
-        return c;
-      }
-      return Integer.compare(b.created, a.created);
-    });
+    Arrays.sort(
+        sorted,
+        (a, b) -> {
+          int c = Long.compareUnsigned(a.lowPc, b.lowPc);
+          if (c != 0) {
+            return c;
+          }
+          Rows ra = a.rows;
+          Rows rb = b.rows;
+          c = Long.compareUnsigned(rb.addr[b.last()], ra.addr[a.last()]);
+          if (c != 0) {
+            return c;
+          }
+          c = Integer.compare(rb.opIndex[b.last()], ra.opIndex[a.last()]);
+          if (c != 0) {
+            return c;
+          }
+          return Integer.compare(b.created, a.created);
+        });
     List<Seq> kept = new ArrayList<>();
     List<Long> keptLow = new ArrayList<>();
     long lastHigh = 0;
@@ -659,7 +734,17 @@ final class LineTable {
       coverage[2 * i] = cover.get(i)[0];
       coverage[2 * i + 1] = cover.get(i)[1];
     }
-    return new LineTable(zeroBased, compDir, dirs, names, Arrays.copyOf(nameDirs, names.size()),
-        paths, all, seqLow, seqFirst, seqCount, coverage);
+    return new LineTable(
+        zeroBased,
+        compDir,
+        dirs,
+        names,
+        Arrays.copyOf(nameDirs, names.size()),
+        paths,
+        all,
+        seqLow,
+        seqFirst,
+        seqCount,
+        coverage);
   }
 }

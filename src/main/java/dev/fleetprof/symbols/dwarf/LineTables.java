@@ -5,9 +5,9 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
- * The decoded line tables of one binary, shared by units that name the same table the same way
- * (so a file whose units all point at one big table decodes it once), with a bound on the bytes
- * decoded in all: overlapping tables in a hostile file cannot make lookups decode without end.
+ * The decoded line tables of one binary, shared by units that name the same table the same way (so
+ * a file whose units all point at one big table decodes it once), with a bound on the bytes decoded
+ * in all: overlapping tables in a hostile file cannot make lookups decode without end.
  */
 final class LineTables {
   private final DwarfSections sections;
@@ -30,8 +30,9 @@ final class LineTables {
       } catch (DwarfFormatException e) {
         v = e;
       } catch (RuntimeException e) {
-        v = new DwarfFormatException(".debug_line", u.stmtList,
-            "line program could not be decoded: " + e);
+        v =
+            new DwarfFormatException(
+                ".debug_line", u.stmtList, "line program could not be decoded: " + e);
       }
       Object raced = cache.putIfAbsent(key, v);
       v = raced != null ? raced : v;

@@ -6,47 +6,66 @@ package dev.fleetprof.symbols.dwarf;
  */
 final class Unit {
   final int index;
+
   /** Offset of the unit's length field in .debug_info. */
   final long offset;
+
   /** Offset one past the unit's last byte. */
   final int end;
+
   final int version;
   final int unitType;
   final int offsetSize;
   final int addrSize;
+
   /** The abbreviation table; dropped (null) once the index is built. */
   Abbrevs abbrevs;
+
   /** Offset of the unit's first (root) DIE. */
   final int rootDie;
 
   int rootTag;
+
   /** Offset of the first DIE after the root DIE (the root's first child). */
   int firstChild;
+
   boolean rootHasChildren;
   long lang;
   String name;
   String compDir;
+
   /** .debug_line offset, or -1 without DW_AT_stmt_list. */
   long stmtList = -1;
+
   long lowPc;
   boolean lowPcSeen;
   long baseAddress;
   long strOffsetsBase = -1;
   long addrBase = -1;
   long rnglistsBase = -1;
+
   /** Whether the root DIE gave the unit any address range (low/high or DW_AT_ranges). */
   boolean hasRootRanges;
 
   /** Index of this unit's first function in the symbolizer's function arrays. */
   int firstFunction;
+
   int functionCount;
 
   private volatile LineTable lines;
   private volatile boolean linesFailed;
   private DwarfFormatException lineProblem;
 
-  Unit(int index, long offset, int end, int version, int unitType, int offsetSize, int addrSize,
-      Abbrevs abbrevs, int rootDie) {
+  Unit(
+      int index,
+      long offset,
+      int end,
+      int version,
+      int unitType,
+      int offsetSize,
+      int addrSize,
+      Abbrevs abbrevs,
+      int rootDie) {
     this.index = index;
     this.offset = offset;
     this.end = end;
@@ -64,8 +83,8 @@ final class Unit {
   }
 
   /**
-   * The decoded line table, or null when it is malformed (then, as binutils does, the whole unit
-   * is left out of lookups). Thread-safe: decoded once, under this unit's lock.
+   * The decoded line table, or null when it is malformed (then, as binutils does, the whole unit is
+   * left out of lookups). Thread-safe: decoded once, under this unit's lock.
    */
   LineTable lines(LineTables tables) {
     LineTable t = lines;

@@ -31,8 +31,13 @@ final class Decompress {
               throw tooLong(elf, s, declared);
             }
             if (!inflater.finished()) {
-              throw elf.error(s.offset(), "zlib data of section " + s.name()
-                  + " does not end after its declared " + declared + " bytes");
+              throw elf.error(
+                  s.offset(),
+                  "zlib data of section "
+                      + s.name()
+                      + " does not end after its declared "
+                      + declared
+                      + " bytes");
             }
             return out;
           }
@@ -48,31 +53,43 @@ final class Decompress {
         }
         if (n == 0 && pos < out.length) {
           // Room left, nothing produced, not finished: the input ran out or needs a dictionary.
-          throw elf.error(s.offset(), "zlib data of section " + s.name() + " is truncated after "
-              + pos + " of its declared " + declared + " bytes");
+          throw elf.error(
+              s.offset(),
+              "zlib data of section "
+                  + s.name()
+                  + " is truncated after "
+                  + pos
+                  + " of its declared "
+                  + declared
+                  + " bytes");
         }
       }
     } catch (DataFormatException e) {
-      throw elf.error(s.offset(), "corrupt zlib data in section " + s.name() + ": "
-          + e.getMessage(), e);
+      throw elf.error(
+          s.offset(), "corrupt zlib data in section " + s.name() + ": " + e.getMessage(), e);
     } finally {
       inflater.end();
     }
   }
 
-  static byte[] zstd(ElfFile elf, ElfSection s, ByteBuffer in, long declared)
-      throws IOException {
+  static byte[] zstd(ElfFile elf, ElfSection s, ByteBuffer in, long declared) throws IOException {
     try {
       return ZstdSection.decompress(elf, s, in, declared);
     } catch (NoClassDefFoundError e) {
-      throw new IOException(elf.path() + ": section " + s.name() + " is zstd-compressed, which"
-          + " needs com.github.luben:zstd-jni on the class path (Spark ships it)", e);
+      throw new IOException(
+          elf.path()
+              + ": section "
+              + s.name()
+              + " is zstd-compressed, which"
+              + " needs com.github.luben:zstd-jni on the class path (Spark ships it)",
+          e);
     }
   }
 
   /** Reads a zstd stream from {@code in} into exactly {@code declared} bytes. */
-  static byte[] readExactly(ElfFile elf, ElfSection s, InputStream in, long declared,
-      int compressedSize) throws IOException {
+  static byte[] readExactly(
+      ElfFile elf, ElfSection s, InputStream in, long declared, int compressedSize)
+      throws IOException {
     byte[] out = new byte[firstSize(declared, compressedSize)];
     int pos = 0;
     while (true) {
@@ -98,13 +115,15 @@ final class Decompress {
   }
 
   private static ElfFormatException tooLong(ElfFile elf, ElfSection s, long declared) {
-    return elf.error(s.offset(), "section " + s.name() + " decompresses to more than its declared "
-        + declared + " bytes");
+    return elf.error(
+        s.offset(),
+        "section " + s.name() + " decompresses to more than its declared " + declared + " bytes");
   }
 
   private static ElfFormatException tooShort(ElfFile elf, ElfSection s, long declared, int got) {
-    return elf.error(s.offset(), "section " + s.name() + " decompresses to " + got
-        + " bytes, not its declared " + declared);
+    return elf.error(
+        s.offset(),
+        "section " + s.name() + " decompresses to " + got + " bytes, not its declared " + declared);
   }
 
   /** An InputStream over a ByteBuffer (mapped file bytes), for stream decompressors. */

@@ -17,10 +17,10 @@ import java.util.OptionalLong;
 
 /**
  * An ELF file (32- or 64-bit, little- or big-endian) read through a {@link FileChannel}: the ELF
- * header, program headers and section headers are read when the file is opened (and checked
- * against the file's size); section contents are mapped on demand with {@link FileChannel#map}
- * (those of 64 KiB or less are copied to the heap instead, to spare a mapping), so files over 2 GiB
- * work as long as no single section that is asked for is over 2 GiB.
+ * header, program headers and section headers are read when the file is opened (and checked against
+ * the file's size); section contents are mapped on demand with {@link FileChannel#map} (those of 64
+ * KiB or less are copied to the heap instead, to spare a mapping), so files over 2 GiB work as long
+ * as no single section that is asked for is over 2 GiB.
  *
  * <p>Malformed or truncated files give an {@link ElfFormatException} naming the file and the byte
  * offset. Every count and size read from the file is checked against the file's size (and a fixed
@@ -37,6 +37,7 @@ public final class ElfFile implements Closeable {
 
   /** The most section headers accepted (extended numbering allows 2^32). */
   static final long MAX_SECTIONS = 1L << 21;
+
   /** The most program headers accepted (extended numbering allows 2^32). */
   static final long MAX_SEGMENTS = 1L << 16;
 
@@ -58,6 +59,7 @@ public final class ElfFile implements Closeable {
   private static final int NT_GNU_BUILD_ID = 3;
   private static final int ELFCOMPRESS_ZLIB = 1;
   private static final int ELFCOMPRESS_ZSTD = 2;
+
   /** Reads up to this size are copied to the heap; larger regions are mapped. */
   private static final int SMALL_READ = 64 * 1024;
 
@@ -72,8 +74,10 @@ public final class ElfFile implements Closeable {
   private final long shoff;
   private final int shentsize;
   private final List<ElfSegment> segments;
+
   /** p_align of each segment (same index as {@link #segments}); notes pad to it. */
   private final long[] segmentAligns;
+
   private final List<ElfSection> sections;
 
   private ElfFile(Path file, FileChannel channel) throws IOException {
@@ -82,7 +86,8 @@ public final class ElfFile implements Closeable {
     this.fileSize = channel.size();
 
     if (fileSize < 16) {
-      throw error(fileSize, "file of " + fileSize + " bytes is too short for an ELF identification");
+      throw error(
+          fileSize, "file of " + fileSize + " bytes is too short for an ELF identification");
     }
     ByteBuffer ident = readSmall(0, 16, "ELF identification");
     if (ident.get(0) != 0x7f || ident.get(1) != 'E' || ident.get(2) != 'L' || ident.get(3) != 'F') {
@@ -123,8 +128,11 @@ public final class ElfFile implements Closeable {
       if (shentsize < minShentsize) {
         throw error(is64 ? 58 : 46, "e_shentsize " + shentsize + " is less than " + minShentsize);
       }
-      ByteBuffer sh0 = readSmall(checkedRange(shoff, minShentsize, is64 ? 40 : 32,
-          "section header 0"), minShentsize, "section header 0");
+      ByteBuffer sh0 =
+          readSmall(
+              checkedRange(shoff, minShentsize, is64 ? 40 : 32, "section header 0"),
+              minShentsize,
+              "section header 0");
       if (eShnum == 0) {
         shnum = word(sh0, is64 ? 32 : 20);
       }
@@ -148,31 +156,59 @@ public final class ElfFile implements Closeable {
         throw error(is64 ? 54 : 42, "e_phentsize " + phentsize + " is less than " + minPhentsize);
       }
       if (phnum > MAX_SEGMENTS) {
-        throw error(is64 ? 56 : 44, phnum + " program headers, more than the " + MAX_SEGMENTS
-            + " accepted");
+        throw error(
+            is64 ? 56 : 44,
+            phnum + " program headers, more than the " + MAX_SEGMENTS + " accepted");
       }
-      ByteBuffer ph = region(checkedRange(phoff, phnum * phentsize, is64 ? 32 : 28,
-          "program header table of " + phnum + " entries"), phnum * phentsize,
-          "program header table");
+      ByteBuffer ph =
+          region(
+              checkedRange(
+                  phoff,
+                  phnum * phentsize,
+                  is64 ? 32 : 28,
+                  "program header table of " + phnum + " entries"),
+              phnum * phentsize,
+              "program header table");
       aligns = new long[(int) phnum];
       for (int i = 0; i < phnum; i++) {
         int at = i * phentsize;
         ElfSegment s;
         if (is64) {
-          s = new ElfSegment(ph.getInt(at), ph.getInt(at + 4), ph.getLong(at + 8),
-              ph.getLong(at + 16), ph.getLong(at + 32), ph.getLong(at + 40));
+          s =
+              new ElfSegment(
+                  ph.getInt(at),
+                  ph.getInt(at + 4),
+                  ph.getLong(at + 8),
+                  ph.getLong(at + 16),
+                  ph.getLong(at + 32),
+                  ph.getLong(at + 40));
           aligns[i] = ph.getLong(at + 48);
         } else {
-          s = new ElfSegment(ph.getInt(at), ph.getInt(at + 24), u32(ph, at + 4), u32(ph, at + 8),
-              u32(ph, at + 16), u32(ph, at + 20));
+          s =
+              new ElfSegment(
+                  ph.getInt(at),
+                  ph.getInt(at + 24),
+                  u32(ph, at + 4),
+                  u32(ph, at + 8),
+                  u32(ph, at + 16),
+                  u32(ph, at + 20));
           aligns[i] = u32(ph, at + 28);
         }
         long headerAt = phoff + at;
         if (s.filesz() != 0 && !fits(s.offset(), s.filesz())) {
-          throw error(headerAt, "program header " + i + " (type 0x" + Integer.toHexString(s.type())
-              + ") claims file bytes [0x" + Long.toHexString(s.offset()) + ", +0x"
-              + Long.toHexString(s.filesz()) + ") past the end of the file (" + fileSize
-              + " bytes)");
+          throw error(
+              headerAt,
+              "program header "
+                  + i
+                  + " (type 0x"
+                  + Integer.toHexString(s.type())
+                  + ") claims file bytes [0x"
+                  + Long.toHexString(s.offset())
+                  + ", +0x"
+                  + Long.toHexString(s.filesz())
+                  + ") past the end of the file ("
+                  + fileSize
+                  + " bytes)");
         }
         segs.add(s);
       }
@@ -184,12 +220,19 @@ public final class ElfFile implements Closeable {
     List<ElfSection> secs = new ArrayList<>();
     if (shnum != 0) {
       if (shnum > MAX_SECTIONS) {
-        throw error(eShnum == 0 ? shoff + (is64 ? 32 : 20) : (is64 ? 60 : 48), shnum
-            + " section headers, more than the " + MAX_SECTIONS + " accepted");
+        throw error(
+            eShnum == 0 ? shoff + (is64 ? 32 : 20) : (is64 ? 60 : 48),
+            shnum + " section headers, more than the " + MAX_SECTIONS + " accepted");
       }
-      ByteBuffer sh = region(checkedRange(shoff, shnum * shentsize, is64 ? 40 : 32,
-          "section header table of " + shnum + " entries"), shnum * shentsize,
-          "section header table");
+      ByteBuffer sh =
+          region(
+              checkedRange(
+                  shoff,
+                  shnum * shentsize,
+                  is64 ? 40 : 32,
+                  "section header table of " + shnum + " entries"),
+              shnum * shentsize,
+              "section header table");
       int n = (int) shnum;
       int[] nameOffsets = new int[n];
       long[] raw = new long[n * 9];
@@ -218,18 +261,39 @@ public final class ElfFile implements Closeable {
           raw[r + 8] = u32(sh, at + 36);
         }
         int stype = (int) raw[r];
-        if (i != 0 && stype != ElfSection.SHT_NULL && stype != ElfSection.SHT_NOBITS
+        if (i != 0
+            && stype != ElfSection.SHT_NULL
+            && stype != ElfSection.SHT_NOBITS
             && !fits(raw[r + 3], raw[r + 4])) {
-          throw error(shoff + at, "section header " + i + " claims file bytes [0x"
-              + Long.toHexString(raw[r + 3]) + ", +0x" + Long.toHexString(raw[r + 4])
-              + ") past the end of the file (" + fileSize + " bytes)");
+          throw error(
+              shoff + at,
+              "section header "
+                  + i
+                  + " claims file bytes [0x"
+                  + Long.toHexString(raw[r + 3])
+                  + ", +0x"
+                  + Long.toHexString(raw[r + 4])
+                  + ") past the end of the file ("
+                  + fileSize
+                  + " bytes)");
         }
       }
       String[] names = sectionNames(nameOffsets, raw, shstrndx, shstrndxAt);
       for (int i = 0; i < n; i++) {
         int r = i * 9;
-        secs.add(new ElfSection(i, names[i], (int) raw[r], raw[r + 1], raw[r + 2], raw[r + 3],
-            raw[r + 4], (int) raw[r + 5], (int) raw[r + 6], raw[r + 7], raw[r + 8]));
+        secs.add(
+            new ElfSection(
+                i,
+                names[i],
+                (int) raw[r],
+                raw[r + 1],
+                raw[r + 2],
+                raw[r + 3],
+                raw[r + 4],
+                (int) raw[r + 5],
+                (int) raw[r + 6],
+                raw[r + 7],
+                raw[r + 8]));
       }
     }
     sections = Collections.unmodifiableList(secs);
@@ -286,7 +350,9 @@ public final class ElfFile implements Closeable {
     return entry;
   }
 
-  /** The program headers, in file order; empty for files without them (objects, some debug files). */
+  /**
+   * The program headers, in file order; empty for files without them (objects, some debug files).
+   */
   public List<ElfSegment> segments() {
     return segments;
   }
@@ -308,9 +374,9 @@ public final class ElfFile implements Closeable {
 
   /**
    * The GNU build ID ({@code NT_GNU_BUILD_ID} note) as lowercase hex, as {@code readelf -n} prints
-   * it. Notes are read from the PT_NOTE segments; when none carries a build ID (files without program
-   * headers, such as objects and some debug files), from the SHT_NOTE sections,
-   * {@code .note.gnu.build-id} first.
+   * it. Notes are read from the PT_NOTE segments; when none carries a build ID (files without
+   * program headers, such as objects and some debug files), from the SHT_NOTE sections, {@code
+   * .note.gnu.build-id} first.
    */
   public Optional<String> buildId() throws IOException {
     for (int i = 0; i < segments.size(); i++) {
@@ -361,23 +427,25 @@ public final class ElfFile implements Closeable {
     }
     int crcAt = (nul + 1 + 3) & ~3;
     if (crcAt + 4 > b.limit()) {
-      throw error(s.offset() + crcAt, ".gnu_debuglink of " + b.limit()
-          + " bytes ends before its CRC-32 at " + crcAt);
+      throw error(
+          s.offset() + crcAt,
+          ".gnu_debuglink of " + b.limit() + " bytes ends before its CRC-32 at " + crcAt);
     }
     byte[] name = new byte[nul];
     b.get(0, name);
-    return Optional.of(new DebugLink(new String(name, StandardCharsets.UTF_8),
-        Integer.toUnsignedLong(b.getInt(crcAt))));
+    return Optional.of(
+        new DebugLink(
+            new String(name, StandardCharsets.UTF_8), Integer.toUnsignedLong(b.getInt(crcAt))));
   }
 
   /**
    * The link-time virtual address of a file offset, as pprof converts a profile's mapping-relative
-   * offset ({@code pc - mapping.start + mapping.offset}) before symbolizing (pprof's
-   * {@code internal/elfexec} {@code GetBase}; see shared/notes/symbols.md): the executable PT_LOAD
-   * segment holding the offset ({@code p_offset <= F < p_offset + p_filesz}, segments with no file
-   * bytes skipped) gives {@code F - p_offset + p_vaddr}; when no executable one holds it, another
-   * PT_LOAD that does; a file with no PT_LOAD at all (a relocatable object) gives {@code F} itself.
-   * Offsets and addresses are only equal by chance of the layout (GNU ld PIEs and shared libraries);
+   * offset ({@code pc - mapping.start + mapping.offset}) before symbolizing (pprof's {@code
+   * internal/elfexec} {@code GetBase}; see shared/notes/symbols.md): the executable PT_LOAD segment
+   * holding the offset ({@code p_offset <= F < p_offset + p_filesz}, segments with no file bytes
+   * skipped) gives {@code F - p_offset + p_vaddr}; when no executable one holds it, another PT_LOAD
+   * that does; a file with no PT_LOAD at all (a relocatable object) gives {@code F} itself. Offsets
+   * and addresses are only equal by chance of the layout (GNU ld PIEs and shared libraries);
    * non-PIE executables ({@code 0x4011b0} for offset {@code 0x11b0}) and lld output differ.
    *
    * @return the address, or empty when PT_LOAD segments exist but none holds the offset
@@ -433,8 +501,12 @@ public final class ElfFile implements Closeable {
     if (s.isCompressed()) {
       return decompress(s, raw);
     }
-    if (s.name().startsWith(".zdebug") && raw.limit() >= 12 && raw.get(0) == 'Z'
-        && raw.get(1) == 'L' && raw.get(2) == 'I' && raw.get(3) == 'B') {
+    if (s.name().startsWith(".zdebug")
+        && raw.limit() >= 12
+        && raw.get(0) == 'Z'
+        && raw.get(1) == 'L'
+        && raw.get(2) == 'I'
+        && raw.get(3) == 'B') {
       long declared = raw.order(ByteOrder.BIG_ENDIAN).getLong(4);
       raw.order(order);
       checkDeclared(s, declared, s.offset() + 4);
@@ -446,8 +518,15 @@ public final class ElfFile implements Closeable {
   /** The section's bytes as stored in the file (compressed sections not decompressed). */
   ByteBuffer rawSectionData(ElfSection s) throws IOException {
     if (s.size() > Integer.MAX_VALUE) {
-      throw new IOException(file + ": section " + s.index() + " (" + s.name() + ") is "
-          + Long.toUnsignedString(s.size()) + " bytes; sections over 2 GiB are not supported");
+      throw new IOException(
+          file
+              + ": section "
+              + s.index()
+              + " ("
+              + s.name()
+              + ") is "
+              + Long.toUnsignedString(s.size())
+              + " bytes; sections over 2 GiB are not supported");
     }
     return region(s.offset(), s.size(), "section " + s.name());
   }
@@ -480,8 +559,15 @@ public final class ElfFile implements Closeable {
   private ByteBuffer decompress(ElfSection s, ByteBuffer raw) throws IOException {
     int headerSize = is64 ? 24 : 12;
     if (raw.limit() < headerSize) {
-      throw error(s.offset(), "compressed section " + s.name() + " of " + raw.limit()
-          + " bytes is shorter than its " + headerSize + "-byte compression header");
+      throw error(
+          s.offset(),
+          "compressed section "
+              + s.name()
+              + " of "
+              + raw.limit()
+              + " bytes is shorter than its "
+              + headerSize
+              + "-byte compression header");
     }
     int chType = raw.getInt(0);
     long declared = is64 ? raw.getLong(8) : u32(raw, 4);
@@ -493,17 +579,27 @@ public final class ElfFile implements Closeable {
     } else if (chType == ELFCOMPRESS_ZSTD) {
       out = Decompress.zstd(this, s, body, declared);
     } else {
-      throw error(s.offset(), "section " + s.name() + " has unknown compression type " + chType
-          + " (1 = zlib, 2 = zstd)");
+      throw error(
+          s.offset(),
+          "section "
+              + s.name()
+              + " has unknown compression type "
+              + chType
+              + " (1 = zlib, 2 = zstd)");
     }
     return readOnly(out);
   }
 
   private void checkDeclared(ElfSection s, long declared, long at) throws ElfFormatException {
     if (declared < 0 || declared > MAX_DECOMPRESSED_SIZE) {
-      throw error(at, "compressed section " + s.name() + " declares "
-          + Long.toUnsignedString(declared) + " decompressed bytes, over the limit of "
-          + MAX_DECOMPRESSED_SIZE);
+      throw error(
+          at,
+          "compressed section "
+              + s.name()
+              + " declares "
+              + Long.toUnsignedString(declared)
+              + " decompressed bytes, over the limit of "
+              + MAX_DECOMPRESSED_SIZE);
     }
   }
 
@@ -529,11 +625,21 @@ public final class ElfFile implements Closeable {
       long descAt = roundUp(nameAt + namesz, pad);
       long next = roundUp(descAt + descsz, pad);
       if (descAt + descsz > size) {
-        throw error(offset + pos, "note of name size " + namesz + " and descriptor size " + descsz
-            + " runs past the end of its " + size + "-byte note area");
+        throw error(
+            offset + pos,
+            "note of name size "
+                + namesz
+                + " and descriptor size "
+                + descsz
+                + " runs past the end of its "
+                + size
+                + "-byte note area");
       }
-      if (ntype == NT_GNU_BUILD_ID && namesz == 4 && b.get((int) nameAt) == 'G'
-          && b.get((int) nameAt + 1) == 'N' && b.get((int) nameAt + 2) == 'U'
+      if (ntype == NT_GNU_BUILD_ID
+          && namesz == 4
+          && b.get((int) nameAt) == 'G'
+          && b.get((int) nameAt + 1) == 'N'
+          && b.get((int) nameAt + 2) == 'U'
           && b.get((int) nameAt + 3) == 0) {
         byte[] desc = new byte[(int) descsz];
         b.get((int) descAt, desc);
@@ -557,21 +663,29 @@ public final class ElfFile implements Closeable {
       return names;
     }
     if (shstrndx >= n) {
-      throw error(shstrndxAt, "section name string table index " + shstrndx
-          + " is out of range (" + n + " sections)");
+      throw error(
+          shstrndxAt,
+          "section name string table index " + shstrndx + " is out of range (" + n + " sections)");
     }
     int r = (int) shstrndx * 9;
     if (raw[r] == ElfSection.SHT_NOBITS || raw[r + 4] > Integer.MAX_VALUE) {
-      throw error(sectionHeaderOffset((int) shstrndx, 0), "section name string table (section "
-          + shstrndx + ") has no usable contents");
+      throw error(
+          sectionHeaderOffset((int) shstrndx, 0),
+          "section name string table (section " + shstrndx + ") has no usable contents");
     }
     ByteBuffer strtab = region(raw[r + 3], raw[r + 4], "section name string table");
     int[] starts = nameOffsets.clone();
     for (int i = 0; i < n; i++) {
       if (Integer.toUnsignedLong(starts[i]) >= strtab.limit() && !(i == 0 && starts[i] == 0)) {
-        throw error(sectionHeaderOffset(i, 0), "section " + i + "'s name offset "
-            + Integer.toUnsignedString(starts[i]) + " is outside the " + strtab.limit()
-            + "-byte section name string table");
+        throw error(
+            sectionHeaderOffset(i, 0),
+            "section "
+                + i
+                + "'s name offset "
+                + Integer.toUnsignedString(starts[i])
+                + " is outside the "
+                + strtab.limit()
+                + "-byte section name string table");
       }
     }
     int[] distinct = StringTables.sortedDistinct(starts);
@@ -583,8 +697,9 @@ public final class ElfFile implements Closeable {
       }
       int k = java.util.Arrays.binarySearch(distinct, starts[i]);
       if (ends[k] < 0) {
-        throw error(raw[r + 3] + starts[i], "section " + i
-            + "'s name is not NUL-terminated in the section name string table");
+        throw error(
+            raw[r + 3] + starts[i],
+            "section " + i + "'s name is not NUL-terminated in the section name string table");
       }
       names[i] = StringTables.decode(strtab, starts[i], ends[k]);
     }
@@ -599,17 +714,25 @@ public final class ElfFile implements Closeable {
   private long checkedRange(long offset, long length, long fieldAt, String what)
       throws ElfFormatException {
     if (!fits(offset, length)) {
-      throw error(fieldAt, what + " at 0x" + Long.toHexString(offset) + " (0x"
-          + Long.toHexString(length) + " bytes) runs past the end of the file (" + fileSize
-          + " bytes)");
+      throw error(
+          fieldAt,
+          what
+              + " at 0x"
+              + Long.toHexString(offset)
+              + " (0x"
+              + Long.toHexString(length)
+              + " bytes) runs past the end of the file ("
+              + fileSize
+              + " bytes)");
     }
     return offset;
   }
 
   private ByteBuffer readSmall(long offset, int length, String what) throws IOException {
     if (!fits(offset, length)) {
-      throw error(Math.min(Math.max(offset, 0), fileSize), what + " of " + length
-          + " bytes runs past the end of the file (" + fileSize + " bytes)");
+      throw error(
+          Math.min(Math.max(offset, 0), fileSize),
+          what + " of " + length + " bytes runs past the end of the file (" + fileSize + " bytes)");
     }
     ByteBuffer b = ByteBuffer.allocate(length);
     long pos = offset;
@@ -626,12 +749,25 @@ public final class ElfFile implements Closeable {
   /** A read-only view of file bytes, heap-copied when small and mapped otherwise. */
   private ByteBuffer region(long offset, long length, String what) throws IOException {
     if (!fits(offset, length)) {
-      throw error(Math.max(offset, 0), what + " (0x" + Long.toHexString(length)
-          + " bytes) runs past the end of the file (" + fileSize + " bytes)");
+      throw error(
+          Math.max(offset, 0),
+          what
+              + " (0x"
+              + Long.toHexString(length)
+              + " bytes) runs past the end of the file ("
+              + fileSize
+              + " bytes)");
     }
     if (length > Integer.MAX_VALUE) {
-      throw new IOException(file + ": " + what + " at byte offset " + offset + " is "
-          + length + " bytes; regions over 2 GiB are not supported");
+      throw new IOException(
+          file
+              + ": "
+              + what
+              + " at byte offset "
+              + offset
+              + " is "
+              + length
+              + " bytes; regions over 2 GiB are not supported");
     }
     if (length <= SMALL_READ) {
       return readSmall(offset, (int) length, what).asReadOnlyBuffer().order(order);

@@ -5,8 +5,8 @@ import java.nio.file.Path;
 
 /**
  * An ELF file that is malformed, truncated or lies about its own layout. The message names the file
- * and the byte offset (from the start of the file) of the field or the data that is wrong, so that a
- * bad binary in a fleet-wide job can be found and inspected with {@code readelf} or {@code xxd}.
+ * and the byte offset (from the start of the file) of the field or the data that is wrong, so that
+ * a bad binary in a fleet-wide job can be found and inspected with {@code readelf} or {@code xxd}.
  */
 public class ElfFormatException extends IOException {
   private static final long serialVersionUID = 1L;
@@ -24,7 +24,8 @@ public class ElfFormatException extends IOException {
   }
 
   public ElfFormatException(Path file, long offset, String detail, Throwable cause) {
-    super(file + ": at byte offset " + offset + " (0x" + Long.toHexString(offset) + "): " + detail,
+    super(
+        file + ": at byte offset " + offset + " (0x" + Long.toHexString(offset) + "): " + detail,
         cause);
     this.file = file;
     this.offset = offset;

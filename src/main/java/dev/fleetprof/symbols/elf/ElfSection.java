@@ -18,8 +18,18 @@ package dev.fleetprof.symbols.elf;
  * @param addralign {@code sh_addralign}
  * @param entsize {@code sh_entsize}
  */
-public record ElfSection(int index, String name, int type, long flags, long addr, long offset,
-    long size, int link, int info, long addralign, long entsize) {
+public record ElfSection(
+    int index,
+    String name,
+    int type,
+    long flags,
+    long addr,
+    long offset,
+    long size,
+    int link,
+    int info,
+    long addralign,
+    long entsize) {
   public static final int SHT_NULL = 0;
   public static final int SHT_PROGBITS = 1;
   public static final int SHT_SYMTAB = 2;
@@ -55,7 +65,8 @@ public record ElfSection(int index, String name, int type, long flags, long addr
 
   /** Whether the section's addresses {@code [addr, addr + size)} hold {@code vaddr}. */
   public boolean holdsAddress(long vaddr) {
-    return size != 0 && Long.compareUnsigned(vaddr, addr) >= 0
+    return size != 0
+        && Long.compareUnsigned(vaddr, addr) >= 0
         && Long.compareUnsigned(vaddr - addr, size) < 0;
   }
 }

@@ -34,7 +34,8 @@ public record ElfSegment(int type, int flags, long offset, long vaddr, long file
 
   /** Whether the file bytes {@code [offset, offset + filesz)} hold {@code fileOffset}. */
   public boolean holdsFileOffset(long fileOffset) {
-    return filesz != 0 && Long.compareUnsigned(fileOffset, offset) >= 0
+    return filesz != 0
+        && Long.compareUnsigned(fileOffset, offset) >= 0
         && Long.compareUnsigned(fileOffset - offset, filesz) < 0;
   }
 }

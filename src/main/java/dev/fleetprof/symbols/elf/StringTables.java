@@ -22,10 +22,10 @@ final class StringTables {
   }
 
   /**
-   * For each of the sorted distinct {@code starts} (each inside {@code table}), the index of the NUL
-   * that ends the string there, or -1 when the table ends first. Scanning from the last start down,
-   * each byte is looked at once: a string that reaches the next start ends where that one does.
-   * (Scanning every start to its NUL would be quadratic for a table that lies.)
+   * For each of the sorted distinct {@code starts} (each inside {@code table}), the index of the
+   * NUL that ends the string there, or -1 when the table ends first. Scanning from the last start
+   * down, each byte is looked at once: a string that reaches the next start ends where that one
+   * does. (Scanning every start to its NUL would be quadratic for a table that lies.)
    */
   static int[] terminators(ByteBuffer table, int[] starts) {
     int n = starts.length;

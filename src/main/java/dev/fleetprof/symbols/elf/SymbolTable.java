@@ -11,18 +11,20 @@ import java.util.Optional;
 
 /**
  * The function symbols of one binary, for finding the function an address belongs to when there is
- * no DWARF: {@link #lookup(long)} returns the symbol GNU {@code addr2line -f} (binutils 2.40) names.
- * Built once per binary ({@link #read(ElfFile)}); immutable and thread-safe afterwards; holds no
- * reference to the file.
+ * no DWARF: {@link #lookup(long)} returns the symbol GNU {@code addr2line -f} (binutils 2.40)
+ * names. Built once per binary ({@link #read(ElfFile)}); immutable and thread-safe afterwards;
+ * holds no reference to the file.
  *
  * <h2>Which table</h2>
+ *
  * {@code .symtab}, or {@code .dynsym} when there is no {@code .symtab} (or it holds no symbol), as
- * {@code addr2line} does. The two are not merged: a binary with {@code .symtab} has every
- * {@code .dynsym} function in it too (under the same names), and a merge would change which of two
- * aliases wins and so disagree with {@code addr2line}.
+ * {@code addr2line} does. The two are not merged: a binary with {@code .symtab} has every {@code
+ * .dynsym} function in it too (under the same names), and a merge would change which of two aliases
+ * wins and so disagree with {@code addr2line}.
  *
  * <h2>Which symbol (bfd's {@code _bfd_elf_find_function} and {@code _bfd_elf_maybe_function_sym},
  * binutils 2.40)</h2>
+ *
  * <ul>
  *   <li>The address is looked up in the first allocated section (in section header order) whose
  *       {@code [sh_addr, sh_addr + sh_size)} holds it and that has a candidate symbol at or below
@@ -34,23 +36,25 @@ import java.util.Optional;
  *       plugin emits, which bfd skips. Not objects, TLS, sections, files, common or undefined and
  *       absolute symbols. bfd also counts {@code STT_NOTYPE} symbols in data sections; this table
  *       leaves them out (it is for code addresses), the one place it departs from addr2line.
- *   <li>The candidate with the highest address at or below the address wins, whatever its size:
- *       an address past a symbol's end (padding between functions, code of a function whose
- *       symbol was stripped) still gets the closest symbol below it, as addr2line prints it.
- *       {@link ElfSymbol#size()} lets a caller that wants stricter bounds check them.
- *   <li>Among candidates at the same address (aliases such as {@code __libc_malloc} and
- *       {@code malloc}), the largest size wins (a size of 0 counts as 1), and among equal sizes the
- *       first in symbol table order.
+ *   <li>The candidate with the highest address at or below the address wins, whatever its size: an
+ *       address past a symbol's end (padding between functions, code of a function whose symbol was
+ *       stripped) still gets the closest symbol below it, as addr2line prints it. {@link
+ *       ElfSymbol#size()} lets a caller that wants stricter bounds check them.
+ *   <li>Among candidates at the same address (aliases such as {@code __libc_malloc} and {@code
+ *       malloc}), the largest size wins (a size of 0 counts as 1), and among equal sizes the first
+ *       in symbol table order.
  *   <li>A winning symbol with an empty name gives no name, as addr2line prints {@code ??}.
  *   <li>Its file ({@link ElfSymbol#file()}) is bfd's {@code STT_FILE} attribution, what addr2line
  *       prints as the file of an address no DWARF knows.
  * </ul>
+ *
  * One bfd quirk is not reproduced: bfd caches the last function found and answers any later address
  * inside its {@code [value, value + size)} from the cache, even when a symbol defined inside that
  * range (a local label) would be closer. Results here do not depend on the order of lookups; they
  * equal addr2line's when it is given addresses in descending order, where the cache cannot err.
  *
  * <h2>Memory</h2>
+ *
  * Parallel primitive arrays (8 + 8 + 4 + 4 bytes per symbol) and one byte array holding each
  * distinct name (and file name) once: about 24 bytes plus the name per function, and no object per
  * symbol.
@@ -71,26 +75,45 @@ public final class SymbolTable {
 
   private final String source;
   private final boolean relocatable;
+
   /** Allocated sections with a size, sorted by (address, header index): "ranks". */
   private final long[] rankAddr;
+
   private final long[] rankSize;
   private final int[] rankIndex;
-  /** The highest section end among ranks 0..r (unsigned); lets lookups find overlapping sections. */
+
+  /**
+   * The highest section end among ranks 0..r (unsigned); lets lookups find overlapping sections.
+   */
   private final long[] rankMaxEnd;
+
   /** Symbols of rank r are [rankFrom[r], rankFrom[r + 1]). */
   private final int[] rankFrom;
+
   /** Per symbol, sorted by (rank, offset): st_value - sh_addr (st_value in relocatable files). */
   private final long[] offsets;
+
   private final long[] sizes;
   private final int[] nameStarts;
+
   /** Per symbol, where its STT_FILE attribution's name starts in {@link #names}, or -1. */
   private final int[] fileStarts;
+
   /** NUL-terminated names. */
   private final byte[] names;
 
-  private SymbolTable(String source, boolean relocatable, long[] rankAddr, long[] rankSize,
-      int[] rankIndex, int[] rankFrom, long[] offsets, long[] sizes, int[] nameStarts,
-      int[] fileStarts, byte[] names) {
+  private SymbolTable(
+      String source,
+      boolean relocatable,
+      long[] rankAddr,
+      long[] rankSize,
+      int[] rankIndex,
+      int[] rankFrom,
+      long[] offsets,
+      long[] sizes,
+      int[] nameStarts,
+      int[] fileStarts,
+      byte[] names) {
     this.source = source;
     this.relocatable = relocatable;
     this.rankAddr = rankAddr;
@@ -141,10 +164,11 @@ public final class SymbolTable {
         alloc.add(s);
       }
     }
-    alloc.sort((a, b) -> {
-      int c = Long.compareUnsigned(a.addr(), b.addr());
-      return c != 0 ? c : Integer.compare(a.index(), b.index());
-    });
+    alloc.sort(
+        (a, b) -> {
+          int c = Long.compareUnsigned(a.addr(), b.addr());
+          return c != 0 ? c : Integer.compare(a.index(), b.index());
+        });
     int ranks = alloc.size();
     long[] rankAddr = new long[ranks];
     long[] rankSize = new long[ranks];
@@ -159,11 +183,21 @@ public final class SymbolTable {
       rankOfSection[s.index()] = r;
     }
     if (chosen == null) {
-      return new SymbolTable("none", relocatable, rankAddr, rankSize, rankIndex,
-          new int[ranks + 1], new long[0], new long[0], new int[0], new int[0], new byte[0]);
+      return new SymbolTable(
+          "none",
+          relocatable,
+          rankAddr,
+          rankSize,
+          rankIndex,
+          new int[ranks + 1],
+          new long[0],
+          new long[0],
+          new int[0],
+          new int[0],
+          new byte[0]);
     }
-    return new Reader(elf, chosen, relocatable, rankOfSection, rankAddr).read(rankAddr, rankSize,
-        rankIndex);
+    return new Reader(elf, chosen, relocatable, rankOfSection, rankAddr)
+        .read(rankAddr, rankSize, rankIndex);
   }
 
   /**
@@ -213,9 +247,10 @@ public final class SymbolTable {
    * this table.
    */
   public FunctionSymbols functionSymbols() {
-    return vaddr -> lookup(vaddr)
-        .map(s -> new FunctionSymbols.Symbol(s.name(), s.value(), s.file()))
-        .orElse(null);
+    return vaddr ->
+        lookup(vaddr)
+            .map(s -> new FunctionSymbols.Symbol(s.name(), s.value(), s.file()))
+            .orElse(null);
   }
 
   /** The number of symbols kept (after aliases at one address are reduced to the one that wins). */
@@ -230,8 +265,12 @@ public final class SymbolTable {
 
   /** Approximate heap bytes held by this table's arrays. */
   public long retainedBytes() {
-    return 8L * offsets.length + 8L * sizes.length + 4L * nameStarts.length
-        + 4L * fileStarts.length + names.length + 32L * rankAddr.length;
+    return 8L * offsets.length
+        + 8L * sizes.length
+        + 4L * nameStarts.length
+        + 4L * fileStarts.length
+        + names.length
+        + 32L * rankAddr.length;
   }
 
   // ---- lookup internals ----
@@ -274,8 +313,8 @@ public final class SymbolTable {
   }
 
   /**
-   * The symbol for vaddr among rank r's symbols; when there is none, empty if {@code last} (no other
-   * section to try) and null otherwise.
+   * The symbol for vaddr among rank r's symbols; when there is none, empty if {@code last} (no
+   * other section to try) and null otherwise.
    */
   private Optional<ElfSymbol> lookupIn(int r, long vaddr, boolean last) {
     long offset = vaddr - rankAddr[r]; // bfd's offset in the section
@@ -322,8 +361,8 @@ public final class SymbolTable {
     private ByteBuffer symbols;
     private ByteBuffer shndxTable;
 
-    Reader(ElfFile elf, ElfSection table, boolean relocatable, int[] rankOfSection,
-        long[] rankAddr) {
+    Reader(
+        ElfFile elf, ElfSection table, boolean relocatable, int[] rankOfSection, long[] rankAddr) {
       this.elf = elf;
       this.table = table;
       this.relocatable = relocatable;
@@ -335,15 +374,21 @@ public final class SymbolTable {
     SymbolTable read(long[] ranksAddr, long[] rankSize, int[] rankIndex) throws IOException {
       List<ElfSection> sections = elf.sections();
       if (table.link() <= 0 || table.link() >= sections.size()) {
-        throw elf.error(elf.sectionHeaderOffset(table.index(), elf.is64() ? 40 : 24),
-            table.name() + "'s string table index " + Integer.toUnsignedString(table.link())
-                + " is out of range (" + sections.size() + " sections)");
+        throw elf.error(
+            elf.sectionHeaderOffset(table.index(), elf.is64() ? 40 : 24),
+            table.name()
+                + "'s string table index "
+                + Integer.toUnsignedString(table.link())
+                + " is out of range ("
+                + sections.size()
+                + " sections)");
       }
       ElfSection strSection = sections.get(table.link());
       ByteBuffer strtab = strSection.isNobits() ? null : elf.rawSectionData(strSection);
       if (strtab == null) {
-        throw elf.error(elf.sectionHeaderOffset(strSection.index(), 0), "string table "
-            + strSection.name() + " of " + table.name() + " has no contents");
+        throw elf.error(
+            elf.sectionHeaderOffset(strSection.index(), 0),
+            "string table " + strSection.name() + " of " + table.name() + " has no contents");
       }
       symbols = elf.rawSectionData(table);
       for (ElfSection s : sections) {
@@ -389,8 +434,8 @@ public final class SymbolTable {
         size[k] = elf.is64() ? symbols.getLong(at + 16) : ElfFile.u32(symbols, at + 8);
         nameOff[k] = nameOffset(i, strtab);
         boolean local = bind(i) == STB_LOCAL;
-        fileOff[k] = lastFile > 0 && (local || !fileAfterSymbol) ? nameOffset(lastFile, strtab)
-            : -1;
+        fileOff[k] =
+            lastFile > 0 && (local || !fileAfterSymbol) ? nameOffset(lastFile, strtab) : -1;
         k++;
       }
 
@@ -399,16 +444,21 @@ public final class SymbolTable {
       for (int i = 0; i < kept; i++) {
         perm[i] = i;
       }
-      mergeSort(perm, new int[kept], 0, kept, (a, b) -> {
-        if (rank[a] != rank[b]) {
-          return Integer.compare(rank[a], rank[b]);
-        }
-        int c = Long.compareUnsigned(offs[a], offs[b]);
-        if (c != 0) {
-          return c;
-        }
-        return Long.compareUnsigned(effective(size[b]), effective(size[a]));
-      });
+      mergeSort(
+          perm,
+          new int[kept],
+          0,
+          kept,
+          (a, b) -> {
+            if (rank[a] != rank[b]) {
+              return Integer.compare(rank[a], rank[b]);
+            }
+            int c = Long.compareUnsigned(offs[a], offs[b]);
+            if (c != 0) {
+              return c;
+            }
+            return Long.compareUnsigned(effective(size[b]), effective(size[a]));
+          });
       // Keep the first (the winner) of each (rank, offset).
       int n = 0;
       for (int i = 0; i < kept; i++) {
@@ -439,9 +489,18 @@ public final class SymbolTable {
         rankFrom[r + 1] += rankFrom[r];
       }
       byte[] nameStore = storeNames(strtab, strSection, outNames, outFiles);
-      return new SymbolTable(table.type() == ElfSection.SHT_SYMTAB ? ".symtab" : ".dynsym",
-          relocatable, ranksAddr, rankSize, rankIndex,
-          rankFrom, outOffsets, outSizes, outNames, outFiles, nameStore);
+      return new SymbolTable(
+          table.type() == ElfSection.SHT_SYMTAB ? ".symtab" : ".dynsym",
+          relocatable,
+          ranksAddr,
+          rankSize,
+          rankIndex,
+          rankFrom,
+          outOffsets,
+          outSizes,
+          outNames,
+          outFiles,
+          nameStore);
     }
 
     /** Symbol i's name offset, checked to lie inside the string table. */
@@ -449,8 +508,16 @@ public final class SymbolTable {
       int at = i * entsize;
       long nameAt = ElfFile.u32(symbols, at);
       if (nameAt >= strtab.limit()) {
-        throw elf.error(table.offset() + at, table.name() + " symbol " + i + "'s name offset "
-            + nameAt + " is outside its " + strtab.limit() + "-byte string table");
+        throw elf.error(
+            table.offset() + at,
+            table.name()
+                + " symbol "
+                + i
+                + "'s name offset "
+                + nameAt
+                + " is outside its "
+                + strtab.limit()
+                + "-byte string table");
       }
       return (int) nameAt;
     }
@@ -487,8 +554,12 @@ public final class SymbolTable {
       long index = shndx;
       if (shndx == ElfFile.SHN_XINDEX) {
         if (shndxTable == null || (long) i * 4 + 4 > shndxTable.limit()) {
-          throw elf.error(table.offset() + at, table.name() + " symbol " + i
-              + " uses SHN_XINDEX but there is no SHT_SYMTAB_SHNDX entry for it");
+          throw elf.error(
+              table.offset() + at,
+              table.name()
+                  + " symbol "
+                  + i
+                  + " uses SHN_XINDEX but there is no SHT_SYMTAB_SHNDX entry for it");
         }
         index = ElfFile.u32(shndxTable, i * 4);
       } else if (shndx == ElfFile.SHN_UNDEF || shndx >= ElfFile.SHN_LORESERVE) {
@@ -506,8 +577,7 @@ public final class SymbolTable {
           return -1;
         }
         long size = elf.is64() ? symbols.getLong(at + 16) : ElfFile.u32(symbols, at + 8);
-        if (type == STT_NOTYPE && size == 0 && bind == STB_LOCAL
-            && (other & 3) == STV_HIDDEN) {
+        if (type == STT_NOTYPE && size == 0 && bind == STB_LOCAL && (other & 3) == STV_HIDDEN) {
           return -1; // annobin markers, which bfd does not take for functions
         }
       }
@@ -520,8 +590,9 @@ public final class SymbolTable {
      * table (the linker merges suffixes) could need more room than the table; then the table itself
      * is copied, so the store never exceeds the string table's size.
      */
-    private byte[] storeNames(ByteBuffer strtab, ElfSection strSection, int[] nameOffsets,
-        int[] fileOffsets) throws ElfFormatException {
+    private byte[] storeNames(
+        ByteBuffer strtab, ElfSection strSection, int[] nameOffsets, int[] fileOffsets)
+        throws ElfFormatException {
       int[] offsets = Arrays.copyOf(nameOffsets, nameOffsets.length + fileOffsets.length);
       System.arraycopy(fileOffsets, 0, offsets, nameOffsets.length, fileOffsets.length);
       int[] distinct = StringTables.sortedDistinct(offsets);
@@ -532,8 +603,12 @@ public final class SymbolTable {
       long total = 0;
       for (int i = 0; i < distinct.length; i++) {
         if (ends[i] < 0) {
-          throw elf.error(strSection.offset() + distinct[i], "symbol name at string table offset "
-              + distinct[i] + " is not NUL-terminated in " + strSection.name());
+          throw elf.error(
+              strSection.offset() + distinct[i],
+              "symbol name at string table offset "
+                  + distinct[i]
+                  + " is not NUL-terminated in "
+                  + strSection.name());
         }
         total += ends[i] - distinct[i] + 1;
       }

@@ -20,8 +20,8 @@ final class ZstdSection {
     } catch (ElfFormatException e) {
       throw e;
     } catch (IOException e) {
-      throw elf.error(s.offset(), "corrupt zstd data in section " + s.name() + ": "
-          + e.getMessage(), e);
+      throw elf.error(
+          s.offset(), "corrupt zstd data in section " + s.name() + ": " + e.getMessage(), e);
     }
   }
 }

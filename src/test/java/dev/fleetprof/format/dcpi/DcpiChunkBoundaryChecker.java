@@ -6,48 +6,51 @@ import java.io.IOException;
 import java.io.InputStream;
 
 /**
- * Decides, from the bytes around a position inside a major-version-0 binary part, whether a chunk starts
- * there. It is test code: DCPI files are never split (one partition per file), and this checker is
- * kept only for {@link DcpiChunkBoundaryCheckerTest}, the measurement of what record-aligned splitting
- * of DCPI files could achieve and why it is not done. Positions are relative to {@link
- * DcpiHeader#binaryStart()}. Every test is a necessary condition of a valid file (one {@link
- * DcpiProfileReader} accepts), so a true chunk start is never answered {@link Verdict#NOT_START} (no
- * false negatives by construction). The converse does not hold: nothing in the format marks a chunk
- * start and counts are free 32-bit values, so a run of counts can spell a chain of chunks, including a
- * fake previous chunk; {@code DcpiChunkBoundaryCheckerTest.aCraftedChunkFoolsTheChecker} builds a valid
- * file where this checker answers {@link Verdict#START} inside a chunk. On the sample files it makes no
- * mistake at any position (see that test), but splitting on its verdict would only be safe if each
- * split's reader confirmed that the previous split's last chunk ends exactly where it starts, which
- * nothing implements.
+ * Decides, from the bytes around a position inside a major-version-0 binary part, whether a chunk
+ * starts there. It is test code: DCPI files are never split (one partition per file), and this
+ * checker is kept only for {@link DcpiChunkBoundaryCheckerTest}, the measurement of what
+ * record-aligned splitting of DCPI files could achieve and why it is not done. Positions are
+ * relative to {@link DcpiHeader#binaryStart()}. Every test is a necessary condition of a valid file
+ * (one {@link DcpiProfileReader} accepts), so a true chunk start is never answered {@link
+ * Verdict#NOT_START} (no false negatives by construction). The converse does not hold: nothing in
+ * the format marks a chunk start and counts are free 32-bit values, so a run of counts can spell a
+ * chain of chunks, including a fake previous chunk; {@code
+ * DcpiChunkBoundaryCheckerTest.aCraftedChunkFoolsTheChecker} builds a valid file where this checker
+ * answers {@link Verdict#START} inside a chunk. On the sample files it makes no mistake at any
+ * position (see that test), but splitting on its verdict would only be safe if each split's reader
+ * confirmed that the previous split's last chunk ends exactly where it starts, which nothing
+ * implements.
  *
- * <p><b>Forward.</b> At position {@code p} (binary part of {@code B} bytes, footer at {@code F = B - 8}),
- * with {@code stride} = offset units per instruction (4 for {@code BYTES}, 1 for {@code INSTRUCTIONS}),
- * up to {@code maxChunks} consecutive candidate chunks {@code (offset, number)} are read; rejected when
+ * <p><b>Forward.</b> At position {@code p} (binary part of {@code B} bytes, footer at {@code F = B
+ * - 8}), with {@code stride} = offset units per instruction (4 for {@code BYTES}, 1 for {@code
+ * INSTRUCTIONS}), up to {@code maxChunks} consecutive candidate chunks {@code (offset, number)} are
+ * read; rejected when
  *
  * <ol>
- *   <li>{@code p} is not a multiple of 4, or is 4 or 8 (the bytes before a chunk are whole chunks of at
- *       least 12 bytes each), or {@code p >= F};
+ *   <li>{@code p} is not a multiple of 4, or is 4 or 8 (the bytes before a chunk are whole chunks
+ *       of at least 12 bytes each), or {@code p >= F};
  *   <li>{@code number == 0}, or the counts do not fit before the footer;
  *   <li>under {@code BYTES}, {@code offset} is not a multiple of 4;
  *   <li>first candidate: {@code offset < stride * minAddresses(p)}, {@code minAddresses(r) = (r - 8
  *       floor(r/12)) / 4} being the fewest addresses {@code r} bytes of whole chunks can cover (the
  *       chunks before {@code p} cover at least that many, in increasing disjoint ranges); later
  *       candidates: {@code offset} below the end of the previous candidate's range;
- *   <li>the range end in bytes plus {@code 4 * minAddresses(r)} exceeds {@code tsize}, {@code r} being
- *       the bytes between the candidate's end and the footer (the chunks that must follow need room in
- *       the text), or {@code r} is 4 or 8.
+ *   <li>the range end in bytes plus {@code 4 * minAddresses(r)} exceeds {@code tsize}, {@code r}
+ *       being the bytes between the candidate's end and the footer (the chunks that must follow
+ *       need room in the text), or {@code r} is 4 or 8.
  * </ol>
  *
- * The chain passes when a candidate ends exactly at the footer or {@code maxChunks} candidates passed.
- * The forward part reads {@code 8 * maxChunks} bytes (counts are skipped).
+ * The chain passes when a candidate ends exactly at the footer or {@code maxChunks} candidates
+ * passed. The forward part reads {@code 8 * maxChunks} bytes (counts are skipped).
  *
- * <p><b>Backward.</b> For {@code p > 0}, the chunk before {@code p} must end exactly at {@code p}: the
- * checker looks back for a {@code q = p - 8 - 4 n} whose {@code number} field is {@code n}, whose offset
- * passes rules 3 and 4 for position {@code q}, and whose range ends at or before the offset at {@code p}.
- * The scan stops at the first such {@code q} ({@link Verdict#START}), at the binary start ({@link
- * Verdict#NOT_START}), or after {@code maxBackBytes} ({@link Verdict#UNDECIDED}: the previous chunk
- * would be longer than that; a splitter must then not split this file). The scan reads at most {@code
- * maxBackBytes}; for a true chunk start it reads the previous chunk.
+ * <p><b>Backward.</b> For {@code p > 0}, the chunk before {@code p} must end exactly at {@code p}:
+ * the checker looks back for a {@code q = p - 8 - 4 n} whose {@code number} field is {@code n},
+ * whose offset passes rules 3 and 4 for position {@code q}, and whose range ends at or before the
+ * offset at {@code p}. The scan stops at the first such {@code q} ({@link Verdict#START}), at the
+ * binary start ({@link Verdict#NOT_START}), or after {@code maxBackBytes} ({@link
+ * Verdict#UNDECIDED}: the previous chunk would be longer than that; a splitter must then not split
+ * this file). The scan reads at most {@code maxBackBytes}; for a true chunk start it reads the
+ * previous chunk.
  */
 public final class DcpiChunkBoundaryChecker {
   /** Default number of consecutive chunks checked forward. */
@@ -62,7 +65,9 @@ public final class DcpiChunkBoundaryChecker {
     START,
     /** A necessary condition fails: no chunk of a valid file starts here. */
     NOT_START,
-    /** The forward checks passed but the previous chunk was not found within {@code maxBackBytes}. */
+    /**
+     * The forward checks passed but the previous chunk was not found within {@code maxBackBytes}.
+     */
     UNDECIDED
   }
 
@@ -112,7 +117,9 @@ public final class DcpiChunkBoundaryChecker {
       DcpiHeader header, DcpiOffsetUnit unit, long fileLength, int maxChunks, long maxBackBytes) {
     if (!header.binarySupported()) {
       throw new IllegalArgumentException(
-          "unsupported DCPI binary version " + header.version() + ": cannot check chunk boundaries");
+          "unsupported DCPI binary version "
+              + header.version()
+              + ": cannot check chunk boundaries");
     }
     if (fileLength < 0) {
       throw new IllegalArgumentException("a file of unknown length cannot be split");
@@ -204,14 +211,19 @@ public final class DcpiChunkBoundaryChecker {
       }
       lastRel = rel;
       int i = (int) (rel - blockRel);
-      return (buf[i] & 0xffL) | (buf[i + 1] & 0xffL) << 8 | (buf[i + 2] & 0xffL) << 16 | (buf[i + 3] & 0xffL) << 24;
+      return (buf[i] & 0xffL)
+          | (buf[i + 1] & 0xffL) << 8
+          | (buf[i + 2] & 0xffL) << 16
+          | (buf[i + 3] & 0xffL) << 24;
     }
 
     @Override
     public void close() {}
   }
 
-  /** The fewest addresses that exactly {@code r} bytes of whole chunks can cover; -1 if none fit. */
+  /**
+   * The fewest addresses that exactly {@code r} bytes of whole chunks can cover; -1 if none fit.
+   */
   static long minAddresses(long r) {
     if (r == 0) {
       return 0;
@@ -263,16 +275,25 @@ public final class DcpiChunkBoundaryChecker {
       if (offset < minOffset) {
         return no(
             (hop == 0
-                    ? "offset " + offset + " is below " + minOffset
-                        + ", the least possible after " + rel + " bytes of chunks"
+                    ? "offset "
+                        + offset
+                        + " is below "
+                        + minOffset
+                        + ", the least possible after "
+                        + rel
+                        + " bytes of chunks"
                     : "offset " + offset + " does not follow the previous range's end " + minOffset)
                 + where);
       }
       long next = p + 8 + 4 * number;
       long after = minAddresses(footer - next);
       if (after < 0) {
-        return no("the " + (footer - next) + " bytes between this chunk and the footer cannot be"
-            + " whole chunks" + where);
+        return no(
+            "the "
+                + (footer - next)
+                + " bytes between this chunk and the footer cannot be"
+                + " whole chunks"
+                + where);
       }
       if (unit.rangeEndBytes(offset, number) + 4 * after > tsize) {
         return no("range (and the chunks that must follow) exceeds tsize " + tsize + where);
@@ -291,7 +312,9 @@ public final class DcpiChunkBoundaryChecker {
       if (rel - q > maxBackBytes) {
         return new Result(
             Verdict.UNDECIDED,
-            "no previous chunk ends here within " + maxBackBytes + " bytes back (forward checks passed)");
+            "no previous chunk ends here within "
+                + maxBackBytes
+                + " bytes back (forward checks passed)");
       }
       long qBefore = minAddresses(q);
       if (qBefore < 0) {

@@ -1,12 +1,11 @@
 package dev.fleetprof.format.dcpi;
 
-import dev.fleetprof.testing.TestSources;
-
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.fleetprof.format.ByteSource;
 import dev.fleetprof.format.dcpi.DcpiChunkBoundaryChecker.Verdict;
+import dev.fleetprof.testing.TestSources;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -20,16 +19,16 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
 
 /**
- * Evaluation of {@link DcpiChunkBoundaryChecker} in the manner of spark-bam: at EVERY 4-byte position
- * of the binary part of every valid sample file, the checker's verdict against the ground truth of a
- * sequential walk of the chunks. False negatives must be 0 (every rule is a necessary condition).
- * False positives and undecided verdicts are asserted to be 0 on the samples (the forward rules alone
- * are also measured and printed: they do produce false positives); {@link
+ * Evaluation of {@link DcpiChunkBoundaryChecker} in the manner of spark-bam: at EVERY 4-byte
+ * position of the binary part of every valid sample file, the checker's verdict against the ground
+ * truth of a sequential walk of the chunks. False negatives must be 0 (every rule is a necessary
+ * condition). False positives and undecided verdicts are asserted to be 0 on the samples (the
+ * forward rules alone are also measured and printed: they do produce false positives); {@link
  * #aCraftedChunkFoolsTheChecker} shows false positives remain possible in general.
  *
  * <p>DCPI files are never split: the source reads each in one partition. That crafted chunk is why
- * (nothing in the format marks a chunk start, and counts are free 32-bit values), so the checker lives
- * here, in test code, as the record of that evaluation rather than in the decoder.
+ * (nothing in the format marks a chunk start, and counts are free 32-bit values), so the checker
+ * lives here, in test code, as the record of that evaluation rather than in the decoder.
  */
 class DcpiChunkBoundaryCheckerTest {
   static List<String> validFiles() throws IOException {
@@ -58,7 +57,8 @@ class DcpiChunkBoundaryCheckerTest {
     final List<String> undecided = new ArrayList<>();
   }
 
-  static Score evaluate(byte[] file, DcpiOffsetUnit unit, int maxChunks, long maxBack) throws IOException {
+  static Score evaluate(byte[] file, DcpiOffsetUnit unit, int maxChunks, long maxBack)
+      throws IOException {
     DcpiHeader h = DcpiHeader.parse(file, "eval");
     Set<Long> truth = groundTruth(file, h.binaryStart());
     DcpiChunkBoundaryChecker checker =
@@ -97,11 +97,18 @@ class DcpiChunkBoundaryCheckerTest {
     System.out.printf(
         "checker %-28s %-12s positions %6d, chunk starts %5d: false positives %d, false negatives %d,"
             + " undecided %d (forward rules only: FP %d, FN %d)%n",
-        name, unit, s.positions, s.truePositives + s.falseNegatives.size(), s.falsePositives.size(),
-        s.falseNegatives.size(), s.undecided.size(), forward.falsePositives.size(),
+        name,
+        unit,
+        s.positions,
+        s.truePositives + s.falseNegatives.size(),
+        s.falsePositives.size(),
+        s.falseNegatives.size(),
+        s.undecided.size(),
+        forward.falsePositives.size(),
         forward.falseNegatives.size());
     assertEquals(List.of(), s.falseNegatives, name + ": false negatives");
-    assertEquals(List.of(), forward.falseNegatives, name + ": false negatives of the forward rules");
+    assertEquals(
+        List.of(), forward.falseNegatives, name + ": false negatives of the forward rules");
     assertEquals(List.of(), s.falsePositives, name + ": false positives");
     assertEquals(List.of(), s.undecided, name + ": undecided");
   }
@@ -120,7 +127,8 @@ class DcpiChunkBoundaryCheckerTest {
       assertEquals(b, a, "position " + p);
       starts += a.equals("START") ? 1 : 0;
     }
-    assertEquals(DcpiSamplesTest.expected("valid-unaligned.prof").get("chunks"), String.valueOf(starts));
+    assertEquals(
+        DcpiSamplesTest.expected("valid-unaligned.prof").get("chunks"), String.valueOf(starts));
   }
 
   @Test
@@ -139,11 +147,12 @@ class DcpiChunkBoundaryCheckerTest {
   }
 
   /**
-   * Counts are free 32-bit values, so a chunk's counts can spell chunks: here chunk A's counts {@code
-   * 8, 1, 7} read as a one-address chunk at offset 8 that ends where counts {@code 4000, 1, 3} read as a
-   * one-address chunk at offset 4000, which ends exactly where the next true chunk (offset 8192) begins.
-   * Every rule of the format holds forward and backward along that chain, so no local checker can reject
-   * position 24; it is a false positive by construction. The file itself is valid.
+   * Counts are free 32-bit values, so a chunk's counts can spell chunks: here chunk A's counts
+   * {@code 8, 1, 7} read as a one-address chunk at offset 8 that ends where counts {@code 4000, 1,
+   * 3} read as a one-address chunk at offset 4000, which ends exactly where the next true chunk
+   * (offset 8192) begins. Every rule of the format holds forward and backward along that chain, so
+   * no local checker can reject position 24; it is a false positive by construction. The file
+   * itself is valid.
    */
   @Test
   void aCraftedChunkFoolsTheChecker() throws IOException {
@@ -168,7 +177,8 @@ class DcpiChunkBoundaryCheckerTest {
     DcpiSampleGenerator.u32(out, sum);
     byte[] file = out.toByteArray();
     assertTrue(DcpiTruncationTest.readsCleanly(TestSources.bytes("crafted", file), "crafted"));
-    Score s = evaluate(file, DcpiOffsetUnit.BYTES, 64, DcpiChunkBoundaryChecker.DEFAULT_MAX_BACK_BYTES);
+    Score s =
+        evaluate(file, DcpiOffsetUnit.BYTES, 64, DcpiChunkBoundaryChecker.DEFAULT_MAX_BACK_BYTES);
     assertEquals(List.of(), s.falseNegatives);
     assertEquals(List.of("24"), s.falsePositives);
     // the forward rules alone also accept 12 (offset 8, number 1), which the backward scan rejects
@@ -181,7 +191,8 @@ class DcpiChunkBoundaryCheckerTest {
     byte[] file = Files.readAllBytes(DcpiSamplesTest.path("valid-medium.prof"));
     DcpiHeader h = DcpiHeader.parse(file, "m");
     Set<Long> truth = groundTruth(file, h.binaryStart());
-    DcpiChunkBoundaryChecker c = new DcpiChunkBoundaryChecker(h, DcpiOffsetUnit.BYTES, file.length, 8, 16);
+    DcpiChunkBoundaryChecker c =
+        new DcpiChunkBoundaryChecker(h, DcpiOffsetUnit.BYTES, file.length, 8, 16);
     int undecided = 0;
     for (long p : truth) {
       Verdict v = c.check(file, p).verdict();
@@ -202,5 +213,4 @@ class DcpiChunkBoundaryCheckerTest {
     assertEquals(3, DcpiChunkBoundaryChecker.minAddresses(28));
     assertEquals(3, DcpiChunkBoundaryChecker.minAddresses(36));
   }
-
 }

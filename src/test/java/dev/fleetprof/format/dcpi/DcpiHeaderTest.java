@@ -44,7 +44,11 @@ class DcpiHeaderTest {
     assertEquals(62464, h.period().getAsLong());
     assertEquals(Instant.parse("1997-07-15T12:00:00Z"), h.epoch());
     assertTrue(h.unknown().isEmpty());
-    assertTrue(h.cpuamask().isEmpty() && h.cpucount().isEmpty() && h.cpuimplv().isEmpty() && h.path().isEmpty());
+    assertTrue(
+        h.cpuamask().isEmpty()
+            && h.cpucount().isEmpty()
+            && h.cpuimplv().isEmpty()
+            && h.path().isEmpty());
   }
 
   @Test
@@ -62,19 +66,35 @@ class DcpiHeaderTest {
 
   @Test
   void tabsSeparateKeyAndValueAndEpochForms() throws IOException {
-    String t = BASE.replace("epoch 9707151200", "epoch\t\t202401311559").replace("tstart 120000000", "tstart \t0X120000000");
+    String t =
+        BASE.replace("epoch 9707151200", "epoch\t\t202401311559")
+            .replace("tstart 120000000", "tstart \t0X120000000");
     DcpiHeader h = parse(t + "samples\n");
     assertEquals(Instant.parse("2024-01-31T15:59:00Z"), h.epoch());
     assertEquals(0x120000000L, h.tstart());
-    assertEquals(Instant.parse("2069-12-31T23:59:00Z"), parse(BASE.replace("9707151200", "6912312359") + "samples\n").epoch());
-    assertEquals(Instant.parse("1970-01-01T00:00:00Z"), parse(BASE.replace("9707151200", "7001010000") + "samples\n").epoch());
-    assertEquals(Instant.parse("2004-02-29T23:59:58Z"), parse(BASE.replace("9707151200", "20040229235958") + "samples\n").epoch());
+    assertEquals(
+        Instant.parse("2069-12-31T23:59:00Z"),
+        parse(BASE.replace("9707151200", "6912312359") + "samples\n").epoch());
+    assertEquals(
+        Instant.parse("1970-01-01T00:00:00Z"),
+        parse(BASE.replace("9707151200", "7001010000") + "samples\n").epoch());
+    assertEquals(
+        Instant.parse("2004-02-29T23:59:58Z"),
+        parse(BASE.replace("9707151200", "20040229235958") + "samples\n").epoch());
   }
 
   @Test
   void tstartUpTo64Bits() throws IOException {
-    assertEquals(0xfffffc0000000000L, parse(BASE.replace("tstart 120000000", "tstart fffffc0000000000").replace("tsize 4096", "tsize 4096") + "samples\n").tstart());
-    bad(BASE.replace("tstart 120000000", "tstart 1fffffc0000000000") + "samples\n", "larger than 2^64-1");
+    assertEquals(
+        0xfffffc0000000000L,
+        parse(
+                BASE.replace("tstart 120000000", "tstart fffffc0000000000")
+                        .replace("tsize 4096", "tsize 4096")
+                    + "samples\n")
+            .tstart());
+    bad(
+        BASE.replace("tstart 120000000", "tstart 1fffffc0000000000") + "samples\n",
+        "larger than 2^64-1");
     bad(BASE.replace("tstart 120000000", "tstart ffffffffffffff00") + "samples\n", "exceeds 2^64");
     bad(BASE.replace("tstart 120000000", "tstart 0x") + "samples\n", "bad 'tstart' value");
     bad(BASE.replace("tstart 120000000", "tstart 12g") + "samples\n", "hexadecimal");
@@ -85,8 +105,12 @@ class DcpiHeaderTest {
     DcpiHeader h = parse(BASE.replace("pdb-0.07", "pdb-12.345") + "samples\n");
     assertEquals(12, h.versionMajor());
     assertEquals(345, h.versionMinor());
-    for (String v : new String[] {"pdb0.07", "pdb-.07", "pdb-0.", "pdb-0", "pdb-0.07.1", "PDB-0.07", "pdb-a.07", "pdb-0.07 "}) {
-      ProfileFormatException e = bad(BASE.replace("pdb-0.07", v) + "samples\n", "bad 'version' value");
+    for (String v :
+        new String[] {
+          "pdb0.07", "pdb-.07", "pdb-0.", "pdb-0", "pdb-0.07.1", "PDB-0.07", "pdb-a.07", "pdb-0.07 "
+        }) {
+      ProfileFormatException e =
+          bad(BASE.replace("pdb-0.07", v) + "samples\n", "bad 'version' value");
       assertEquals("version ".length(), e.offset());
       assertTrue(e.problem().contains("pdb-<major>.<minor>"), e.getMessage());
     }
@@ -105,7 +129,9 @@ class DcpiHeaderTest {
   void typedValuesFollowTheGrammarStrictly() {
     bad(BASE.replace("tsize 4096", "tsize 4096 ") + "samples\n", "trailing whitespace");
     bad(BASE.replace("tsize 4096", "tsize -4") + "samples\n", "decimal digits");
-    bad(BASE.replace("tsize 4096", "tsize 99999999999999999999") + "samples\n", "larger than 2^63-1");
+    bad(
+        BASE.replace("tsize 4096", "tsize 99999999999999999999") + "samples\n",
+        "larger than 2^63-1");
     bad(BASE.replace("image 00ff", "image 0x00ff") + "samples\n", "hexadecimal");
     bad(BASE.replace("cpuspeed 500", "cpuspeed 5e2") + "samples\n", "decimal");
     bad(BASE + "cpuamask zz\nsamples\n", "bad 'cpuamask' value");
@@ -123,12 +149,16 @@ class DcpiHeaderTest {
 
   @Test
   void requiredOnceOptionalAtMostOnce() {
-    ProfileFormatException e = bad(BASE + "tsize 4096\nsamples\n", "duplicated header line 'tsize'");
+    ProfileFormatException e =
+        bad(BASE + "tsize 4096\nsamples\n", "duplicated header line 'tsize'");
     assertEquals(BASE.length(), e.offset());
     assertTrue(e.problem().contains("exactly once"));
     bad(BASE + "period 5\nsamples\n", "duplicated header line 'period'");
     bad(BASE + "path /a\npath /b\nsamples\n", "at most once");
-    ProfileFormatException m = bad(BASE.replace("image 00ff\n", "").replace("cpuspeed 500\n", "") + "samples\n", "missing required header lines image, cpuspeed");
+    ProfileFormatException m =
+        bad(
+            BASE.replace("image 00ff\n", "").replace("cpuspeed 500\n", "") + "samples\n",
+            "missing required header lines image, cpuspeed");
     assertEquals(BASE.length() - 11 - 13, m.offset());
   }
 
@@ -140,7 +170,9 @@ class DcpiHeaderTest {
   @Test
   void keysAreCaseSensitiveAndUnknownKeysKeptInOrder() throws IOException {
     DcpiHeader h = parse(BASE + "Version 2\nzeta z\nalpha a\nzeta y\nsamples\n");
-    assertEquals(java.util.List.of("Version", "zeta", "alpha"), new java.util.ArrayList<>(h.unknown().keySet()));
+    assertEquals(
+        java.util.List.of("Version", "zeta", "alpha"),
+        new java.util.ArrayList<>(h.unknown().keySet()));
     assertEquals("z\ny", h.unknown().get("zeta"));
     assertEquals("pdb-0.07", h.version());
   }
@@ -161,7 +193,9 @@ class DcpiHeaderTest {
     }
     ok.append("\nsamples\n");
     assertEquals(DcpiHeader.MAX_HEADER_BYTES, ok.length());
-    assertThrows(ProfileFormatException.class, () -> parse(ok.toString().replace("\nsamples\n", "y\nsamples\n")));
+    assertThrows(
+        ProfileFormatException.class,
+        () -> parse(ok.toString().replace("\nsamples\n", "y\nsamples\n")));
   }
 
   @Test

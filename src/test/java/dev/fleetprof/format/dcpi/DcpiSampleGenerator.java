@@ -14,22 +14,22 @@ import java.util.Map;
 import java.util.Random;
 
 /**
- * Writes the DCPI sample files of {@code sample-data/dcpi/} from the dcpiformat(4) page: valid files
- * (several sizes, an unaligned header, a {@code pdb-0.06} file, counts near 2^32 with a wrapping
- * total, optional and unknown header keys, no chunks, instruction-unit offsets) and malformed variants.
- * For every file it also writes {@code <file>.expected}: for a valid file the totals and addresses it
- * computed from the chunks it wrote; for a malformed file the stage (header or records), the byte offset
- * and a fragment of the error the decoder must report. Deterministic: fixed seeds, no clock, no
- * environment. It shares no code with the decoder.
+ * Writes the DCPI sample files of {@code sample-data/dcpi/} from the dcpiformat(4) page: valid
+ * files (several sizes, an unaligned header, a {@code pdb-0.06} file, counts near 2^32 with a
+ * wrapping total, optional and unknown header keys, no chunks, instruction-unit offsets) and
+ * malformed variants. For every file it also writes {@code <file>.expected}: for a valid file the
+ * totals and addresses it computed from the chunks it wrote; for a malformed file the stage (header
+ * or records), the byte offset and a fragment of the error the decoder must report. Deterministic:
+ * fixed seeds, no clock, no environment. It shares no code with the decoder.
  *
- * <p>Layout. The {@code profile} Spark source reads every file under a directory as a profile, skipping
- * only names that start with {@code _} or {@code .}, and the project's main job reads all of {@code
- * sample-data/} with the default options (offset unit {@link DcpiOffsetUnit#BYTES}). So directly in the
- * given folder this writes only the valid profiles that read cleanly with those defaults; everything
- * else goes into its {@value #REFERENCE} subfolder: the README, every {@code .expected} file, the
- * instruction-unit variant and the malformed {@code bad-*} variants (flat, no further subfolder). A file
- * this writes into one of the two folders is removed from the other if present there, so regenerating
- * over an older layout leaves no stale copy behind.
+ * <p>Layout. The {@code profile} Spark source reads every file under a directory as a profile,
+ * skipping only names that start with {@code _} or {@code .}, and the project's main job reads all
+ * of {@code sample-data/} with the default options (offset unit {@link DcpiOffsetUnit#BYTES}). So
+ * directly in the given folder this writes only the valid profiles that read cleanly with those
+ * defaults; everything else goes into its {@value #REFERENCE} subfolder: the README, every {@code
+ * .expected} file, the instruction-unit variant and the malformed {@code bad-*} variants (flat, no
+ * further subfolder). A file this writes into one of the two folders is removed from the other if
+ * present there, so regenerating over an older layout leaves no stale copy behind.
  *
  * <p>Run from the project root: {@code java -cp target/test-classes
  * dev.fleetprof.format.dcpi.DcpiSampleGenerator sample-data/dcpi} (after {@code mvn test-compile}).
@@ -39,7 +39,10 @@ public final class DcpiSampleGenerator {
       "mvn -q test-compile && java -cp target/test-classes"
           + " dev.fleetprof.format.dcpi.DcpiSampleGenerator sample-data/dcpi";
 
-  /** Subfolder (skipped by the profile source) for everything that is not a default-readable profile. */
+  /**
+   * Subfolder (skipped by the profile source) for everything that is not a default-readable
+   * profile.
+   */
   static final String REFERENCE = "_reference";
 
   private final Path dir;
@@ -57,8 +60,8 @@ public final class DcpiSampleGenerator {
   }
 
   /**
-   * Writes the default-readable profiles into {@code dir}, and the README, the expected-values files,
-   * the instruction-unit and the malformed variants into {@code dir/_reference}.
+   * Writes the default-readable profiles into {@code dir}, and the README, the expected-values
+   * files, the instruction-unit and the malformed variants into {@code dir/_reference}.
    */
   public static void generate(Path dir) throws IOException {
     Files.createDirectories(dir.resolve(REFERENCE));
@@ -101,7 +104,8 @@ public final class DcpiSampleGenerator {
       String samples = samplesLine;
       int len = sb.toString().getBytes(StandardCharsets.UTF_8).length + samples.length() + 1;
       if (alignBinary) {
-        // The page's advice: pad the last line with whitespace so the binary part is 4-byte aligned.
+        // The page's advice: pad the last line with whitespace so the binary part is 4-byte
+        // aligned.
         while (len % 4 != 0) {
           samples += " ";
           len++;
@@ -189,9 +193,10 @@ public final class DcpiSampleGenerator {
 
   /**
    * Chunks shaped like a profile of real code: hot "functions" separated by cold gaps; inside a
-   * function most instructions have a small count, a few a large one (heavy tail), some none. Runs of
-   * non-zero counts become chunks; short runs of zeros (up to {@code bridge}) are kept inside a chunk.
-   * Offsets in bytes (multiples of 4) or in instructions. Sets {@code tsize} to cover the chunks.
+   * function most instructions have a small count, a few a large one (heavy tail), some none. Runs
+   * of non-zero counts become chunks; short runs of zeros (up to {@code bridge}) are kept inside a
+   * chunk. Offsets in bytes (multiples of 4) or in instructions. Sets {@code tsize} to cover the
+   * chunks.
    */
   static void fillChunks(Profile p, Random rnd, int targetCounts, int bridge) {
     List<long[]> addrCounts = new ArrayList<>(); // {instructionIndex, count}
@@ -210,7 +215,8 @@ public final class DcpiSampleGenerator {
     int i = 0;
     while (i < addrCounts.size()) {
       int j = i;
-      while (j + 1 < addrCounts.size() && addrCounts.get(j + 1)[0] - addrCounts.get(j)[0] <= bridge + 1) {
+      while (j + 1 < addrCounts.size()
+          && addrCounts.get(j + 1)[0] - addrCounts.get(j)[0] <= bridge + 1) {
         j++;
       }
       long first = addrCounts.get(i)[0];
@@ -254,7 +260,8 @@ public final class DcpiSampleGenerator {
     Files.deleteIfExists((reference ? dir : ref).resolve(name));
   }
 
-  private void write(String name, byte[] bytes, boolean reference, String description) throws IOException {
+  private void write(String name, byte[] bytes, boolean reference, String description)
+      throws IOException {
     put(name, bytes, reference);
     readme.put(reference ? REFERENCE + "/" + name : name, description);
   }
@@ -263,7 +270,10 @@ public final class DcpiSampleGenerator {
     List<String> out = new ArrayList<>();
     out.add("# written by DcpiSampleGenerator from the data it wrote into " + name);
     out.addAll(kv);
-    put(name + ".expected", String.join("\n", out).concat("\n").getBytes(StandardCharsets.UTF_8), true);
+    put(
+        name + ".expected",
+        String.join("\n", out).concat("\n").getBytes(StandardCharsets.UTF_8),
+        true);
   }
 
   private void valid(String name, Profile p, String description) throws IOException {
@@ -296,7 +306,8 @@ public final class DcpiSampleGenerator {
     writeExpected(name, kv);
   }
 
-  private void malformed(String name, byte[] bytes, String stage, long offset, String error, String description)
+  private void malformed(
+      String name, byte[] bytes, String stage, long offset, String error, String description)
       throws IOException {
     write(name, bytes, true, description);
     writeExpected(name, List.of("stage=" + stage, "offset=" + offset, "error=" + error));
@@ -323,19 +334,26 @@ public final class DcpiSampleGenerator {
     medium.tstart = 0x120010000L;
     fillChunks(medium, new Random(2), 8_000, 3);
     // chunks may hold zero counts: one with zeros at both ends, and one of zeros only
-    long afterLast = medium.chunks.get(medium.chunks.size() - 1).offset
-        + 4L * medium.chunks.get(medium.chunks.size() - 1).counts.length;
+    long afterLast =
+        medium.chunks.get(medium.chunks.size() - 1).offset
+            + 4L * medium.chunks.get(medium.chunks.size() - 1).counts.length;
     medium.chunks.add(new Chunk(afterLast + 64, new long[] {0, 0, 7, 0, 3, 0}));
     medium.chunks.add(new Chunk(afterLast + 256, new long[] {0, 0, 0}));
     medium.tsize = Math.max(medium.tsize, afterLast + 256 + 12 + 4096);
     standardHeader(medium, "0.07", "199803011230");
-    valid("valid-medium.prof", medium, "medium valid file (12-digit epoch, zero counts inside chunks, an all-zero chunk)");
+    valid(
+        "valid-medium.prof",
+        medium,
+        "medium valid file (12-digit epoch, zero counts inside chunks, an all-zero chunk)");
 
     Profile large = new Profile();
     large.tstart = 0xfffffc0000310000L;
     fillChunks(large, new Random(3), 50_000, 4);
     standardHeader(large, "0.07", "9912312359");
-    valid("valid-large.prof", large, "large valid file, a few hundred KB (kernel-like tstart near 2^64)");
+    valid(
+        "valid-large.prof",
+        large,
+        "large valid file, a few hundred KB (kernel-like tstart near 2^64)");
 
     Profile unaligned = new Profile();
     unaligned.tstart = 0x3ff80000000L;
@@ -346,7 +364,10 @@ public final class DcpiSampleGenerator {
     if (unaligned.header().length % 4 == 0) {
       unaligned.samplesLine = "samples ";
     }
-    valid("valid-unaligned.prof", unaligned, "binary part at a file offset that is not a multiple of 4 (no padding)");
+    valid(
+        "valid-unaligned.prof",
+        unaligned,
+        "binary part at a file offset that is not a multiple of 4 (no padding)");
 
     Profile v006 = new Profile();
     v006.tstart = 0x120000000L;
@@ -361,7 +382,10 @@ public final class DcpiSampleGenerator {
     big.chunks.add(new Chunk(64, new long[] {0xfffff000L, 1, 0xffffffffL}));
     big.chunks.add(new Chunk(400, new long[] {0x7fffffffL, 0xfffffff0L}));
     standardHeader(big, "0.07", "9707151200");
-    valid("valid-bigcounts.prof", big, "counts near 2^32; the footer's total_samples wraps modulo 2^32");
+    valid(
+        "valid-bigcounts.prof",
+        big,
+        "counts near 2^32; the footer's total_samples wraps modulo 2^32");
 
     Profile opt = new Profile();
     opt.tstart = 0x140000000L;
@@ -384,13 +408,16 @@ public final class DcpiSampleGenerator {
         .line("x-custom-key value with\ttab")
         .line("note second");
     opt.samplesLine = "samples\t ";
-    valid("valid-optional-unknown.prof", opt,
+    valid(
+        "valid-optional-unknown.prof",
+        opt,
         "optional keys, unknown keys (one repeated), tabs, 0x tstart, 14-digit epoch, uppercase hex image");
 
     Profile noPeriod = new Profile();
     noPeriod.tstart = 0x120000000L;
     fillChunks(noPeriod, new Random(7), 40, 2);
-    noPeriod.line("version pdb-0.07")
+    noPeriod
+        .line("version pdb-0.07")
         .line("image 1")
         .line("epoch 9707151200")
         .line("platform alpha")
@@ -398,7 +425,8 @@ public final class DcpiSampleGenerator {
         .line("tstart " + Long.toHexString(noPeriod.tstart))
         .line("tsize " + noPeriod.tsize)
         .line("cpuspeed 500");
-    valid("valid-no-period.prof", noPeriod, "no period line (the page lists period as optional too)");
+    valid(
+        "valid-no-period.prof", noPeriod, "no period line (the page lists period as optional too)");
 
     Profile empty = new Profile();
     empty.tstart = 0x120000000L;
@@ -411,7 +439,9 @@ public final class DcpiSampleGenerator {
     insn.instructionUnits = true;
     fillChunks(insn, new Random(8), 500, 2);
     standardHeader(insn, "0.07", "9707151200");
-    valid("valid-instructions.prof", insn,
+    valid(
+        "valid-instructions.prof",
+        insn,
         "offsets in instruction units: read with offset unit INSTRUCTIONS (BYTES rejects it)");
 
     // ---- malformed files (built from a small valid profile)
@@ -426,8 +456,13 @@ public final class DcpiSampleGenerator {
     }
 
     long cutHeader = lineOffset(baseHeader, "tstart") + 3;
-    malformed("bad-truncated-header.prof", Arrays.copyOf(baseBytes, (int) cutHeader), "header",
-        cutHeader, "truncated header", "the file ends inside the header, before the samples line");
+    malformed(
+        "bad-truncated-header.prof",
+        Arrays.copyOf(baseBytes, (int) cutHeader),
+        "header",
+        cutHeader,
+        "truncated header",
+        "the file ends inside the header, before the samples line");
 
     {
       // cut inside the largest chunk, far enough that its counts cannot fit before the last 8 bytes
@@ -444,16 +479,31 @@ public final class DcpiSampleGenerator {
       if (4L * n <= room) {
         throw new IllegalStateException("truncation does not cut the chunk");
       }
-      malformed("bad-truncated-body.prof", Arrays.copyOf(baseBytes, (int) cut), "records", at,
-          "remain before the footer", "the file ends in the middle of chunk " + k);
+      malformed(
+          "bad-truncated-body.prof",
+          Arrays.copyOf(baseBytes, (int) cut),
+          "records",
+          at,
+          "remain before the footer",
+          "the file ends in the middle of chunk " + k);
     }
 
     {
       byte[] b = base.bytes(base.nonZero(), (base.sum() + 1) & 0xffffffffL);
-      malformed("bad-footer-samples.prof", b, "records", b.length - 4, "total_samples",
+      malformed(
+          "bad-footer-samples.prof",
+          b,
+          "records",
+          b.length - 4,
+          "total_samples",
           "footer total_samples is one more than the sum of the counts");
       byte[] c = base.bytes(base.nonZero() - 1, base.sum() & 0xffffffffL);
-      malformed("bad-footer-offsets.prof", c, "records", c.length - 8, "total_offsets",
+      malformed(
+          "bad-footer-offsets.prof",
+          c,
+          "records",
+          c.length - 8,
+          "total_offsets",
           "footer total_offsets is one less than the addresses with samples");
     }
 
@@ -466,7 +516,12 @@ public final class DcpiSampleGenerator {
       Chunk prev = p.chunks.get(k - 1);
       long prevEnd = prev.offset + 4L * prev.counts.length;
       p.chunks.set(k, new Chunk(prevEnd - 4, p.chunks.get(k).counts));
-      malformed("bad-overlapping-chunks.prof", p.bytes(), "records", p.chunkAt(k), "overlapping chunks",
+      malformed(
+          "bad-overlapping-chunks.prof",
+          p.bytes(),
+          "records",
+          p.chunkAt(k),
+          "overlapping chunks",
           "chunk " + k + " starts on the last address of chunk " + (k - 1));
     }
 
@@ -476,7 +531,12 @@ public final class DcpiSampleGenerator {
       Chunk c2 = p.chunks.get(2);
       p.chunks.set(1, c2);
       p.chunks.set(2, c1);
-      malformed("bad-unordered-chunks.prof", p.bytes(), "records", p.chunkAt(2), "out of order",
+      malformed(
+          "bad-unordered-chunks.prof",
+          p.bytes(),
+          "records",
+          p.chunkAt(2),
+          "out of order",
           "chunks 1 and 2 swapped: offsets decrease, ranges do not overlap");
     }
 
@@ -484,16 +544,26 @@ public final class DcpiSampleGenerator {
       Profile p = copy(base);
       p.lines.removeIf(l -> l.startsWith("tsize "));
       byte[] h = p.header();
-      malformed("bad-missing-required.prof", p.bytes(), "header", lineOffset(h, "samples"),
-          "missing required header line tsize", "no tsize line");
+      malformed(
+          "bad-missing-required.prof",
+          p.bytes(),
+          "header",
+          lineOffset(h, "samples"),
+          "missing required header line tsize",
+          "no tsize line");
     }
 
     {
       Profile p = copy(base);
       p.lines.add(6, "event dmiss");
       byte[] h = p.header();
-      malformed("bad-duplicate-required.prof", p.bytes(), "header", lineOffset(h, "event dmiss"),
-          "duplicated header line 'event'", "two event lines");
+      malformed(
+          "bad-duplicate-required.prof",
+          p.bytes(),
+          "header",
+          lineOffset(h, "event dmiss"),
+          "duplicated header line 'event'",
+          "two event lines");
     }
 
     {
@@ -506,14 +576,24 @@ public final class DcpiSampleGenerator {
       for (int i = 0; i < 64; i++) {
         out.write(r.nextInt(256));
       }
-      malformed("bad-version-major1.prof", out.toByteArray(), "records", p.header().length,
-          "unsupported DCPI binary version pdb-1.01", "version pdb-1.01: the header parses, the binary part is refused");
+      malformed(
+          "bad-version-major1.prof",
+          out.toByteArray(),
+          "records",
+          p.header().length,
+          "unsupported DCPI binary version pdb-1.01",
+          "version pdb-1.01: the header parses, the binary part is refused");
     }
 
     {
       Profile p = copy(base);
       p.lines.set(0, "version pdb-0.07b");
-      malformed("bad-version-syntax.prof", p.bytes(), "header", "version ".length(), "bad 'version' value",
+      malformed(
+          "bad-version-syntax.prof",
+          p.bytes(),
+          "header",
+          "version ".length(),
+          "bad 'version' value",
           "version pdb-0.07b");
     }
 
@@ -522,7 +602,12 @@ public final class DcpiSampleGenerator {
       Chunk last = p.chunks.get(p.chunks.size() - 1);
       p.tsize = last.offset + 4L * last.counts.length - 4;
       p.lines.replaceAll(l -> l.startsWith("tsize ") ? "tsize " + p.tsize : l);
-      malformed("bad-beyond-tsize.prof", p.bytes(), "records", p.chunkAt(p.chunks.size() - 1), "beyond tsize",
+      malformed(
+          "bad-beyond-tsize.prof",
+          p.bytes(),
+          "records",
+          p.chunkAt(p.chunks.size() - 1),
+          "beyond tsize",
           "the last chunk's range ends 4 bytes past tsize");
     }
 
@@ -538,7 +623,12 @@ public final class DcpiSampleGenerator {
       }
       u32(out, 0);
       u32(out, 0);
-      malformed("bad-huge-number.prof", out.toByteArray(), "records", p.header().length, "needs 17179869120 bytes",
+      malformed(
+          "bad-huge-number.prof",
+          out.toByteArray(),
+          "records",
+          p.header().length,
+          "needs 17179869120 bytes",
           "first chunk declares 0xfffffff0 counts (rejected before reading them)");
     }
 
@@ -546,7 +636,12 @@ public final class DcpiSampleGenerator {
       Profile p = copy(base);
       Chunk c1 = p.chunks.get(1);
       p.chunks.set(1, new Chunk(c1.offset, new long[0]));
-      malformed("bad-zero-number.prof", p.bytes(), "records", p.chunkAt(1), "number 0",
+      malformed(
+          "bad-zero-number.prof",
+          p.bytes(),
+          "records",
+          p.chunkAt(1),
+          "number 0",
           "chunk 1 declares number 0");
     }
 
@@ -554,26 +649,46 @@ public final class DcpiSampleGenerator {
       Profile p = copy(base);
       Chunk c1 = p.chunks.get(1);
       p.chunks.set(1, new Chunk(c1.offset + 2, c1.counts));
-      malformed("bad-unaligned-offset.prof", p.bytes(), "records", p.chunkAt(1), "not a multiple of 4",
+      malformed(
+          "bad-unaligned-offset.prof",
+          p.bytes(),
+          "records",
+          p.chunkAt(1),
+          "not a multiple of 4",
           "chunk 1's byte offset is not a multiple of 4");
     }
 
     {
       byte[] b = Arrays.copyOf(baseBytes, baseBytes.length + 4);
-      malformed("bad-trailing-bytes.prof", b, "records", baseBytes.length - 8, "trailing bytes",
+      malformed(
+          "bad-trailing-bytes.prof",
+          b,
+          "records",
+          baseBytes.length - 8,
+          "trailing bytes",
           "4 extra bytes after the footer");
     }
 
     {
       byte[] b = Arrays.copyOf(baseBytes, baseHeader.length + 5);
-      malformed("bad-short-binary.prof", b, "records", baseHeader.length, "fewer than the 8-byte footer",
+      malformed(
+          "bad-short-binary.prof",
+          b,
+          "records",
+          baseHeader.length,
+          "fewer than the 8-byte footer",
           "5 bytes after the header");
     }
 
     {
       Profile p = copy(base);
       p.lines.set(2, "epoch 9713151200");
-      malformed("bad-epoch.prof", p.bytes(), "header", lineOffset(p.header(), "epoch") + 6, "bad 'epoch' value",
+      malformed(
+          "bad-epoch.prof",
+          p.bytes(),
+          "header",
+          lineOffset(p.header(), "epoch") + 6,
+          "bad 'epoch' value",
           "epoch with month 13");
     }
 
@@ -585,7 +700,12 @@ public final class DcpiSampleGenerator {
       }
       sb.append("samples\r\n");
       byte[] h = sb.toString().getBytes(StandardCharsets.UTF_8);
-      malformed("bad-crlf.prof", h, "header", "version ".length(), "carriage return",
+      malformed(
+          "bad-crlf.prof",
+          h,
+          "header",
+          "version ".length(),
+          "carriage return",
           "DOS line endings in the header");
     }
 
@@ -595,8 +715,13 @@ public final class DcpiSampleGenerator {
       while (sb.length() < 70_000) {
         sb.append("comment").append(i++).append(" no samples line follows in this file\n");
       }
-      malformed("bad-header-too-long.prof", sb.toString().getBytes(StandardCharsets.UTF_8), "header",
-          65536, "header too long", "about 70 KB of header lines and no samples line");
+      malformed(
+          "bad-header-too-long.prof",
+          sb.toString().getBytes(StandardCharsets.UTF_8),
+          "header",
+          65536,
+          "header too long",
+          "about 70 KB of header lines and no samples line");
     }
 
     writeReadme();
@@ -617,19 +742,29 @@ public final class DcpiSampleGenerator {
   private void writeReadme() throws IOException {
     StringBuilder sb = new StringBuilder();
     sb.append("# DCPI sample profiles\n\n");
-    sb.append("This `_reference/` folder is skipped by the `profile` source, like every name starting with `_`;\n");
-    sb.append("it holds the expected values (`*.expected`), the malformed variants (`bad-*.prof`) and the\n");
-    sb.append("instruction-unit variant (`valid-instructions.prof`, which needs the offset unit INSTRUCTIONS).\n");
-    sb.append("The profiles that read cleanly with the default options (offset unit BYTES) are directly in\n");
-    sb.append("`sample-data/dcpi/`, so reading all of `sample-data/` with default options sees only those.\n\n");
-    sb.append("Written by `src/test/java/dev/fleetprof/format/dcpi/DcpiSampleGenerator.java` from the\n");
-    sb.append("dcpiformat(4) page (no DCPI tool runs on Linux). Deterministic; do not edit by hand.\n");
+    sb.append(
+        "This `_reference/` folder is skipped by the `profile` source, like every name starting with `_`;\n");
+    sb.append(
+        "it holds the expected values (`*.expected`), the malformed variants (`bad-*.prof`) and the\n");
+    sb.append(
+        "instruction-unit variant (`valid-instructions.prof`, which needs the offset unit INSTRUCTIONS).\n");
+    sb.append(
+        "The profiles that read cleanly with the default options (offset unit BYTES) are directly in\n");
+    sb.append(
+        "`sample-data/dcpi/`, so reading all of `sample-data/` with default options sees only those.\n\n");
+    sb.append(
+        "Written by `src/test/java/dev/fleetprof/format/dcpi/DcpiSampleGenerator.java` from the\n");
+    sb.append(
+        "dcpiformat(4) page (no DCPI tool runs on Linux). Deterministic; do not edit by hand.\n");
     sb.append("Regenerate `sample-data/dcpi/` and this folder from the project root with:\n\n");
     sb.append("    ").append(README_COMMAND).append("\n\n");
     sb.append("`DcpiSamplesTest` checks that the committed files equal a fresh generation.\n\n");
-    sb.append("Each `X.prof` has an `_reference/X.prof.expected`: for `valid-*` the totals and first/last\n");
-    sb.append("address the generator computed from the chunks it wrote; for `bad-*` the stage that must fail\n");
-    sb.append("(`header` = opening, `records` = reading), the byte offset and a fragment of the message.\n\n");
+    sb.append(
+        "Each `X.prof` has an `_reference/X.prof.expected`: for `valid-*` the totals and first/last\n");
+    sb.append(
+        "address the generator computed from the chunks it wrote; for `bad-*` the stage that must fail\n");
+    sb.append(
+        "(`header` = opening, `records` = reading), the byte offset and a fragment of the message.\n\n");
     sb.append("Paths in the table are relative to `sample-data/dcpi/`.\n\n");
     sb.append("| file | what it is |\n|---|---|\n");
     for (Map.Entry<String, String> e : readme.entrySet()) {

@@ -1,8 +1,5 @@
 package dev.fleetprof.format.dcpi;
 
-import dev.fleetprof.testing.SampleData;
-import dev.fleetprof.testing.TestSources;
-
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -12,6 +9,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.fleetprof.format.ByteSource;
 import dev.fleetprof.format.ProfileFormatException;
+import dev.fleetprof.testing.SampleData;
+import dev.fleetprof.testing.TestSources;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -42,7 +41,10 @@ class DcpiSamplesTest {
     return list("bad-");
   }
 
-  /** Every {@code *.prof} of {@link #DIR} and {@link #REF} by file name (names are unique across both). */
+  /**
+   * Every {@code *.prof} of {@link #DIR} and {@link #REF} by file name (names are unique across
+   * both).
+   */
   static Map<String, Path> profiles() throws IOException {
     Map<String, Path> m = new java.util.TreeMap<>();
     for (Path d : List.of(DIR, REF)) {
@@ -62,7 +64,8 @@ class DcpiSamplesTest {
   static Path path(String name) throws IOException {
     Path p = profiles().get(name);
     if (p == null) {
-      throw new IllegalStateException("no " + name + " in " + DIR.toAbsolutePath() + " or " + REF.toAbsolutePath());
+      throw new IllegalStateException(
+          "no " + name + " in " + DIR.toAbsolutePath() + " or " + REF.toAbsolutePath());
     }
     return p;
   }
@@ -71,7 +74,8 @@ class DcpiSamplesTest {
     List<String> names =
         profiles().keySet().stream().filter(n -> n.startsWith(prefix)).collect(Collectors.toList());
     if (names.isEmpty()) {
-      throw new IllegalStateException("no " + prefix + "*.prof in " + DIR.toAbsolutePath() + " or its " + REF.getFileName());
+      throw new IllegalStateException(
+          "no " + prefix + "*.prof in " + DIR.toAbsolutePath() + " or its " + REF.getFileName());
     }
     return names.stream();
   }
@@ -113,7 +117,10 @@ class DcpiSamplesTest {
   }
 
   static long u32(byte[] b, int at) {
-    return (b[at] & 0xffL) | (b[at + 1] & 0xffL) << 8 | (b[at + 2] & 0xffL) << 16 | (b[at + 3] & 0xffL) << 24;
+    return (b[at] & 0xffL)
+        | (b[at + 1] & 0xffL) << 8
+        | (b[at + 2] & 0xffL) << 16
+        | (b[at + 3] & 0xffL) << 24;
   }
 
   static DcpiOffsetUnit unitOf(Map<String, String> exp) {
@@ -124,7 +131,10 @@ class DcpiSamplesTest {
   private static List<String> tree(Path root) throws IOException {
     try (Stream<Path> s = Files.walk(root)) {
       return s.filter(p -> !p.equals(root))
-          .map(p -> root.relativize(p).toString().replace('\\', '/') + (Files.isDirectory(p) ? "/" : ""))
+          .map(
+              p ->
+                  root.relativize(p).toString().replace('\\', '/')
+                      + (Files.isDirectory(p) ? "/" : ""))
           .sorted()
           .collect(Collectors.toList());
     }
@@ -135,11 +145,14 @@ class DcpiSamplesTest {
     DcpiSampleGenerator.generate(tmp);
     List<String> fresh = tree(tmp);
     List<String> committed = tree(DIR);
-    assertEquals(fresh, committed, "file set of " + DIR + " (regenerate it, see " + REF + "/README.md)");
+    assertEquals(
+        fresh, committed, "file set of " + DIR + " (regenerate it, see " + REF + "/README.md)");
     for (String n : fresh) {
       if (!n.endsWith("/")) {
         assertArrayEquals(
-            Files.readAllBytes(tmp.resolve(n)), Files.readAllBytes(DIR.resolve(n)), n + " differs from a fresh generation");
+            Files.readAllBytes(tmp.resolve(n)),
+            Files.readAllBytes(DIR.resolve(n)),
+            n + " differs from a fresh generation");
       }
     }
   }
@@ -151,7 +164,11 @@ class DcpiSamplesTest {
     // the layout before _reference/: everything flat in the folder
     Path old = Files.createDirectory(tmp.resolve("old"));
     for (String n :
-        List.of("README.md", "bad-crlf.prof", "bad-crlf.prof.expected", "valid-small.prof.expected",
+        List.of(
+            "README.md",
+            "bad-crlf.prof",
+            "bad-crlf.prof.expected",
+            "valid-small.prof.expected",
             "valid-instructions.prof")) {
       Files.writeString(old.resolve(n), "old");
     }
@@ -161,7 +178,8 @@ class DcpiSamplesTest {
 
   @Test
   void theProfileSourceSeesOnlyDefaultReadableProfiles() throws IOException {
-    // what the profile source lists: every file under DIR, skipping names starting with _ or . (as Spark)
+    // what the profile source lists: every file under DIR, skipping names starting with _ or . (as
+    // Spark)
     List<Path> visible = new ArrayList<>();
     try (Stream<Path> s = Files.walk(DIR)) {
       for (Path p : s.filter(Files::isRegularFile).collect(Collectors.toList())) {
@@ -207,7 +225,9 @@ class DcpiSamplesTest {
     String readme = Files.readString(REF.resolve("README.md"));
     assertTrue(readme.contains(DcpiSampleGenerator.README_COMMAND));
     List<String> lines = readme.lines().collect(Collectors.toList());
-    assertTrue(lines.get(2).startsWith("This `_reference/` folder is skipped by the `profile` source"), lines.get(2));
+    assertTrue(
+        lines.get(2).startsWith("This `_reference/` folder is skipped by the `profile` source"),
+        lines.get(2));
     // every table path names a committed file
     for (String line : lines) {
       if (line.startsWith("| `")) {
@@ -252,7 +272,8 @@ class DcpiSamplesTest {
       assertEquals("none", exp.get("last_address"));
     } else {
       assertEquals(exp.get("first_address"), "0x" + Long.toHexString(r.rows.get(0)[0]));
-      assertEquals(exp.get("last_address"), "0x" + Long.toHexString(r.rows.get(r.rows.size() - 1)[0]));
+      assertEquals(
+          exp.get("last_address"), "0x" + Long.toHexString(r.rows.get(r.rows.size() - 1)[0]));
     }
 
     // rows: non-zero counts, increasing addresses inside the text, increasing record offsets
@@ -261,7 +282,9 @@ class DcpiSamplesTest {
     for (int i = 0; i < r.rows.size(); i++) {
       long[] row = r.rows.get(i);
       assertTrue(row[1] > 0 && row[1] <= 0xffffffffL, "count in (0, 2^32)");
-      assertTrue(Long.compareUnsigned(row[0], lo) >= 0 && Long.compareUnsigned(row[0], hi) < 0, "address in text");
+      assertTrue(
+          Long.compareUnsigned(row[0], lo) >= 0 && Long.compareUnsigned(row[0], hi) < 0,
+          "address in text");
       assertEquals(0, (row[0] - lo) % 4, "instruction aligned");
       assertEquals(row[1], u32(bytes, (int) row[2]), "recordOffset points at the count");
       if (i > 0) {
@@ -296,8 +319,11 @@ class DcpiSamplesTest {
     ProfileFormatException e = failure(TestSources.file(path));
     assertNotNull(e, name + " was read without error");
     assertEquals(path.toString(), e.file());
-    assertTrue(e.getMessage().contains(path.toString()), "message names the file: " + e.getMessage());
-    assertTrue(e.problem().contains(exp.get("error")), "expected '" + exp.get("error") + "' in: " + e.getMessage());
+    assertTrue(
+        e.getMessage().contains(path.toString()), "message names the file: " + e.getMessage());
+    assertTrue(
+        e.problem().contains(exp.get("error")),
+        "expected '" + exp.get("error") + "' in: " + e.getMessage());
     assertEquals(Long.parseLong(exp.get("offset")), e.offset(), "offset of: " + e.getMessage());
     assertEquals(exp.get("stage"), stage, "stage of: " + e.getMessage());
 
@@ -310,7 +336,9 @@ class DcpiSamplesTest {
 
   private String stage;
 
-  /** Opens and reads everything; returns the ProfileFormatException (and sets the stage) or null. */
+  /**
+   * Opens and reads everything; returns the ProfileFormatException (and sets the stage) or null.
+   */
   private ProfileFormatException failure(ByteSource source) throws IOException {
     DcpiProfileReader reader;
     try {
@@ -336,7 +364,8 @@ class DcpiSamplesTest {
   @Test
   void unknownAndOptionalHeaderKeysAreKept() throws IOException {
     DcpiHeader h = DcpiHeader.read(TestSources.file(path("valid-optional-unknown.prof")));
-    assertEquals(List.of("hostname", "note", "x-custom-key"), new ArrayList<>(h.unknown().keySet()));
+    assertEquals(
+        List.of("hostname", "note", "x-custom-key"), new ArrayList<>(h.unknown().keySet()));
     assertEquals("alpha7.example.com", h.unknown().get("hostname"));
     assertEquals("first\nsecond", h.unknown().get("note"));
     assertEquals("value with\ttab", h.unknown().get("x-custom-key"));
@@ -396,7 +425,8 @@ class DcpiSamplesTest {
     ProfileFormatException e =
         assertThrows(
             ProfileFormatException.class,
-            () -> readAll(TestSources.file(path("valid-medium.prof")), DcpiOffsetUnit.INSTRUCTIONS));
+            () ->
+                readAll(TestSources.file(path("valid-medium.prof")), DcpiOffsetUnit.INSTRUCTIONS));
     assertTrue(e.problem().contains("beyond tsize"), e.getMessage());
     // an instruction-unit file read in bytes has offsets that are not multiples of 4
     ProfileFormatException f =
@@ -425,7 +455,8 @@ class DcpiSamplesTest {
     assertEquals(DcpiOffsetUnit.BYTES, DcpiOffsetUnit.DEFAULT);
     assertEquals(DcpiOffsetUnit.BYTES, DcpiOffsetUnit.parse(null));
     assertEquals(DcpiOffsetUnit.INSTRUCTIONS, DcpiOffsetUnit.parse(" Instructions "));
-    IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> DcpiOffsetUnit.parse("words"));
+    IllegalArgumentException e =
+        assertThrows(IllegalArgumentException.class, () -> DcpiOffsetUnit.parse("words"));
     assertTrue(e.getMessage().contains("words"));
   }
 

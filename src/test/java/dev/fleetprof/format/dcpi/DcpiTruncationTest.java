@@ -1,13 +1,12 @@
 package dev.fleetprof.format.dcpi;
 
-import dev.fleetprof.testing.TestSources;
-
 import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 
 import dev.fleetprof.format.ByteSource;
 import dev.fleetprof.format.ProfileFormatException;
+import dev.fleetprof.testing.TestSources;
 import java.nio.file.Files;
 import java.time.Duration;
 import java.util.Arrays;
@@ -16,13 +15,19 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
 /**
- * Every prefix of small valid files, and single-byte corruptions of them, read from known-length and
- * unknown-length sources: each read either ends cleanly or throws a ProfileFormatException naming the
- * file, never anything else, never hangs.
+ * Every prefix of small valid files, and single-byte corruptions of them, read from known-length
+ * and unknown-length sources: each read either ends cleanly or throws a ProfileFormatException
+ * naming the file, never anything else, never hangs.
  */
 class DcpiTruncationTest {
   @ParameterizedTest
-  @ValueSource(strings = {"valid-small.prof", "valid-unaligned.prof", "valid-bigcounts.prof", "valid-empty.prof"})
+  @ValueSource(
+      strings = {
+        "valid-small.prof",
+        "valid-unaligned.prof",
+        "valid-bigcounts.prof",
+        "valid-empty.prof"
+      })
   void everyPrefixFailsCleanlyOrReads(String name) throws Exception {
     byte[] bytes = Files.readAllBytes(DcpiSamplesTest.path(name));
     assertTimeoutPreemptively(
@@ -39,7 +44,8 @@ class DcpiTruncationTest {
             }
             clean += a ? 1 : 0;
           }
-          // a strict prefix can only read cleanly if its last 8 bytes happen to be a matching footer
+          // a strict prefix can only read cleanly if its last 8 bytes happen to be a matching
+          // footer
           assertTrue(clean <= 2, name + ": " + clean + " strict prefixes read cleanly");
           assertTrue(readsCleanly(TestSources.bytes(name, bytes), name), "the whole file reads");
         });

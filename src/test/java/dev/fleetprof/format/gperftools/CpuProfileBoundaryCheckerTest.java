@@ -20,8 +20,8 @@ import org.junit.jupiter.params.provider.MethodSource;
 
 /**
  * The evaluation harness (after spark-bam's): runs the boundary checker at every slot position of
- * every real sample profile, in both byte orders, and compares with the ground truth of a sequential
- * walk. Zero false positives and zero false negatives are required.
+ * every real sample profile, in both byte orders, and compares with the ground truth of a
+ * sequential walk. Zero false positives and zero false negatives are required.
  */
 class CpuProfileBoundaryCheckerTest {
 
@@ -39,8 +39,10 @@ class CpuProfileBoundaryCheckerTest {
       Decoded d = CpuProfiles.decode(p.toString(), data);
       out.add(new Case(p.getFileName().toString(), data));
       int w = d.header().slotWidth();
-      out.add(new Case(p.getFileName() + " (big-endian copy)",
-          CpuProfiles.swapByteOrder(data, w, d.stopOffset() + 3L * w)));
+      out.add(
+          new Case(
+              p.getFileName() + " (big-endian copy)",
+              CpuProfiles.swapByteOrder(data, w, d.stopOffset() + 3L * w)));
     }
     return out.stream();
   }
@@ -73,13 +75,22 @@ class CpuProfileBoundaryCheckerTest {
         wrong.add(p);
       }
     }
-    assertEquals(0, falsePositives + falseNegatives, c.name() + ": " + falsePositives
-        + " false positives, " + falseNegatives + " false negatives at " + wrong);
+    assertEquals(
+        0,
+        falsePositives + falseNegatives,
+        c.name()
+            + ": "
+            + falsePositives
+            + " false positives, "
+            + falseNegatives
+            + " false negatives at "
+            + wrong);
     // And from every byte (not only slot) position, the first boundary found is the true next one.
     long[] sorted = starts.stream().mapToLong(Long::longValue).sorted().toArray();
     int next = 0;
     for (long from = 0; from <= layout.trailerOffset(); from++) {
-      while (next < sorted.length && sorted[next] < Math.max(from, layout.header().recordsStart())) {
+      while (next < sorted.length
+          && sorted[next] < Math.max(from, layout.header().recordsStart())) {
         next++;
       }
       long expected = next < sorted.length ? sorted[next] : layout.trailerOffset();

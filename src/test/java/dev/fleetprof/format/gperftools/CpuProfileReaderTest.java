@@ -20,9 +20,9 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
-import org.junit.jupiter.api.Test;
 
 /**
  * Checks the decoder against what {@code go tool pprof -raw} reported for the same real profiles
@@ -46,8 +46,8 @@ class CpuProfileReaderTest {
     assertEquals(pprof.period, d.header().periodMicros() * 1000, "sampling period");
     long total = d.records().stream().mapToLong(DecodedRecord::count).sum();
     assertEquals(pprof.totalSamples(), total, "total samples");
-    assertEquals(pprof.addressChains(), asPprofWouldLoad(d.records()),
-        "call chains summed per chain");
+    assertEquals(
+        pprof.addressChains(), asPprofWouldLoad(d.records()), "call chains summed per chain");
   }
 
   @ParameterizedTest
@@ -67,14 +67,17 @@ class CpuProfileReaderTest {
       int m = index.find(address);
       assertTrue(m >= 0, "a mapping holds 0x" + Long.toHexString(address));
       assertEquals(pm.file(), index.get(m).path(), "file of 0x" + Long.toHexString(address));
-      assertEquals(address - pm.start() + pm.offset(), index.get(m).fileOffset(address),
+      assertEquals(
+          address - pm.start() + pm.offset(),
+          index.get(m).fileOffset(address),
           "file offset of 0x" + Long.toHexString(address));
     }
   }
 
   /**
    * Our records as pprof's loader turns them into samples: -1 on non-leaf PCs; up to twice, the
-   * second frame removed when nearly all samples share it; a leaf duplicated by the unwinder dropped.
+   * second frame removed when nearly all samples share it; a leaf duplicated by the unwinder
+   * dropped.
    */
   static Map<List<Long>, Long> asPprofWouldLoad(List<DecodedRecord> records) {
     List<List<Long>> chains = new ArrayList<>();
@@ -154,17 +157,21 @@ class CpuProfileReaderTest {
   void javaVariantIsRejectedClearly() {
     byte[] data = SampleData.read(SampleData.GPERFTOOLS.resolve("shared_library.prof"));
     data[16] = 1; // header slot 2 (format version) = 1
-    ProfileFormatException e = assertThrows(ProfileFormatException.class,
-        () -> CpuProfileHeader.parse("java.prof", data, 64, data.length));
-    assertTrue(e.getMessage().contains("java.prof") && e.getMessage().contains("Java"),
-        e.getMessage());
+    ProfileFormatException e =
+        assertThrows(
+            ProfileFormatException.class,
+            () -> CpuProfileHeader.parse("java.prof", data, 64, data.length));
+    assertTrue(
+        e.getMessage().contains("java.prof") && e.getMessage().contains("Java"), e.getMessage());
   }
 
   @Test
   void notAProfileIsRejectedWithFileAndOffset() {
     byte[] text = "this is a README, not a profile\n".getBytes();
-    ProfileFormatException e = assertThrows(ProfileFormatException.class,
-        () -> CpuProfileHeader.parse("README.md", text, text.length, text.length));
+    ProfileFormatException e =
+        assertThrows(
+            ProfileFormatException.class,
+            () -> CpuProfileHeader.parse("README.md", text, text.length, text.length));
     assertEquals("README.md", e.file());
     assertEquals(0, e.offset());
   }
@@ -195,11 +202,15 @@ class CpuProfileReaderTest {
       byte[] part = java.util.Arrays.copyOf(data, cut);
       Decoded d = CpuProfiles.decode("cut", part);
       assertEquals(CpuProfileReader.End.TRUNCATED, d.end(), "cut at " + cut);
-      List<DecodedRecord> expected = full.records().stream()
-          .filter(r -> r.offset() + (2L + r.pcs().length) * w <= cut).toList();
+      List<DecodedRecord> expected =
+          full.records().stream()
+              .filter(r -> r.offset() + (2L + r.pcs().length) * w <= cut)
+              .toList();
       assertEquals(expected, d.records(), "cut at " + cut);
-      assertFalse(CpuProfileLayout.read(TestSources.bytes("cut", part)).hasTrailer()
-              && cut < full.stopOffset(), "no trailer is seen in a file cut before it");
+      assertFalse(
+          CpuProfileLayout.read(TestSources.bytes("cut", part)).hasTrailer()
+              && cut < full.stopOffset(),
+          "no trailer is seen in a file cut before it");
     }
   }
 
@@ -208,8 +219,8 @@ class CpuProfileReaderTest {
     byte[] data = SampleData.read(SampleData.GPERFTOOLS.resolve("multithreaded.prof"));
     // First record's n (at offset 48) claims 2^40 PCs.
     data[48 + 5] = 1;
-    ProfileFormatException e = assertThrows(ProfileFormatException.class,
-        () -> CpuProfiles.decode("lying.prof", data));
+    ProfileFormatException e =
+        assertThrows(ProfileFormatException.class, () -> CpuProfiles.decode("lying.prof", data));
     assertEquals(48, e.offset());
     assertTrue(e.getMessage().contains("lying.prof"));
     // Claiming more PCs than the file holds (but under the cap) is a truncation, not an error.
@@ -224,8 +235,8 @@ class CpuProfileReaderTest {
   void countsAndPcsAreUnsigned64BitPatterns() throws Exception {
     // A hand-made 64-bit profile (per the format document) with a vsyscall-page PC and a count
     // above 2^63: both must come back as the same bit patterns.
-    java.nio.ByteBuffer b = java.nio.ByteBuffer.allocate(8 * 11)
-        .order(java.nio.ByteOrder.LITTLE_ENDIAN);
+    java.nio.ByteBuffer b =
+        java.nio.ByteBuffer.allocate(8 * 11).order(java.nio.ByteOrder.LITTLE_ENDIAN);
     b.putLong(0).putLong(3).putLong(0).putLong(10000).putLong(0);
     b.putLong(0x8000000000000001L).putLong(1).putLong(0xffffffffff600000L);
     b.putLong(0).putLong(1).putLong(0);
@@ -233,8 +244,9 @@ class CpuProfileReaderTest {
     assertEquals(1, d.records().size());
     assertEquals(0x8000000000000001L, d.records().get(0).count());
     assertEquals(0xffffffffff600000L, d.records().get(0).pcs()[0]);
-    CpuProfileReader r = CpuProfileReader.wholeFile("x", d.header(),
-        new ByteArrayInputStream(b.array()), b.capacity(), false);
+    CpuProfileReader r =
+        CpuProfileReader.wholeFile(
+            "x", d.header(), new ByteArrayInputStream(b.array()), b.capacity(), false);
     assertTrue(r.next());
     assertEquals(1, r.depth());
   }

@@ -51,8 +51,8 @@ class CpuProfileSplitReaderTest {
       List<DecodedRecord> split = new ArrayList<>();
       int resynced = 0;
       for (Slice s : SplitPlanner.split(src.name(), data.length, layout.trailerOffset(), size)) {
-        CpuProfileSplitReader r = CpuProfileSplitReader.split(src, layout, s.start(), s.end(),
-            DecodeOptions.ALL);
+        CpuProfileSplitReader r =
+            CpuProfileSplitReader.split(src, layout, s.start(), s.end(), DecodeOptions.ALL);
         resynced += r.resynced() ? 1 : 0;
         split.addAll(read(r));
       }
@@ -60,8 +60,9 @@ class CpuProfileSplitReaderTest {
       for (int i = 0; i < whole.size(); i++) {
         DecodedRecord a = whole.get(i);
         DecodedRecord b = split.get(i);
-        assertTrue(a.offset() == b.offset() && a.count() == b.count()
-            && Arrays.equals(a.pcs(), b.pcs()), "record " + i + " with splits of " + size);
+        assertTrue(
+            a.offset() == b.offset() && a.count() == b.count() && Arrays.equals(a.pcs(), b.pcs()),
+            "record " + i + " with splits of " + size);
       }
       assertTrue(size >= layout.trailerOffset() || resynced > 0, "later splits resynchronise");
     }
@@ -74,11 +75,15 @@ class CpuProfileSplitReaderTest {
     ByteSource src = TestSources.bytes("changed.prof", data);
     CpuProfileLayout real = CpuProfileLayout.read(src);
     // Planning placed the trailer one record earlier than where reading finds it.
-    CpuProfileLayout moved = new CpuProfileLayout(real.header(), real.fileLength(),
-        real.trailerOffset() - 3L * real.header().slotWidth(), real.mappings(),
-        real.mappingsListed());
-    CpuProfileSplitReader r = CpuProfileSplitReader.split(src, moved, 0, data.length,
-        DecodeOptions.ALL);
+    CpuProfileLayout moved =
+        new CpuProfileLayout(
+            real.header(),
+            real.fileLength(),
+            real.trailerOffset() - 3L * real.header().slotWidth(),
+            real.mappings(),
+            real.mappingsListed());
+    CpuProfileSplitReader r =
+        CpuProfileSplitReader.split(src, moved, 0, data.length, DecodeOptions.ALL);
     ProfileFormatException e = assertThrows(ProfileFormatException.class, () -> read(r));
     assertEquals(real.trailerOffset(), e.offset(), e.getMessage());
     assertTrue(e.getMessage().startsWith("changed.prof"), e.getMessage());
@@ -93,11 +98,16 @@ class CpuProfileSplitReaderTest {
     ByteSource src = TestSources.bytes("cut.prof", Arrays.copyOf(data, cut), cut);
     CpuProfileSplitReader r = new GperftoolsFormat().open(src, DecodeOptions.ALL);
     List<DecodedRecord> got = new ArrayList<>();
-    ProfileFormatException e = assertThrows(ProfileFormatException.class, () -> {
-      while (r.next()) {
-        got.add(new DecodedRecord(r.recordOffset(), r.count(), Arrays.copyOf(r.pcs(), r.depth())));
-      }
-    });
+    ProfileFormatException e =
+        assertThrows(
+            ProfileFormatException.class,
+            () -> {
+              while (r.next()) {
+                got.add(
+                    new DecodedRecord(
+                        r.recordOffset(), r.count(), Arrays.copyOf(r.pcs(), r.depth())));
+              }
+            });
     assertTrue(r.truncated(), "reported as truncated");
     assertFalse(got.isEmpty(), "the complete records before the cut are read");
     assertTrue(e.getMessage().contains("truncated"), e.getMessage());

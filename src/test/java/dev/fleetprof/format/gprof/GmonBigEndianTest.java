@@ -1,14 +1,13 @@
 package dev.fleetprof.format.gprof;
 
-import dev.fleetprof.testing.SampleData;
-import dev.fleetprof.testing.TestSources;
-
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.fleetprof.format.ByteSource;
+import dev.fleetprof.testing.SampleData;
+import dev.fleetprof.testing.TestSources;
 import java.io.IOException;
 import java.nio.ByteOrder;
 import java.nio.file.Files;
@@ -29,11 +28,14 @@ class GmonBigEndianTest {
   @MethodSource("samples")
   void bigEndianCopyGivesIdenticalRows(SampleData.Gmon s) throws IOException {
     byte[] le = Files.readAllBytes(s.gmon());
-    GmonStructure st = new GmonStructure(le, s.flavor(), s.pointerSize(), ByteOrder.LITTLE_ENDIAN, 4);
+    GmonStructure st =
+        new GmonStructure(le, s.flavor(), s.pointerSize(), ByteOrder.LITTLE_ENDIAN, 4);
     byte[] be = st.swapped(le);
     assertFalse(java.util.Arrays.equals(le, be));
-    assertArrayEquals(le, new GmonStructure(be, s.flavor(), s.pointerSize(), ByteOrder.BIG_ENDIAN, 4)
-        .swapped(be), "the conversion is its own inverse");
+    assertArrayEquals(
+        le,
+        new GmonStructure(be, s.flavor(), s.pointerSize(), ByteOrder.BIG_ENDIAN, 4).swapped(be),
+        "the conversion is its own inverse");
 
     ByteSource beSource = TestSources.bytes(s + ".be", be);
     GmonLayout layout = GmonFile.detect(beSource, GmonOptions.auto());
@@ -49,7 +51,12 @@ class GmonBigEndianTest {
     assertFalse(expected.isEmpty());
     assertEquals(expected, Row.readAll(beSource, GmonOptions.auto()));
     assertEquals(expected, Row.readAll(TestSources.gzip(s + ".be.gz", be), GmonOptions.auto()));
-    assertEquals(expected, Row.readAll(beSource,
-        GmonOptions.auto().withByteOrder(ByteOrder.BIG_ENDIAN).withPointerSize(s.pointerSize())));
+    assertEquals(
+        expected,
+        Row.readAll(
+            beSource,
+            GmonOptions.auto()
+                .withByteOrder(ByteOrder.BIG_ENDIAN)
+                .withPointerSize(s.pointerSize())));
   }
 }

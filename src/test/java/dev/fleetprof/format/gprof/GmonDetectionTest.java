@@ -1,8 +1,5 @@
 package dev.fleetprof.format.gprof;
 
-import dev.fleetprof.testing.SampleData;
-import dev.fleetprof.testing.TestSources;
-
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -10,15 +7,17 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.fleetprof.format.ByteSource;
 import dev.fleetprof.format.ProfileFormatException;
+import dev.fleetprof.testing.SampleData;
+import dev.fleetprof.testing.TestSources;
 import java.io.IOException;
 import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.util.Arrays;
 import java.util.List;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
-import org.junit.jupiter.api.Test;
 
 /** Pointer size and byte order detection on every real sample file. */
 class GmonDetectionTest {
@@ -37,14 +36,19 @@ class GmonDetectionTest {
     assertEquals(Files.size(s.gmon()), layout.length());
     assertTrue(layout.records() > 0);
     if (s.flavor().isGnu()) {
-      assertTrue(layout.byteOrderBasis().startsWith("version word 01 00 00 00"), layout.byteOrderBasis());
-      assertTrue(layout.pointerSizeBasis().startsWith("the only size under which all"),
+      assertTrue(
+          layout.byteOrderBasis().startsWith("version word 01 00 00 00"), layout.byteOrderBasis());
+      assertTrue(
+          layout.pointerSizeBasis().startsWith("the only size under which all"),
           layout.pointerSizeBasis());
     } else if (s.flavor() == GmonFlavor.BSD_44) {
-      assertTrue(layout.pointerSizeBasis().startsWith("4.4BSD version word 0x00051879 at offset 20"),
+      assertTrue(
+          layout.pointerSizeBasis().startsWith("4.4BSD version word 0x00051879 at offset 20"),
           layout.pointerSizeBasis());
     } else {
-      assertTrue(layout.pointerSizeBasis().startsWith("the only old-BSD reading"), layout.pointerSizeBasis());
+      assertTrue(
+          layout.pointerSizeBasis().startsWith("the only old-BSD reading"),
+          layout.pointerSizeBasis());
     }
   }
 
@@ -53,13 +57,15 @@ class GmonDetectionTest {
   void sameLayoutFromAStreamOfUnknownLength(SampleData.Gmon s) throws IOException {
     byte[] data = Files.readAllBytes(s.gmon());
     GmonLayout fromFile = GmonFile.detect(TestSources.file(s.gmon()), GmonOptions.auto());
-    GmonLayout fromGzip = GmonFile.detect(TestSources.gzip(s.toString() + ".gz", data), GmonOptions.auto());
+    GmonLayout fromGzip =
+        GmonFile.detect(TestSources.gzip(s.toString() + ".gz", data), GmonOptions.auto());
     assertEquals(fromFile.flavor(), fromGzip.flavor());
     assertEquals(fromFile.pointerSize(), fromGzip.pointerSize());
     assertEquals(fromFile.byteOrder(), fromGzip.byteOrder());
     assertEquals(fromFile.length(), fromGzip.length());
     assertEquals(fromFile.records(), fromGzip.records());
-    assertEquals(Row.readAll(TestSources.file(s.gmon()), GmonOptions.auto()),
+    assertEquals(
+        Row.readAll(TestSources.file(s.gmon()), GmonOptions.auto()),
         Row.readAll(TestSources.gzip(s + ".gz", data), GmonOptions.auto()));
   }
 
@@ -67,10 +73,12 @@ class GmonDetectionTest {
   @MethodSource("samples")
   void forcingTheRightValuesGivesTheSameRows(SampleData.Gmon s) throws IOException {
     ByteSource src = TestSources.file(s.gmon());
-    GmonOptions forced = GmonOptions.auto().withPointerSize(s.pointerSize())
-        .withByteOrder(ByteOrder.LITTLE_ENDIAN);
+    GmonOptions forced =
+        GmonOptions.auto().withPointerSize(s.pointerSize()).withByteOrder(ByteOrder.LITTLE_ENDIAN);
     GmonLayout layout = GmonFile.detect(src, forced);
-    assertTrue(layout.pointerSizeBasis().startsWith("forced by gmon.pointerSize"), layout.pointerSizeBasis());
+    assertTrue(
+        layout.pointerSizeBasis().startsWith("forced by gmon.pointerSize"),
+        layout.pointerSizeBasis());
     assertEquals(Row.readAll(src, GmonOptions.auto()), Row.readAll(src, forced));
   }
 
@@ -78,11 +86,15 @@ class GmonDetectionTest {
   @MethodSource("samples")
   void forcingTheWrongValuesFailsClearly(SampleData.Gmon s) {
     ByteSource src = TestSources.file(s.gmon());
-    ProfileFormatException e = assertThrows(ProfileFormatException.class,
-        () -> GmonFile.detect(src, GmonOptions.auto().withPointerSize(12 - s.pointerSize())));
+    ProfileFormatException e =
+        assertThrows(
+            ProfileFormatException.class,
+            () -> GmonFile.detect(src, GmonOptions.auto().withPointerSize(12 - s.pointerSize())));
     assertEquals(src.name(), e.file());
-    e = assertThrows(ProfileFormatException.class,
-        () -> GmonFile.detect(src, GmonOptions.auto().withByteOrder(ByteOrder.BIG_ENDIAN)));
+    e =
+        assertThrows(
+            ProfileFormatException.class,
+            () -> GmonFile.detect(src, GmonOptions.auto().withByteOrder(ByteOrder.BIG_ENDIAN)));
     assertEquals(src.name(), e.file());
   }
 
@@ -102,8 +114,9 @@ class GmonDetectionTest {
     cpu[24] = 0x10;
     cpu[25] = 0x27;
     assertNull(GmonFile.sniff(cpu, cpu.length, 4096));
-    byte[] dcpi = "version\tpdb-0.0\nimage\t0x1234\nepoch\t9901011200\nsamples\n"
-        .getBytes(StandardCharsets.US_ASCII);
+    byte[] dcpi =
+        "version\tpdb-0.0\nimage\t0x1234\nepoch\t9901011200\nsamples\n"
+            .getBytes(StandardCharsets.US_ASCII);
     assertNull(GmonFile.sniff(dcpi, dcpi.length, 100000));
     assertNull(GmonFile.sniff(new byte[0], 0, 0));
   }

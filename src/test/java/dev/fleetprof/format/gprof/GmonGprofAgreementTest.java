@@ -1,12 +1,11 @@
 package dev.fleetprof.format.gprof;
 
-import dev.fleetprof.testing.SampleData;
-import dev.fleetprof.testing.TestSources;
-
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.fleetprof.testing.SampleData;
+import dev.fleetprof.testing.TestSources;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -81,8 +80,10 @@ class GmonGprofAgreementTest {
   void selfSecondsPerFunctionMatchTheFlatProfile(SampleData.Gmon s) throws IOException {
     GprofText.Symbols syms = GprofText.symbols(s.text("nm.txt"));
     List<Row> rows = rows(s);
-    // Credit each bin to the functions it overlaps, in proportion to the overlap, measured in gprof's
-    // 2-byte units with each function running up to the next symbol (hist.c, hist_assign_samples_1).
+    // Credit each bin to the functions it overlaps, in proportion to the overlap, measured in
+    // gprof's
+    // 2-byte units with each function running up to the next symbol (hist.c,
+    // hist_assign_samples_1).
     Map<String, Double> ticks = new HashMap<>();
     long rate = 0;
     for (Row r : rows) {
@@ -112,7 +113,8 @@ class GmonGprofAgreementTest {
     }
     for (Map.Entry<String, Double> e : ticks.entrySet()) {
       if (!gprofSelf.containsKey(e.getKey())) {
-        assertTrue(e.getValue() / rate < 0.005, "time in " + e.getKey() + " missing from gprof's profile");
+        assertTrue(
+            e.getValue() / rate < 0.005, "time in " + e.getKey() + " missing from gprof's profile");
       }
     }
     assertTrue(checked >= 2, "at least two functions with time");
@@ -147,7 +149,8 @@ class GmonGprofAgreementTest {
       if (r.kind().equals(GmonReader.KIND_ARC)) {
         String callee = syms.lookup(r.pc0());
         String caller = syms.lookup(r.pc1());
-        if (caller != null && !caller.equals(callee)) { // the flat profile leaves out recursive calls
+        if (caller != null
+            && !caller.equals(callee)) { // the flat profile leaves out recursive calls
           calls.merge(callee, r.count(), Long::sum);
         }
       }

@@ -1,8 +1,5 @@
 package dev.fleetprof.format.gprof;
 
-import dev.fleetprof.testing.SampleData;
-import dev.fleetprof.testing.TestSources;
-
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
@@ -10,6 +7,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.fleetprof.format.ByteSource;
 import dev.fleetprof.format.ProfileFormatException;
+import dev.fleetprof.testing.SampleData;
+import dev.fleetprof.testing.TestSources;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
@@ -23,13 +22,16 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
 
 /**
- * Malformed files made from the real samples: each must give a ProfileFormatException naming the file
- * and the offset the test computes from its own structure walk, from a file of known length and from a
- * compressed stream of unknown length alike.
+ * Malformed files made from the real samples: each must give a ProfileFormatException naming the
+ * file and the offset the test computes from its own structure walk, from a file of known length
+ * and from a compressed stream of unknown length alike.
  */
 class GmonMalformedTest {
   static List<SampleData.Gmon> gnuSamples() {
-    return List.of(SampleData.GMON_C_PIE_64, SampleData.GMON_C_32, SampleData.GMON_CXX_NOPIE_64,
+    return List.of(
+        SampleData.GMON_C_PIE_64,
+        SampleData.GMON_C_32,
+        SampleData.GMON_CXX_NOPIE_64,
         SampleData.GMON_SUM);
   }
 
@@ -45,15 +47,23 @@ class GmonMalformedTest {
     return new GmonStructure(d, s.flavor(), s.pointerSize(), ByteOrder.LITTLE_ENDIAN, 4);
   }
 
-  /** Decodes {@code bad} fully, as a known-length file and as a gzip stream; both must fail at {@code offset}. */
-  private static ProfileFormatException expectFailure(String name, byte[] bad, long offset, String words) {
+  /**
+   * Decodes {@code bad} fully, as a known-length file and as a gzip stream; both must fail at
+   * {@code offset}.
+   */
+  private static ProfileFormatException expectFailure(
+      String name, byte[] bad, long offset, String words) {
     ProfileFormatException first = null;
-    for (ByteSource src : List.of(TestSources.bytes(name, bad), TestSources.gzip(name + ".gz", bad))) {
-      ProfileFormatException e = assertThrows(ProfileFormatException.class,
-          () -> Row.readAll(src, GmonOptions.auto()), src.name());
+    for (ByteSource src :
+        List.of(TestSources.bytes(name, bad), TestSources.gzip(name + ".gz", bad))) {
+      ProfileFormatException e =
+          assertThrows(
+              ProfileFormatException.class, () -> Row.readAll(src, GmonOptions.auto()), src.name());
       assertEquals(src.name(), e.file(), e.getMessage());
       assertEquals(offset, e.offset(), e.getMessage());
-      assertTrue(e.getMessage().startsWith(src.name() + ": at byte offset " + offset + ": "), e.getMessage());
+      assertTrue(
+          e.getMessage().startsWith(src.name() + ": at byte offset " + offset + ": "),
+          e.getMessage());
       assertTrue(e.problem().contains(words), e.getMessage());
       if (first == null) {
         first = e;
@@ -78,7 +88,10 @@ class GmonMalformedTest {
   void truncatedInsideTheHistogramHeader(SampleData.Gmon s) throws IOException {
     byte[] d = data(s);
     GmonStructure.Rec h = structure(s, d).of('H').get(0);
-    expectFailure(s + "-cut-in-hist-header", Arrays.copyOf(d, h.offset() + 11), h.offset(),
+    expectFailure(
+        s + "-cut-in-hist-header",
+        Arrays.copyOf(d, h.offset() + 11),
+        h.offset(),
         "truncated histogram record header");
   }
 
@@ -87,7 +100,10 @@ class GmonMalformedTest {
   void truncatedInsideTheBins(SampleData.Gmon s) throws IOException {
     byte[] d = data(s);
     GmonStructure.Rec h = structure(s, d).of('H').get(0);
-    expectFailure(s + "-cut-in-bins", Arrays.copyOf(d, h.countField() + 8 + 16 + 101), h.countField(),
+    expectFailure(
+        s + "-cut-in-bins",
+        Arrays.copyOf(d, h.countField() + 8 + 16 + 101),
+        h.countField(),
         "hist_size");
   }
 
@@ -112,9 +128,14 @@ class GmonMalformedTest {
     for (int n : new int[] {0xfffffff0, 0x7fffffff, d.length}) {
       byte[] bad = d.clone();
       ByteBuffer.wrap(bad).order(ByteOrder.LITTLE_ENDIAN).putInt(h.countField(), n);
-      assertTimeoutPreemptively(Duration.ofSeconds(20),
-          () -> expectFailure(s + "-hist-size-" + Integer.toUnsignedString(n), bad, h.countField(),
-              "hist_size " + Integer.toUnsignedString(n) + " bins"));
+      assertTimeoutPreemptively(
+          Duration.ofSeconds(20),
+          () ->
+              expectFailure(
+                  s + "-hist-size-" + Integer.toUnsignedString(n),
+                  bad,
+                  h.countField(),
+                  "hist_size " + Integer.toUnsignedString(n) + " bins"));
     }
   }
 
@@ -154,7 +175,8 @@ class GmonMalformedTest {
     ByteBuffer hb = ByteBuffer.wrap(header).order(ByteOrder.LITTLE_ENDIAN);
     hb.putInt(1 + 2 * p, 0);
     byte[] same = concat(d, header);
-    assertEquals(Row.readAll(TestSources.bytes("orig", d), GmonOptions.auto()),
+    assertEquals(
+        Row.readAll(TestSources.bytes("orig", d), GmonOptions.auto()),
         Row.readAll(TestSources.bytes("same-range", same), GmonOptions.auto()));
     long low = p == 8 ? hb.getLong(1) : Integer.toUnsignedLong(hb.getInt(1));
     long high = p == 8 ? hb.getLong(1 + p) : Integer.toUnsignedLong(hb.getInt(1 + p));
@@ -172,7 +194,11 @@ class GmonMalformedTest {
     byte[] d = data(s);
     List<GmonStructure.Rec> arcs = structure(s, d).of('a');
     GmonStructure.Rec last = arcs.get(arcs.size() - 1);
-    expectFailure(s + "-cut-in-arc", Arrays.copyOf(d, last.offset() + 7), last.offset(), "not a whole 24-byte arc");
+    expectFailure(
+        s + "-cut-in-arc",
+        Arrays.copyOf(d, last.offset() + 7),
+        last.offset(),
+        "not a whole 24-byte arc");
   }
 
   @ParameterizedTest(name = "{0}")
@@ -195,42 +221,59 @@ class GmonMalformedTest {
   // ------------------------------------------------------------------ robustness
 
   static List<SampleData.Gmon> prefixSamples() {
-    return List.of(SampleData.GMON_C_PIE_64, SampleData.GMON_C_32, SampleData.GMON_BSD_OLD,
+    return List.of(
+        SampleData.GMON_C_PIE_64,
+        SampleData.GMON_C_32,
+        SampleData.GMON_BSD_OLD,
         SampleData.GMON_BSD44);
   }
 
-  /** Every prefix of a real file: a result or a ProfileFormatException, never anything else, never a hang. */
+  /**
+   * Every prefix of a real file: a result or a ProfileFormatException, never anything else, never a
+   * hang.
+   */
   @ParameterizedTest(name = "{0}")
   @MethodSource("prefixSamples")
   void everyPrefixFailsCleanlyOrParses(SampleData.Gmon s) throws IOException {
     byte[] d = data(s);
     List<Row> full = Row.readAll(TestSources.bytes("full", d), GmonOptions.auto());
     int[] outcomes = new int[2];
-    assertTimeoutPreemptively(Duration.ofSeconds(120), () -> {
-      for (int len = 0; len <= d.length; len++) {
-        byte[] prefix = Arrays.copyOf(d, len);
-        for (int mode = 0; mode < (len % 17 == 0 ? 2 : 1); mode++) {
-          String name = s + "-prefix-" + len;
-          ByteSource src = mode == 0 ? TestSources.bytes(name, prefix) : TestSources.gzip(name, prefix);
-          try {
-            List<Row> rows = Row.readAll(src, GmonOptions.auto());
-            outcomes[0]++;
-            // a prefix that parses must end at a record boundary and give the first rows of the file
-            assertTrue(rows.size() <= full.size() && rows.equals(full.subList(0, rows.size())),
-                "prefix " + len + " parsed into rows that are not the file's first rows");
-            if (len == d.length) {
-              assertEquals(full, rows);
+    assertTimeoutPreemptively(
+        Duration.ofSeconds(120),
+        () -> {
+          for (int len = 0; len <= d.length; len++) {
+            byte[] prefix = Arrays.copyOf(d, len);
+            for (int mode = 0; mode < (len % 17 == 0 ? 2 : 1); mode++) {
+              String name = s + "-prefix-" + len;
+              ByteSource src =
+                  mode == 0 ? TestSources.bytes(name, prefix) : TestSources.gzip(name, prefix);
+              try {
+                List<Row> rows = Row.readAll(src, GmonOptions.auto());
+                outcomes[0]++;
+                // a prefix that parses must end at a record boundary and give the first rows of the
+                // file
+                assertTrue(
+                    rows.size() <= full.size() && rows.equals(full.subList(0, rows.size())),
+                    "prefix " + len + " parsed into rows that are not the file's first rows");
+                if (len == d.length) {
+                  assertEquals(full, rows);
+                }
+              } catch (ProfileFormatException e) {
+                outcomes[1]++;
+                assertEquals(name, e.file());
+                assertTrue(e.offset() >= 0 && e.offset() <= len, e.getMessage());
+              }
             }
-          } catch (ProfileFormatException e) {
-            outcomes[1]++;
-            assertEquals(name, e.file());
-            assertTrue(e.offset() >= 0 && e.offset() <= len, e.getMessage());
           }
-        }
-      }
-    });
-    System.out.println("[prefixes] " + s + ": " + outcomes[0] + " parsed, " + outcomes[1]
-        + " ProfileFormatException");
+        });
+    System.out.println(
+        "[prefixes] "
+            + s
+            + ": "
+            + outcomes[0]
+            + " parsed, "
+            + outcomes[1]
+            + " ProfileFormatException");
   }
 
   /** Random byte corruption of real files: a result or a ProfileFormatException, nothing else. */
@@ -239,25 +282,28 @@ class GmonMalformedTest {
   void randomCorruptionFailsCleanlyOrParses(SampleData.Gmon s) throws IOException {
     byte[] d = data(s);
     java.util.Random rnd = new java.util.Random(20240611L ^ s.dir().hashCode());
-    Function<byte[], byte[]> mutate = in -> {
-      byte[] out = in.clone();
-      int n = 1 + rnd.nextInt(4);
-      for (int i = 0; i < n; i++) {
-        out[rnd.nextInt(out.length)] = (byte) rnd.nextInt(256);
-      }
-      return rnd.nextInt(4) == 0 ? Arrays.copyOf(out, rnd.nextInt(out.length + 1)) : out;
-    };
-    assertTimeoutPreemptively(Duration.ofSeconds(120), () -> {
-      for (int i = 0; i < 1500; i++) {
-        byte[] bad = mutate.apply(d);
-        try {
-          Row.readAll(TestSources.bytes("fuzz", bad), GmonOptions.auto());
-        } catch (ProfileFormatException e) {
-          assertEquals("fuzz", e.file());
-          assertTrue(e.offset() >= 0 && e.offset() <= bad.length, e.getMessage());
-        }
-      }
-    });
+    Function<byte[], byte[]> mutate =
+        in -> {
+          byte[] out = in.clone();
+          int n = 1 + rnd.nextInt(4);
+          for (int i = 0; i < n; i++) {
+            out[rnd.nextInt(out.length)] = (byte) rnd.nextInt(256);
+          }
+          return rnd.nextInt(4) == 0 ? Arrays.copyOf(out, rnd.nextInt(out.length + 1)) : out;
+        };
+    assertTimeoutPreemptively(
+        Duration.ofSeconds(120),
+        () -> {
+          for (int i = 0; i < 1500; i++) {
+            byte[] bad = mutate.apply(d);
+            try {
+              Row.readAll(TestSources.bytes("fuzz", bad), GmonOptions.auto());
+            } catch (ProfileFormatException e) {
+              assertEquals("fuzz", e.file());
+              assertTrue(e.offset() >= 0 && e.offset() <= bad.length, e.getMessage());
+            }
+          }
+        });
   }
 
   private static byte[] concat(byte[] a, byte[] b) {

@@ -6,10 +6,10 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * A deliberately simple, independent walk over a gmon file whose flavor, pointer size and byte order
- * the test already knows (from how the sample was made). It lists the records and every multi-byte
- * numeric field, so tests can compute expected error offsets and convert files between byte orders
- * without relying on the decoder under test.
+ * A deliberately simple, independent walk over a gmon file whose flavor, pointer size and byte
+ * order the test already knows (from how the sample was made). It lists the records and every
+ * multi-byte numeric field, so tests can compute expected error offsets and convert files between
+ * byte orders without relying on the decoder under test.
  */
 final class GmonStructure {
   /** A record: 'H' histogram, 'A' arc, 'B' basic-block record, 'h' BSD header+bins, 'a' BSD arc. */
@@ -31,21 +31,22 @@ final class GmonStructure {
         int start = off;
         off++;
         switch (tag) {
-          case 0: {
-            fields.add(new Field(off, p));
-            fields.add(new Field(off + p, p));
-            int countField = off + 2 * p;
-            fields.add(new Field(countField, 4));
-            fields.add(new Field(countField + 4, 4));
-            int n = b.getInt(countField);
-            off = countField + 8 + 16;
-            for (int i = 0; i < n; i++) {
-              fields.add(new Field(off + 2 * i, 2));
+          case 0:
+            {
+              fields.add(new Field(off, p));
+              fields.add(new Field(off + p, p));
+              int countField = off + 2 * p;
+              fields.add(new Field(countField, 4));
+              fields.add(new Field(countField + 4, 4));
+              int n = b.getInt(countField);
+              off = countField + 8 + 16;
+              for (int i = 0; i < n; i++) {
+                fields.add(new Field(off + 2 * i, 2));
+              }
+              off += 2 * n;
+              records.add(new Rec('H', start, off, countField));
+              break;
             }
-            off += 2 * n;
-            records.add(new Rec('H', start, off, countField));
-            break;
-          }
           case 1:
             fields.add(new Field(off, p));
             fields.add(new Field(off + p, p));
@@ -53,19 +54,20 @@ final class GmonStructure {
             off += 2 * p + 4;
             records.add(new Rec('A', start, off, -1));
             break;
-          case 2: {
-            int countField = off;
-            fields.add(new Field(off, bbCountWidth));
-            long n = bbCountWidth == 8 ? b.getLong(off) : b.getInt(off);
-            off += bbCountWidth;
-            for (long i = 0; i < n; i++) {
-              fields.add(new Field(off, p));
-              fields.add(new Field(off + p, p));
-              off += 2 * p;
+          case 2:
+            {
+              int countField = off;
+              fields.add(new Field(off, bbCountWidth));
+              long n = bbCountWidth == 8 ? b.getLong(off) : b.getInt(off);
+              off += bbCountWidth;
+              for (long i = 0; i < n; i++) {
+                fields.add(new Field(off, p));
+                fields.add(new Field(off + p, p));
+                off += 2 * p;
+              }
+              records.add(new Rec('B', start, off, countField));
+              break;
             }
-            records.add(new Rec('B', start, off, countField));
-            break;
-          }
           default:
             throw new IllegalArgumentException("tag " + tag + " at " + start);
         }
@@ -112,7 +114,9 @@ final class GmonStructure {
     return l;
   }
 
-  /** A copy of {@code d} with every numeric field's bytes reversed (little- to big-endian or back). */
+  /**
+   * A copy of {@code d} with every numeric field's bytes reversed (little- to big-endian or back).
+   */
   byte[] swapped(byte[] d) {
     byte[] out = d.clone();
     for (Field f : fields) {

@@ -35,9 +35,11 @@ final class GprofText {
     }
   }
 
-  private static final Pattern FLAT = Pattern.compile(
-      "^\\s*(\\d+\\.\\d+)\\s+(\\d+\\.\\d+)\\s+(\\d+\\.\\d+)\\s+(?:(\\d+)\\s+(\\d+\\.\\d+)\\s+(\\d+\\.\\d+)\\s+)?(\\S.*?)\\s*$");
-  private static final Pattern EACH = Pattern.compile("Each sample counts as ([0-9.e+-]+) seconds\\.");
+  private static final Pattern FLAT =
+      Pattern.compile(
+          "^\\s*(\\d+\\.\\d+)\\s+(\\d+\\.\\d+)\\s+(\\d+\\.\\d+)\\s+(?:(\\d+)\\s+(\\d+\\.\\d+)\\s+(\\d+\\.\\d+)\\s+)?(\\S.*?)\\s*$");
+  private static final Pattern EACH =
+      Pattern.compile("Each sample counts as ([0-9.e+-]+) seconds\\.");
 
   static Flat flat(Path p) throws IOException {
     double each = Double.NaN;
@@ -50,8 +52,12 @@ final class GprofText {
       }
       Matcher m = FLAT.matcher(s);
       if (m.matches()) {
-        lines.add(new FlatLine(m.group(7), Double.parseDouble(m.group(2)), Double.parseDouble(m.group(3)),
-            m.group(4) == null ? null : Long.parseLong(m.group(4))));
+        lines.add(
+            new FlatLine(
+                m.group(7),
+                Double.parseDouble(m.group(2)),
+                Double.parseDouble(m.group(3)),
+                m.group(4) == null ? null : Long.parseLong(m.group(4))));
       }
     }
     if (Double.isNaN(each) || lines.isEmpty()) {
@@ -65,20 +71,23 @@ final class GprofText {
   record CallGraph(double totalSeconds, Map<String, Long> arcs) {}
 
   private static final Pattern GRANULARITY =
-      Pattern.compile("granularity: each sample hit covers \\d+ byte\\(s\\) (?:for [0-9.]+% of ([0-9.]+) seconds|no time propagated)");
-  private static final Pattern PRIMARY = Pattern.compile(
-      "^\\[(\\d+)\\]\\s+\\d+\\.\\d+\\s+\\d+\\.\\d+\\s+\\d+\\.\\d+\\s+(?:\\d+(?:\\+\\d+)?\\s+)?(\\S.*?)\\s+\\[(\\d+)\\]\\s*$");
-  private static final Pattern RELATIVE = Pattern.compile(
-      "^\\s+(?:\\d+\\.\\d+\\s+\\d+\\.\\d+\\s+)?(\\d+)(?:/\\d+)?\\s+(\\S.*?)\\s+\\[(\\d+)\\]\\s*$");
+      Pattern.compile(
+          "granularity: each sample hit covers \\d+ byte\\(s\\) (?:for [0-9.]+% of ([0-9.]+) seconds|no time propagated)");
+  private static final Pattern PRIMARY =
+      Pattern.compile(
+          "^\\[(\\d+)\\]\\s+\\d+\\.\\d+\\s+\\d+\\.\\d+\\s+\\d+\\.\\d+\\s+(?:\\d+(?:\\+\\d+)?\\s+)?(\\S.*?)\\s+\\[(\\d+)\\]\\s*$");
+  private static final Pattern RELATIVE =
+      Pattern.compile(
+          "^\\s+(?:\\d+\\.\\d+\\s+\\d+\\.\\d+\\s+)?(\\d+)(?:/\\d+)?\\s+(\\S.*?)\\s+\\[(\\d+)\\]\\s*$");
   private static final Pattern CYCLE_SUFFIX = Pattern.compile("\\s+<cycle \\d+>$");
 
   /** Key of the arc map: caller, then callee, separated by this string. */
   static final String ARROW = " --> ";
 
   /**
-   * The call graph's total time (granularity line) and, from each entry's child lines, the number of
-   * calls along each (caller, callee) arc, by function name. "cycle as a whole" entries are skipped
-   * (their child lines are the members, not arcs).
+   * The call graph's total time (granularity line) and, from each entry's child lines, the number
+   * of calls along each (caller, callee) arc, by function name. "cycle as a whole" entries are
+   * skipped (their child lines are the members, not arcs).
    */
   static CallGraph callGraph(Path p) throws IOException {
     double total = Double.NaN;
@@ -108,7 +117,8 @@ final class GprofText {
       }
       Matcher rm = RELATIVE.matcher(s);
       if (rm.matches()) {
-        arcs.merge(primary + ARROW + stripCycle(rm.group(2)), Long.parseLong(rm.group(1)), Long::sum);
+        arcs.merge(
+            primary + ARROW + stripCycle(rm.group(2)), Long.parseLong(rm.group(1)), Long::sum);
       }
     }
     if (Double.isNaN(total)) {
@@ -125,8 +135,9 @@ final class GprofText {
 
   record Bin(long low, long high, long count) {}
 
-  private static final Pattern ASSIGN_BIN = Pattern.compile(
-      "^\\[assign_samples\\] bin_low_pc=0x([0-9a-f]+), bin_high_pc=0x([0-9a-f]+), bin_count=(\\d+)$");
+  private static final Pattern ASSIGN_BIN =
+      Pattern.compile(
+          "^\\[assign_samples\\] bin_low_pc=0x([0-9a-f]+), bin_high_pc=0x([0-9a-f]+), bin_count=(\\d+)$");
 
   /** The non-zero bins gprof assigned, with the bin ranges exactly as gprof computed them. */
   static List<Bin> assignedBins(Path p) throws IOException {
@@ -134,8 +145,11 @@ final class GprofText {
     for (String s : Files.readAllLines(p, StandardCharsets.UTF_8)) {
       Matcher m = ASSIGN_BIN.matcher(s);
       if (m.matches()) {
-        bins.add(new Bin(Long.parseUnsignedLong(m.group(1), 16), Long.parseUnsignedLong(m.group(2), 16),
-            Long.parseLong(m.group(3))));
+        bins.add(
+            new Bin(
+                Long.parseUnsignedLong(m.group(1), 16),
+                Long.parseUnsignedLong(m.group(2), 16),
+                Long.parseLong(m.group(3))));
       }
     }
     return bins;

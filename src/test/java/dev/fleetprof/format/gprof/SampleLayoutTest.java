@@ -15,15 +15,16 @@ import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 
 /**
- * The project's jobs read all of {@code sample-data/} with the profile source, which treats every file
- * it lists as a profile. It skips, inside directories, names starting with {@code _} (without
- * {@code =}) or {@code .} as Spark does (dev.fleetprof.spark.FileLister#hidden, repeated here since it
- * is package-private there); so under {@code sample-data/gprof/} those listed files must be exactly the
- * profiles, and everything else must live under {@code _reference/}.
+ * The project's jobs read all of {@code sample-data/} with the profile source, which treats every
+ * file it lists as a profile. It skips, inside directories, names starting with {@code _} (without
+ * {@code =}) or {@code .} as Spark does (dev.fleetprof.spark.FileLister#hidden, repeated here since
+ * it is package-private there); so under {@code sample-data/gprof/} those listed files must be
+ * exactly the profiles, and everything else must live under {@code _reference/}.
  */
 class SampleLayoutTest {
   private static boolean hidden(String name) {
-    return (name.startsWith("_") && !name.contains("=")) || name.startsWith(".")
+    return (name.startsWith("_") && !name.contains("="))
+        || name.startsWith(".")
         || name.endsWith("._COPYING_");
   }
 
@@ -64,8 +65,14 @@ class SampleLayoutTest {
         assertTrue(Files.isRegularFile(s.text(name)), s.text(name).toString());
       }
     }
-    for (String name : List.of("README.md", "regenerate.sh", "versions.txt", "src/workload.c",
-        "src/shapes.cpp", "src/gnu2bsd44.py")) {
+    for (String name :
+        List.of(
+            "README.md",
+            "regenerate.sh",
+            "versions.txt",
+            "src/workload.c",
+            "src/shapes.cpp",
+            "src/gnu2bsd44.py")) {
       assertTrue(Files.isRegularFile(SampleData.GPROF_REFERENCE.resolve(name)), name);
     }
   }

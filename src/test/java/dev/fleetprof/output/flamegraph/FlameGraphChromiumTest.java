@@ -35,15 +35,14 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * The flame graph page rendered by a real headless Chromium after its script ran: the heaviest
- * frames (computed here from the aggregate) are drawn with their weights and shares, the page paints,
- * and the frame cap holds on a large aggregate.
+ * frames (computed here from the aggregate) are drawn with their weights and shares, the page
+ * paints, and the frame cap holds on a large aggregate.
  */
 class FlameGraphChromiumTest {
   private static final Pattern FRAME_TITLE =
       Pattern.compile("<g class=\"f[^\"]*\" data-i=\"\\d+\"><title>([^<]*)</title>");
 
-  @TempDir
-  static Path dir;
+  @TempDir static Path dir;
   private static Path chromium;
 
   @BeforeAll
@@ -52,10 +51,19 @@ class FlameGraphChromiumTest {
   }
 
   private static ExternalTool.Result chromium(String... args) throws Exception {
-    List<String> cmd = new ArrayList<>(List.of(chromium.toString(), "--headless", "--no-sandbox",
-        "--disable-gpu", "--disable-dev-shm-usage", "--no-first-run", "--mute-audio",
-        "--user-data-dir=" + dir.resolve("chromium-profile"), "--window-size=1400,1000",
-        "--virtual-time-budget=5000"));
+    List<String> cmd =
+        new ArrayList<>(
+            List.of(
+                chromium.toString(),
+                "--headless",
+                "--no-sandbox",
+                "--disable-gpu",
+                "--disable-dev-shm-usage",
+                "--no-first-run",
+                "--mute-audio",
+                "--user-data-dir=" + dir.resolve("chromium-profile"),
+                "--window-size=1400,1000",
+                "--virtual-time-budget=5000"));
     cmd.addAll(List.of(args));
     ExternalTool.Result r = ExternalTool.run(cmd, dir.resolve("home"), Map.of(), 300);
     assertEquals(0, r.exit(), "chromium " + List.of(args) + ": " + r.stderr());
@@ -79,25 +87,29 @@ class FlameGraphChromiumTest {
   }
 
   private static <K> List<Map.Entry<K, Long>> heaviest(Map<K, Long> m, int n) {
-    return m.entrySet().stream().sorted(Map.Entry.<K, Long>comparingByValue().reversed())
-        .limit(n).toList();
+    return m.entrySet().stream()
+        .sorted(Map.Entry.<K, Long>comparingByValue().reversed())
+        .limit(n)
+        .toList();
   }
 
   private static void assertSelfContained(String html) {
-    for (String fetching : new String[] {"src=", "href=", "url(", "@import", "fetch(",
-        "XMLHttpRequest", "<link"}) {
+    for (String fetching :
+        new String[] {"src=", "href=", "url(", "@import", "fetch(", "XMLHttpRequest", "<link"}) {
       assertFalse(html.contains(fetching), "the page must not load anything: " + fetching);
     }
-    assertEquals(html.split("http", -1).length - 1,
-        html.split("http://www.w3.org/2000/svg", -1).length - 1, "no URL but the SVG namespace");
+    assertEquals(
+        html.split("http", -1).length - 1,
+        html.split("http://www.w3.org/2000/svg", -1).length - 1,
+        "no URL but the SVG namespace");
   }
 
   @Test
   void theHeaviestFramesOfTheSamplesAreDrawnWithTheirWeights() throws Exception {
     List<WeightedStack> stacks = SampleAggregate.stacks();
     Path page = dir.resolve("samples.html");
-    FlameGraphWriter.write(page, "gperftools <samples> & more", SampleAggregate.meaning(), 4000,
-        stacks);
+    FlameGraphWriter.write(
+        page, "gperftools <samples> & more", SampleAggregate.meaning(), 4000, stacks);
     String html = Files.readString(page);
     assertSelfContained(html);
 
@@ -125,7 +137,8 @@ class FlameGraphChromiumTest {
     for (WeightedStack s : byValue.subList(0, 3)) {
       String want = s.frames().get(0).label() + " \u2014 ";
       String self = "self " + weight(s.value(), total, "samples").replace(" samples", "");
-      assertTrue(drawn.stream().anyMatch(t -> t.startsWith(want) && t.contains(self)),
+      assertTrue(
+          drawn.stream().anyMatch(t -> t.startsWith(want) && t.contains(self)),
           want + "... " + self + " in " + drawn);
     }
   }
@@ -134,16 +147,34 @@ class FlameGraphChromiumTest {
   void symbolizedFramesAreFunctionBoxesMergedWithinAFunction() throws Exception {
     String server = SymbolizedStacks.SERVER;
     List<WeightedStack> stacks = new ArrayList<>(SymbolizedStacks.stacks());
-    // helper inlined into worker at one offset, called by worker at another: one box, partly inlined.
-    Frame main = new Frame(server, 0x1040, List.of(new SourceLine("main", "main",
-        "/src/fleet/main.c", 15)));
-    stacks.add(new WeightedStack(List.of(new Frame(server, 0x5000, List.of(
-        new SourceLine("helper", "helper", "/src/fleet/h.c", 3),
-        new SourceLine("worker", "worker", "/src/fleet/w.c", 10))), main), 4));
-    stacks.add(new WeightedStack(List.of(
-        new Frame(server, 0x6000, List.of(new SourceLine("helper", "helper", "/src/fleet/h.c", 3))),
-        new Frame(server, 0x5010, List.of(new SourceLine("worker", "worker", "/src/fleet/w.c", 11))),
-        main), 6));
+    // helper inlined into worker at one offset, called by worker at another: one box, partly
+    // inlined.
+    Frame main =
+        new Frame(server, 0x1040, List.of(new SourceLine("main", "main", "/src/fleet/main.c", 15)));
+    stacks.add(
+        new WeightedStack(
+            List.of(
+                new Frame(
+                    server,
+                    0x5000,
+                    List.of(
+                        new SourceLine("helper", "helper", "/src/fleet/h.c", 3),
+                        new SourceLine("worker", "worker", "/src/fleet/w.c", 10))),
+                main),
+            4));
+    stacks.add(
+        new WeightedStack(
+            List.of(
+                new Frame(
+                    server,
+                    0x6000,
+                    List.of(new SourceLine("helper", "helper", "/src/fleet/h.c", 3))),
+                new Frame(
+                    server,
+                    0x5010,
+                    List.of(new SourceLine("worker", "worker", "/src/fleet/w.c", 11))),
+                main),
+            6));
 
     // Box weights computed here: every root-first prefix of function names (an unsymbolized frame
     // is its label) sums the values of the stacks that pass through it.
@@ -170,27 +201,30 @@ class FlameGraphChromiumTest {
     assertEquals(55, totals.get(";main;process_block"), "three offsets, one box");
 
     Path page = dir.resolve("symbolized.html");
-    FlameGraphWriter.write(page, "symbolized",
-        ValueMeaning.forKind("sample", 1000L, "microseconds"), 4000, stacks);
+    FlameGraphWriter.write(
+        page, "symbolized", ValueMeaning.forKind("sample", 1000L, "microseconds"), 4000, stacks);
     String dom = chromium("--dump-dom", page.toUri().toString()).stdout();
     List<String> drawn = drawnFrames(dom);
-    assertEquals(totals.size() + 1, drawn.size(), "one box per distinct path, and the root: "
-        + drawn);
+    assertEquals(
+        totals.size() + 1, drawn.size(), "one box per distinct path, and the root: " + drawn);
 
     String in = " in " + server;
     Map<String, String> hover = new HashMap<>();
     hover.put(";main", "main at /src/fleet/main.c" + in); // four call sites: the file only
     hover.put(";main;process_block", "process_block at /src/fleet/block.c" + in);
-    hover.put(";main;process_block;checksum",
-        "checksum [inlined] at /src/fleet/checksum.h:20" + in);
-    hover.put(";main;process_block;checksum;crc_step",
-        "crc_step [inlined] at /src/fleet/crc.h:7" + in);
-    hover.put(";main;" + SymbolizedStacks.HANDLE,
+    hover.put(
+        ";main;process_block;checksum", "checksum [inlined] at /src/fleet/checksum.h:20" + in);
+    hover.put(
+        ";main;process_block;checksum;crc_step", "crc_step [inlined] at /src/fleet/crc.h:7" + in);
+    hover.put(
+        ";main;" + SymbolizedStacks.HANDLE,
         SymbolizedStacks.HANDLE + " at /src/fleet/server.cc:88" + in);
-    hover.put(";main;" + SymbolizedStacks.HANDLE + ";" + SymbolizedStacks.LIBC_LEAF.label(),
+    hover.put(
+        ";main;" + SymbolizedStacks.HANDLE + ";" + SymbolizedStacks.LIBC_LEAF.label(),
         SymbolizedStacks.LIBC + "+0x9a0c0");
     hover.put(";main;" + SymbolizedStacks.LIBC_QSORT.label(), SymbolizedStacks.LIBC + "+0x4a1f3");
-    hover.put(";main;" + SymbolizedStacks.LIBC_QSORT.label() + ";compare_keys", "compare_keys" + in);
+    hover.put(
+        ";main;" + SymbolizedStacks.LIBC_QSORT.label() + ";compare_keys", "compare_keys" + in);
     hover.put(";main;worker", "worker at /src/fleet/w.c" + in);
     hover.put(";main;worker;helper", "helper [partly inlined] at /src/fleet/h.c:3" + in);
     assertEquals(totals.keySet(), hover.keySet());
@@ -212,8 +246,8 @@ class FlameGraphChromiumTest {
   @Test
   void thePagePaintsAFlameGraph() throws Exception {
     Path page = dir.resolve("paint.html");
-    FlameGraphWriter.write(page, "paint", SampleAggregate.meaning(), 4000,
-        SampleAggregate.stacks());
+    FlameGraphWriter.write(
+        page, "paint", SampleAggregate.meaning(), 4000, SampleAggregate.stacks());
     Path png = dir.resolve("paint.png");
     chromium("--screenshot=" + png, page.toUri().toString());
     BufferedImage img = ImageIO.read(png.toFile());
@@ -235,8 +269,8 @@ class FlameGraphChromiumTest {
     List<WeightedStack> stacks = syntheticFleet(100_000, 5);
     int cap = 2000;
     Path page = dir.resolve("fleet.html");
-    FlameGraphWriter.write(page, "fleet", ValueMeaning.forKind("sample", 10000L, "microseconds"),
-        cap, stacks);
+    FlameGraphWriter.write(
+        page, "fleet", ValueMeaning.forKind("sample", 10000L, "microseconds"), cap, stacks);
     String html = Files.readString(page);
     assertTrue(Files.size(page) < 1_000_000, "page size " + Files.size(page));
     Matcher nodes = Pattern.compile("\"nodes\":\\[([^\\]]*)]").matcher(html);
@@ -269,7 +303,8 @@ class FlameGraphChromiumTest {
       assertTrue(drawn.stream().anyMatch(t -> t.startsWith(want)), want);
     }
     assertTrue(dom.contains(String.format(Locale.US, "the %,d heaviest drawn", cap)));
-    System.out.printf("flame graph of %,d stacks: %,d bytes, %d frames drawn, chromium %d ms%n",
+    System.out.printf(
+        "flame graph of %,d stacks: %,d bytes, %d frames drawn, chromium %d ms%n",
         stacks.size(), Files.size(page), drawn.size(), millis);
   }
 
@@ -280,8 +315,12 @@ class FlameGraphChromiumTest {
    */
   static List<WeightedStack> syntheticFleet(int count, long seed) {
     SplittableRandom rnd = new SplittableRandom(seed);
-    String[] modules = {"/usr/bin/fleet-server", "/usr/lib/x86_64-linux-gnu/libc.so.6",
-        "/usr/lib/x86_64-linux-gnu/libssl.so.3", ""};
+    String[] modules = {
+      "/usr/bin/fleet-server",
+      "/usr/lib/x86_64-linux-gnu/libc.so.6",
+      "/usr/lib/x86_64-linux-gnu/libssl.so.3",
+      ""
+    };
     int functions = 3000;
     Frame[] fn = new Frame[functions];
     int[][] callees = new int[functions][];

@@ -104,9 +104,12 @@ class StackTrieTest {
       where.put(path, trie.where(node));
     }
     assertEquals(expected, got);
-    assertEquals(new StackTrie.Where("/src/fleet/block.c", 0, StackTrie.Inlined.NO),
-        where.get("/main/process_block"), "lines 55, 60 and 61 of one file");
-    assertEquals(new StackTrie.Where("/src/fleet/crc.h", 7, StackTrie.Inlined.YES),
+    assertEquals(
+        new StackTrie.Where("/src/fleet/block.c", 0, StackTrie.Inlined.NO),
+        where.get("/main/process_block"),
+        "lines 55, 60 and 61 of one file");
+    assertEquals(
+        new StackTrie.Where("/src/fleet/crc.h", 7, StackTrie.Inlined.YES),
         where.get("/main/process_block/checksum/crc_step"));
     assertEquals(null, where.get("/main/" + SymbolizedStacks.LIBC_QSORT.label()));
   }
@@ -117,8 +120,8 @@ class StackTrieTest {
     List<Frame> s = List.of(new Frame("/a", 1));
     assertThrows(IllegalArgumentException.class, () -> trie.add(s, -1));
     trie.add(s, Long.MAX_VALUE / 2 + 1);
-    ArithmeticException e = assertThrows(ArithmeticException.class,
-        () -> trie.add(s, Long.MAX_VALUE / 2 + 1));
+    ArithmeticException e =
+        assertThrows(ArithmeticException.class, () -> trie.add(s, Long.MAX_VALUE / 2 + 1));
     assertTrue(e.getMessage().contains("64-bit"), e.getMessage());
   }
 }

@@ -35,22 +35,38 @@ class FoldedWriterTest {
     ByteArrayOutputStream module = new ByteArrayOutputStream();
     for (int i = 0; i < escaped.length; i++) {
       if (escaped[i] == '%') {
-        module.write(Integer.parseInt(new String(escaped, i + 1, 2, StandardCharsets.US_ASCII), 16));
+        module.write(
+            Integer.parseInt(new String(escaped, i + 1, 2, StandardCharsets.US_ASCII), 16));
         i += 2;
       } else {
         module.write(escaped[i]);
       }
     }
-    return new Frame(module.toString(StandardCharsets.UTF_8),
+    return new Frame(
+        module.toString(StandardCharsets.UTF_8),
         Long.parseUnsignedLong(frame.substring(plus + 3), 16));
   }
 
   @Test
   void hostileModuleNamesCannotBreakALine() throws IOException {
-    String[] modules = {"/lib/a;b.so", "/opt/My App/bin 12", "/x/new\nline", "/x/cr\r\nlf",
-        "/x/tab\there", "/x/100%41", "/x/del\u007f", "/x/\u043c\u043e\u0434\u0443\u043b\u044c",
-        "/x/lib+0x10.so", "ends with space ", ";", "%", " 7", "/x/nel\u0085ls\u2028ps\u2029", "",
-        null};
+    String[] modules = {
+      "/lib/a;b.so",
+      "/opt/My App/bin 12",
+      "/x/new\nline",
+      "/x/cr\r\nlf",
+      "/x/tab\there",
+      "/x/100%41",
+      "/x/del\u007f",
+      "/x/\u043c\u043e\u0434\u0443\u043b\u044c",
+      "/x/lib+0x10.so",
+      "ends with space ",
+      ";",
+      "%",
+      " 7",
+      "/x/nel\u0085ls\u2028ps\u2029",
+      "",
+      null
+    };
     List<WeightedStack> stacks = new ArrayList<>();
     for (int i = 0; i < modules.length; i++) {
       List<Frame> frames = new ArrayList<>();
@@ -68,8 +84,10 @@ class FoldedWriterTest {
     for (int i = 0; i < modules.length; i++) {
       String line = lines[i];
       assertEquals(1, line.chars().filter(c -> c == ' ').count(), line);
-      assertTrue(line.chars().noneMatch(c -> c < 0x20 || c == 0x7f || c == 0x85 || c == 0x2028
-          || c == 0x2029), line);
+      assertTrue(
+          line.chars()
+              .noneMatch(c -> c < 0x20 || c == 0x7f || c == 0x85 || c == 0x2028 || c == 0x2029),
+          line);
       String[] parts = line.split(" ");
       assertEquals(String.valueOf(10L * i), parts[1]);
       String[] frames = parts[0].split(";", -1);
@@ -112,25 +130,33 @@ class FoldedWriterTest {
   @Test
   void symbolizedFramesBecomeTheirInlineFunctionsOutermostFirst() throws IOException {
     List<WeightedStack> stacks = new ArrayList<>(SymbolizedStacks.stacks());
-    stacks.add(new WeightedStack(List.of(new Frame("/bin/x", 0x10,
-        List.of(new SourceLine("odd;name 100%", "odd", null, 0)))), 1));
+    stacks.add(
+        new WeightedStack(
+            List.of(
+                new Frame(
+                    "/bin/x", 0x10, List.of(new SourceLine("odd;name 100%", "odd", null, 0)))),
+            1));
     String[] lines = write(stacks).split("\n", -1);
     String libc = SymbolizedStacks.LIBC;
-    assertEquals(List.of(
-        "main;process_block;checksum;crc_step 30",
-        "main;process_block 20",
-        "main;process_block 5", // the same text as the line before: readers add them up
-        "main;Server::handle(Request%20const&);" + libc + "+0x9a0c0 7",
-        "main;" + libc + "+0x4a1f3;compare_keys 3",
-        "odd%3Bname%20100%25 1",
-        ""), List.of(lines));
+    assertEquals(
+        List.of(
+            "main;process_block;checksum;crc_step 30",
+            "main;process_block 20",
+            "main;process_block 5", // the same text as the line before: readers add them up
+            "main;Server::handle(Request%20const&);" + libc + "+0x9a0c0 7",
+            "main;" + libc + "+0x4a1f3;compare_keys 3",
+            "odd%3Bname%20100%25 1",
+            ""),
+        List.of(lines));
     assertEquals("process_block;checksum;crc_step", FoldedWriter.frame(SymbolizedStacks.CRC));
   }
 
   @Test
   void negativeCountsAreRefused() {
-    IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
-        () -> write(List.of(new WeightedStack(List.of(new Frame("/a", 1)), -2))));
+    IllegalArgumentException e =
+        assertThrows(
+            IllegalArgumentException.class,
+            () -> write(List.of(new WeightedStack(List.of(new Frame("/a", 1)), -2))));
     assertTrue(e.getMessage().contains("-2"), e.getMessage());
   }
 }

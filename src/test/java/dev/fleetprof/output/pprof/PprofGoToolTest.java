@@ -23,12 +23,11 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * The profile.proto of the real gperftools samples' aggregate, as {@code go tool pprof} reads it:
- * totals against the decoder, stacks against the aggregate, leaf weights against pprof's own reading
- * of the original files (the {@code _reference/*.pprof-raw.txt} dumps).
+ * totals against the decoder, stacks against the aggregate, leaf weights against pprof's own
+ * reading of the original files (the {@code _reference/*.pprof-raw.txt} dumps).
  */
 class PprofGoToolTest {
-  @TempDir
-  static Path dir;
+  @TempDir static Path dir;
   private static Path go;
   private static Path profile;
 
@@ -44,8 +43,12 @@ class PprofGoToolTest {
     cmd.addAll(List.of(args));
     cmd.add(profile.toString());
     // pprof writes downloaded profiles and caches under PPROF_TMPDIR and HOME: keep them here.
-    ExternalTool.Result r = ExternalTool.run(cmd, dir.resolve("home"),
-        Map.of("PPROF_TMPDIR", dir.resolve("pprof-tmp").toString(), "PPROF_BINARY_PATH", ""), 300);
+    ExternalTool.Result r =
+        ExternalTool.run(
+            cmd,
+            dir.resolve("home"),
+            Map.of("PPROF_TMPDIR", dir.resolve("pprof-tmp").toString(), "PPROF_BINARY_PATH", ""),
+            300);
     assertEquals(0, r.exit(), "go tool pprof " + List.of(args) + ": " + r.stderr());
     return r;
   }
@@ -70,8 +73,10 @@ class PprofGoToolTest {
       expected.merge(PprofWriterTest.expectedLocations(s.frames()), s.value(), Long::sum);
     }
     assertEquals(expected, got);
-    assertTrue(raw.mappings.values().stream().allMatch(m -> m.start() == 0 && m.offset() == 0
-        && m.flags().contains("[FN]")), raw.mappings.toString());
+    assertTrue(
+        raw.mappings.values().stream()
+            .allMatch(m -> m.start() == 0 && m.offset() == 0 && m.flags().contains("[FN]")),
+        raw.mappings.toString());
   }
 
   @Test
@@ -102,15 +107,15 @@ class PprofGoToolTest {
     assertFalse(top.stderr().toLowerCase().contains("symboliz"), top.stderr());
 
     // Addresses are module offsets: the heaviest leaf is shown as "<offset> [<module file name>]".
-    ExternalTool.Result addresses = pprof("-top", "-addresses", "-symbolize=none",
-        "-sample_index=samples");
+    ExternalTool.Result addresses =
+        pprof("-top", "-addresses", "-symbolize=none", "-sample_index=samples");
     Map<Frame, Long> leaves = new HashMap<>();
     for (WeightedStack s : SampleAggregate.stacks()) {
       leaves.merge(s.frames().get(0), s.value(), Long::sum);
     }
     Frame heaviest = leaves.entrySet().stream().max(Map.Entry.comparingByValue()).get().getKey();
-    String line = String.format("%016x [%s]", heaviest.offset(),
-        Path.of(heaviest.module()).getFileName());
+    String line =
+        String.format("%016x [%s]", heaviest.offset(), Path.of(heaviest.module()).getFileName());
     assertTrue(addresses.stdout().contains(line), line + " in\n" + addresses.stdout());
   }
 }

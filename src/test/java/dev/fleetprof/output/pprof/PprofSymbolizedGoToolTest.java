@@ -26,17 +26,17 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * A profile of symbolized frames (hand-made inline chains, see {@link SymbolizedStacks}) as
- * {@code go tool pprof} reads it: function names with their flat and cum values, stacks with their
- * inlined frames, file:line, the raw line entries, and no attempt to symbolize anything itself.
- * Expected values are computed here from the stacks, by pprof's documented rules.
+ * A profile of symbolized frames (hand-made inline chains, see {@link SymbolizedStacks}) as {@code
+ * go tool pprof} reads it: function names with their flat and cum values, stacks with their inlined
+ * frames, file:line, the raw line entries, and no attempt to symbolize anything itself. Expected
+ * values are computed here from the stacks, by pprof's documented rules.
  */
 class PprofSymbolizedGoToolTest {
-  private static final Pattern TOP_ROW = Pattern.compile(
-      "^\\s*(-?\\d+)\\s+\\S+%\\s+\\S+%\\s+(-?\\d+)\\s+\\S+%\\s+(.+?)( \\((?:partial-)?inline\\))?$");
+  private static final Pattern TOP_ROW =
+      Pattern.compile(
+          "^\\s*(-?\\d+)\\s+\\S+%\\s+\\S+%\\s+(-?\\d+)\\s+\\S+%\\s+(.+?)( \\((?:partial-)?inline\\))?$");
 
-  @TempDir
-  static Path dir;
+  @TempDir static Path dir;
   private static Path go;
   private static Path profile;
   private static final List<WeightedStack> STACKS = SymbolizedStacks.stacks();
@@ -52,8 +52,12 @@ class PprofSymbolizedGoToolTest {
     List<String> cmd = new ArrayList<>(List.of(go.toString(), "tool", "pprof"));
     cmd.addAll(List.of(args));
     cmd.add(profile.toString());
-    ExternalTool.Result r = ExternalTool.run(cmd, dir.resolve("home"),
-        Map.of("PPROF_TMPDIR", dir.resolve("pprof-tmp").toString(), "PPROF_BINARY_PATH", ""), 300);
+    ExternalTool.Result r =
+        ExternalTool.run(
+            cmd,
+            dir.resolve("home"),
+            Map.of("PPROF_TMPDIR", dir.resolve("pprof-tmp").toString(), "PPROF_BINARY_PATH", ""),
+            300);
     assertEquals(0, r.exit(), "go tool pprof " + List.of(args) + ": " + r.stderr());
     // No -symbolize flag anywhere: pprof must take the profile as symbolized and open no binary.
     assertFalse(r.stderr().toLowerCase().contains("symboliz"), r.stderr());
@@ -157,7 +161,8 @@ class PprofSymbolizedGoToolTest {
       }
       expected.merge(trace, s.value(), Long::sum); // equal traces may be shown once or twice
     }
-    assertEquals(List.of("crc_step (inline)", "checksum (inline)", "process_block", "main"),
+    assertEquals(
+        List.of("crc_step (inline)", "checksum (inline)", "process_block", "main"),
         expected.keySet().stream().filter(t -> t.size() == 4).findFirst().orElseThrow());
 
     String out = pprof("-traces", "-sample_index=samples").stdout();
@@ -198,8 +203,9 @@ class PprofSymbolizedGoToolTest {
         assertEquals(f.module(), raw.mappings.get(l.mappingId()).file());
         List<PprofRaw.Line> want = new ArrayList<>();
         for (SourceLine s : f.lines()) {
-          want.add(new PprofRaw.Line(s.function(), s.file() == null ? "" : s.file(), s.line(),
-              s.symbol()));
+          want.add(
+              new PprofRaw.Line(
+                  s.function(), s.file() == null ? "" : s.file(), s.line(), s.symbol()));
         }
         assertEquals(want, l.lines(), "sample " + i + " frame " + k);
       }

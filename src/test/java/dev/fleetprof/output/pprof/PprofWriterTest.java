@@ -26,7 +26,9 @@ import java.util.SplittableRandom;
 import java.util.zip.GZIPInputStream;
 import org.junit.jupiter.api.Test;
 
-/** The written profile.proto, read back with the same generated classes: no external tool needed. */
+/**
+ * The written profile.proto, read back with the same generated classes: no external tool needed.
+ */
 class PprofWriterTest {
   private static final ValueMeaning CPU = ValueMeaning.forKind("sample", 1000L, "microseconds");
 
@@ -54,8 +56,8 @@ class PprofWriterTest {
       for (long id : s.getLocationIdList()) {
         Location l = locations.get(id);
         Mapping m = mappings.get(l.getMappingId());
-        chain.add(new Frame(m == null ? null : p.getStringTable((int) m.getFilename()),
-            l.getAddress()));
+        chain.add(
+            new Frame(m == null ? null : p.getStringTable((int) m.getFilename()), l.getAddress()));
       }
       out.add(chain);
     }
@@ -80,16 +82,24 @@ class PprofWriterTest {
 
   @Test
   void hostileStacksRoundTripAcrossManyBatches() throws IOException {
-    String[] modules = {"/usr/bin/fleet-server", "/lib/libc.so.6", "", null, "/opt/a;b c/lib\n.so",
-        "/opt/\u043c\u043e\u0434\u0443\u043b\u044c.so"};
+    String[] modules = {
+      "/usr/bin/fleet-server",
+      "/lib/libc.so.6",
+      "",
+      null,
+      "/opt/a;b c/lib\n.so",
+      "/opt/\u043c\u043e\u0434\u0443\u043b\u044c.so"
+    };
     SplittableRandom rnd = new SplittableRandom(7);
     List<WeightedStack> stacks = new ArrayList<>();
     for (int i = 0; i < 10_000; i++) { // more samples than one batch: checks the streamed merge
       List<Frame> frames = new ArrayList<>();
       int depth = rnd.nextInt(0, 12);
       for (int d = 0; d < depth; d++) {
-        frames.add(new Frame(modules[rnd.nextInt(modules.length)],
-            rnd.nextInt(10) == 0 ? -rnd.nextLong(1, 1L << 40) : rnd.nextLong(0, 1 << 20)));
+        frames.add(
+            new Frame(
+                modules[rnd.nextInt(modules.length)],
+                rnd.nextInt(10) == 0 ? -rnd.nextLong(1, 1L << 40) : rnd.nextLong(0, 1 << 20)));
       }
       stacks.add(new WeightedStack(frames, rnd.nextLong(-1_000_000, 1_000_000)));
     }
@@ -104,7 +114,8 @@ class PprofWriterTest {
       assertEquals(List.of(s.value(), s.value() * 1_000_000), got.getValueList());
       assertEquals(expectedLocations(s.frames()), chains.get(i), "sample " + i);
     }
-    assertEquals(List.of("made by a test"),
+    assertEquals(
+        List.of("made by a test"),
         p.getCommentList().stream().map(c -> p.getStringTable(c.intValue())).toList());
     for (Mapping m : p.getMappingList()) {
       assertEquals(0, m.getMemoryStart());
@@ -114,8 +125,10 @@ class PprofWriterTest {
     for (Location l : p.getLocationList()) {
       if (l.getMappingId() != 0) {
         Mapping m = p.getMapping((int) l.getMappingId() - 1);
-        assertTrue(Long.compareUnsigned(l.getAddress(), m.getMemoryLimit()) < 0
-            || m.getMemoryLimit() == -1, "address inside its mapping");
+        assertTrue(
+            Long.compareUnsigned(l.getAddress(), m.getMemoryLimit()) < 0
+                || m.getMemoryLimit() == -1,
+            "address inside its mapping");
       }
     }
     assertEquals(modules.length - 1, p.getMappingCount(), "one mapping per module, none for null");
@@ -126,102 +139,150 @@ class PprofWriterTest {
     List<WeightedStack> one = List.of(new WeightedStack(List.of(new Frame("/bin/x", 16)), 3));
 
     Profile cpu = parse(write(CPU, one));
-    assertEquals(List.of("samples/count", "cpu/nanoseconds"),
+    assertEquals(
+        List.of("samples/count", "cpu/nanoseconds"),
         cpu.getSampleTypeList().stream().map(t -> type(cpu, t)).toList());
     assertEquals("cpu/nanoseconds", type(cpu, cpu.getPeriodType()));
     assertEquals(1_000_000, cpu.getPeriod());
     assertEquals(List.of(3L, 3_000_000L), cpu.getSample(0).getValueList());
 
     Profile dcpi = parse(write(ValueMeaning.forKind("sample", 62000L, "cycles"), one));
-    assertEquals(List.of("samples/count", "cycles/count"),
+    assertEquals(
+        List.of("samples/count", "cycles/count"),
         dcpi.getSampleTypeList().stream().map(t -> type(dcpi, t)).toList());
     assertEquals("cycles/count", type(dcpi, dcpi.getPeriodType()));
     assertEquals(62000, dcpi.getPeriod());
     assertEquals(List.of(3L, 186_000L), dcpi.getSample(0).getValueList());
 
     Profile arcs = parse(write(ValueMeaning.forKind("arc", null, null), one));
-    assertEquals(List.of("calls/count"),
-        arcs.getSampleTypeList().stream().map(t -> type(arcs, t)).toList());
+    assertEquals(
+        List.of("calls/count"), arcs.getSampleTypeList().stream().map(t -> type(arcs, t)).toList());
     assertEquals(0, arcs.getPeriod());
     assertEquals(List.of(3L), arcs.getSample(0).getValueList());
   }
 
   @Test
   void theHeaviestExecutableIsMappingZeroThenModulesByWeight() throws IOException {
-    List<WeightedStack> stacks = List.of(
-        new WeightedStack(List.of(new Frame("/lib/liba.so", 1), new Frame("/bin/main", 2)), 5),
-        new WeightedStack(List.of(new Frame("/lib/libb.so.6", 1), new Frame("/bin/main", 9)), 7),
-        new WeightedStack(List.of(new Frame("/lib/libb.so.6", 3)), 20),
-        new WeightedStack(List.of(new Frame("[vdso]", 3), new Frame("/bin/tool", 1)), 2));
+    List<WeightedStack> stacks =
+        List.of(
+            new WeightedStack(List.of(new Frame("/lib/liba.so", 1), new Frame("/bin/main", 2)), 5),
+            new WeightedStack(
+                List.of(new Frame("/lib/libb.so.6", 1), new Frame("/bin/main", 9)), 7),
+            new WeightedStack(List.of(new Frame("/lib/libb.so.6", 3)), 20),
+            new WeightedStack(List.of(new Frame("[vdso]", 3), new Frame("/bin/tool", 1)), 2));
     Profile p = parse(write(CPU, stacks));
-    List<String> files = p.getMappingList().stream()
-        .map(m -> p.getStringTable((int) m.getFilename())).toList();
-    assertEquals(List.of("/bin/main", "/bin/tool", "/lib/libb.so.6", "/lib/liba.so", "[vdso]"),
-        files);
+    List<String> files =
+        p.getMappingList().stream().map(m -> p.getStringTable((int) m.getFilename())).toList();
+    assertEquals(
+        List.of("/bin/main", "/bin/tool", "/lib/libb.so.6", "/lib/liba.so", "[vdso]"), files);
     assertEquals(10, p.getMapping(0).getMemoryLimit(), "one past the largest address, caller 9");
   }
 
   @Test
   void callerOffsetsPassThroughUnchanged() throws IOException {
     // Caller frames already hold return address - 1: nothing is subtracted again.
-    List<Frame> stack = List.of(new Frame("/bin/x", 0x1000), new Frame("/bin/x", 0x2005),
-        new Frame("/lib/liby.so", 0x30), new Frame(null, 0x7fff0001));
+    List<Frame> stack =
+        List.of(
+            new Frame("/bin/x", 0x1000),
+            new Frame("/bin/x", 0x2005),
+            new Frame("/lib/liby.so", 0x30),
+            new Frame(null, 0x7fff0001));
     Profile p = parse(write(CPU, List.of(new WeightedStack(stack, 1))));
-    assertEquals(List.of(List.of(new Frame("/bin/x", 0x1000), new Frame("/bin/x", 0x2005),
-        new Frame("/lib/liby.so", 0x30), new Frame(null, 0x7fff0001))), frames(p));
+    assertEquals(
+        List.of(
+            List.of(
+                new Frame("/bin/x", 0x1000),
+                new Frame("/bin/x", 0x2005),
+                new Frame("/lib/liby.so", 0x30),
+                new Frame(null, 0x7fff0001))),
+        frames(p));
   }
 
   @Test
   void symbolizedLocationsGetLinesAndDeduplicatedFunctions() throws IOException {
     SourceLine inner = new SourceLine("f(int)", "_Z1fi", "/src/f.h", 3);
     SourceLine outer = new SourceLine("g", "g", "/src/g.c", 40);
-    List<WeightedStack> stacks = List.of(
-        new WeightedStack(List.of(new Frame("/bin/main", 0x10, List.of(inner, outer)),
-            new Frame("/bin/main", 0x20, List.of(new SourceLine("g", "g", "/src/g.c", 44)))), 2),
-        new WeightedStack(List.of(new Frame("/lib/libnolines.so", 0x30,
-            List.of(new SourceLine("h", "h", null, 0))), new Frame("/lib/libgone.so", 0x40)), 3));
+    List<WeightedStack> stacks =
+        List.of(
+            new WeightedStack(
+                List.of(
+                    new Frame("/bin/main", 0x10, List.of(inner, outer)),
+                    new Frame(
+                        "/bin/main", 0x20, List.of(new SourceLine("g", "g", "/src/g.c", 44)))),
+                2),
+            new WeightedStack(
+                List.of(
+                    new Frame(
+                        "/lib/libnolines.so", 0x30, List.of(new SourceLine("h", "h", null, 0))),
+                    new Frame("/lib/libgone.so", 0x40)),
+                3));
     Profile p = parse(write(CPU, stacks));
 
     Map<Long, String> functions = new HashMap<>();
     for (com.google.perftools.profiles.ProfileProto.Function f : p.getFunctionList()) {
-      functions.put(f.getId(), p.getStringTable((int) f.getName()) + "|"
-          + p.getStringTable((int) f.getSystemName()) + "|"
-          + p.getStringTable((int) f.getFilename()) + "|" + f.getStartLine());
+      functions.put(
+          f.getId(),
+          p.getStringTable((int) f.getName())
+              + "|"
+              + p.getStringTable((int) f.getSystemName())
+              + "|"
+              + p.getStringTable((int) f.getFilename())
+              + "|"
+              + f.getStartLine());
     }
-    assertEquals(Set.of("f(int)|_Z1fi|/src/f.h|0", "g|g|/src/g.c|0", "h|h||0"),
-        Set.copyOf(functions.values()), "one Function per (name, system name, file)");
+    assertEquals(
+        Set.of("f(int)|_Z1fi|/src/f.h|0", "g|g|/src/g.c|0", "h|h||0"),
+        Set.copyOf(functions.values()),
+        "one Function per (name, system name, file)");
     assertEquals(3, functions.size());
     Map<Long, List<String>> lines = new HashMap<>();
     for (Location l : p.getLocationList()) {
-      lines.put(l.getAddress(), l.getLineList().stream()
-          .map(x -> functions.get(x.getFunctionId()).split("\\|")[0] + ":" + x.getLine()).toList());
+      lines.put(
+          l.getAddress(),
+          l.getLineList().stream()
+              .map(x -> functions.get(x.getFunctionId()).split("\\|")[0] + ":" + x.getLine())
+              .toList());
     }
-    assertEquals(Map.of(0x10L, List.of("f(int):3", "g:40"), 0x20L, List.of("g:44"),
-        0x30L, List.of("h:0"), 0x40L, List.of()), lines, "innermost first, as the chain");
+    assertEquals(
+        Map.of(
+            0x10L,
+            List.of("f(int):3", "g:40"),
+            0x20L,
+            List.of("g:44"),
+            0x30L,
+            List.of("h:0"),
+            0x40L,
+            List.of()),
+        lines,
+        "innermost first, as the chain");
 
     Map<String, String> flags = new HashMap<>();
     for (Mapping m : p.getMappingList()) {
-      flags.put(p.getStringTable((int) m.getFilename()), (m.getHasFunctions() ? "FN" : "")
-          + (m.getHasFilenames() ? "FL" : "") + (m.getHasLineNumbers() ? "LN" : "")
-          + (m.getHasInlineFrames() ? "IN" : ""));
+      flags.put(
+          p.getStringTable((int) m.getFilename()),
+          (m.getHasFunctions() ? "FN" : "")
+              + (m.getHasFilenames() ? "FL" : "")
+              + (m.getHasLineNumbers() ? "LN" : "")
+              + (m.getHasInlineFrames() ? "IN" : ""));
     }
-    assertEquals(Map.of("/bin/main", "FNFLLNIN", "/lib/libnolines.so", "FNIN",
-        "/lib/libgone.so", "FN"), flags);
+    assertEquals(
+        Map.of("/bin/main", "FNFLLNIN", "/lib/libnolines.so", "FNIN", "/lib/libgone.so", "FN"),
+        flags);
   }
 
   @Test
   void valuesThatDoNotFitFailInsteadOfWrapping() throws IOException {
     BigDecimal tooBig = new BigDecimal("9223372036854775808"); // Long.MAX_VALUE + 1
-    ArithmeticException e = assertThrows(ArithmeticException.class,
-        () -> WeightedStack.of(List.of(), tooBig));
+    ArithmeticException e =
+        assertThrows(ArithmeticException.class, () -> WeightedStack.of(List.of(), tooBig));
     assertTrue(e.getMessage().contains("9223372036854775808"), e.getMessage());
-    assertEquals(Long.MAX_VALUE,
-        WeightedStack.of(List.of(), new BigDecimal(Long.MAX_VALUE)).value());
+    assertEquals(
+        Long.MAX_VALUE, WeightedStack.of(List.of(), new BigDecimal(Long.MAX_VALUE)).value());
 
     // Fits as a count, but not once multiplied into nanoseconds.
     PprofWriter w = new PprofWriter(new ByteArrayOutputStream(), CPU);
-    ArithmeticException product = assertThrows(ArithmeticException.class,
-        () -> w.add(List.of(), Long.MAX_VALUE / 1000));
+    ArithmeticException product =
+        assertThrows(ArithmeticException.class, () -> w.add(List.of(), Long.MAX_VALUE / 1000));
     assertTrue(product.getMessage().contains("does not fit"), product.getMessage());
   }
 }

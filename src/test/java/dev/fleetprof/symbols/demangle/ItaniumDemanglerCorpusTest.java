@@ -39,10 +39,15 @@ class ItaniumDemanglerCorpusTest {
     Path nm = ExternalTool.require("nm", "binutils");
     Path gxx = ExternalTool.require("g++", "g++");
     ExternalTool.require("c++filt", "binutils");
-    Path libstdcxx = Path.of(Toolchain.run(tmp, List.of(gxx.toString(),
-        "-print-file-name=libstdc++.so.6")).trim()).toRealPath();
-    library = symbols(Toolchain.run(tmp, List.of(nm.toString(), "-D", "--defined-only",
-        libstdcxx.toString())));
+    Path libstdcxx =
+        Path.of(
+                Toolchain.run(tmp, List.of(gxx.toString(), "-print-file-name=libstdc++.so.6"))
+                    .trim())
+            .toRealPath();
+    library =
+        symbols(
+            Toolchain.run(
+                tmp, List.of(nm.toString(), "-D", "--defined-only", libstdcxx.toString())));
     assertTrue(library.size() > 3000, libstdcxx + " has only " + library.size() + " symbols");
 
     Set<String> fromPrograms = new LinkedHashSet<>();
@@ -50,15 +55,16 @@ class ItaniumDemanglerCorpusTest {
       Path source = tmp.resolve(name + ".cpp");
       Files.write(source, resource(name + ".cpp"));
       Path binary = tmp.resolve(name);
-      Toolchain.run(tmp, List.of(gxx.toString(), "-O2", "-std=c++20", "-o", binary.toString(),
-          source.toString()));
+      Toolchain.run(
+          tmp,
+          List.of(gxx.toString(), "-O2", "-std=c++20", "-o", binary.toString(), source.toString()));
       fromPrograms.addAll(symbols(Toolchain.run(tmp, List.of(nm.toString(), binary.toString()))));
     }
     programs = new ArrayList<>(fromPrograms);
 
     handPicked = new ArrayList<>();
-    for (String line : new String(resource("extra-names.txt"), StandardCharsets.UTF_8)
-        .split("\n")) {
+    for (String line :
+        new String(resource("extra-names.txt"), StandardCharsets.UTF_8).split("\n")) {
       if (!line.isEmpty() && !line.startsWith("#")) {
         handPicked.add(line);
       }
@@ -71,8 +77,8 @@ class ItaniumDemanglerCorpusTest {
   }
 
   private static byte[] resource(String name) throws IOException {
-    try (InputStream in = ItaniumDemanglerCorpusTest.class.getResourceAsStream(
-        "/demangle/" + name)) {
+    try (InputStream in =
+        ItaniumDemanglerCorpusTest.class.getResourceAsStream("/demangle/" + name)) {
       assertTrue(in != null, "test resource demangle/" + name);
       return in.readAllBytes();
     }
@@ -100,9 +106,16 @@ class ItaniumDemanglerCorpusTest {
       if (want.equals(got)) {
         agree++;
       } else {
-        differences.append("  name:     ").append(names.get(i)).append('\n')
-            .append("  c++filt:  ").append(want).append('\n')
-            .append("  demangle: ").append(got).append('\n');
+        differences
+            .append("  name:     ")
+            .append(names.get(i))
+            .append('\n')
+            .append("  c++filt:  ")
+            .append(want)
+            .append('\n')
+            .append("  demangle: ")
+            .append(got)
+            .append('\n');
       }
     }
     System.out.println(what + ": " + agree + " of " + names.size() + " agree");
@@ -113,7 +126,8 @@ class ItaniumDemanglerCorpusTest {
   @Test
   void libstdcxxDynamicSymbols() {
     int agree = agreements("libstdc++ dynamic symbols", library, 0);
-    assertTrue(agree * 1000L >= library.size() * 999L,
+    assertTrue(
+        agree * 1000L >= library.size() * 999L,
         agree + " of " + library.size() + " is below 99.9%");
   }
 
@@ -123,9 +137,28 @@ class ItaniumDemanglerCorpusTest {
     assertEquals(programs.size(), agree, "disagreements are printed above");
     // The programs are there to cover these: make sure they still do.
     String all = String.join("\n", programs);
-    for (String feature : new String[] {".isra.", ".constprop.", ".part.", ".cold", "_ZTh",
-        "_ZTv", "_ZTc", "_ZTT", "_ZTC", "_ZTH", "_ZGV", "_ZGR", "B5cxx11", "12_GLOBAL__N_1",
-        "UlT_T0_E", "UlDpT_E", "_ZDC", "DTcl", "cv"}) {
+    for (String feature :
+        new String[] {
+          ".isra.",
+          ".constprop.",
+          ".part.",
+          ".cold",
+          "_ZTh",
+          "_ZTv",
+          "_ZTc",
+          "_ZTT",
+          "_ZTC",
+          "_ZTH",
+          "_ZGV",
+          "_ZGR",
+          "B5cxx11",
+          "12_GLOBAL__N_1",
+          "UlT_T0_E",
+          "UlDpT_E",
+          "_ZDC",
+          "DTcl",
+          "cv"
+        }) {
       assertTrue(all.contains(feature), "no symbol with " + feature);
     }
   }
@@ -152,7 +185,8 @@ class ItaniumDemanglerCorpusTest {
       double seconds = (System.nanoTime() - start) / 1e9;
       best = Math.max(best, corpus.size() / seconds);
     }
-    System.out.printf("speed: %.0f names/s (best of %d rounds over %d names; %d chars out)%n",
+    System.out.printf(
+        "speed: %.0f names/s (best of %d rounds over %d names; %d chars out)%n",
         best, rounds, corpus.size(), chars);
   }
 }

@@ -15,9 +15,9 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * Hostile and malformed input: ItaniumDemangler never throws, answers every name quickly, gives
- * up (returning the input) on names built to blow up, returns what is not a mangled name
- * unchanged exactly as c++filt does, and can be called from many threads at once.
+ * Hostile and malformed input: ItaniumDemangler never throws, answers every name quickly, gives up
+ * (returning the input) on names built to blow up, returns what is not a mangled name unchanged
+ * exactly as c++filt does, and can be called from many threads at once.
  */
 class ItaniumDemanglerRobustnessTest {
   /** A generous bound for one name on a loaded machine; a demangling takes microseconds. */
@@ -64,9 +64,11 @@ class ItaniumDemanglerRobustnessTest {
 
   private static final String ALPHABET =
       "_ZNSEIJLXTDPRKVOCFMAUBWabcdefghijlmnostvwxyz0123456789_.$";
-  private static final String[] TOKENS = {"S_", "S0_", "T_", "T0_", "IiE", "Dp", "sp", "fp_",
-      "Li1E", "DTfp_E", "Ul", "Ut_", "Z", "E", "N", "St", "Sa", "B5cxx11", "C1", "D0", "cv",
-      "onpl", "srT_", "B_", "Nv", "C3foo", "KhaE", "TyT_"};
+  private static final String[] TOKENS = {
+    "S_", "S0_", "T_", "T0_", "IiE", "Dp", "sp", "fp_", "Li1E", "DTfp_E", "Ul", "Ut_", "Z", "E",
+    "N", "St", "Sa", "B5cxx11", "C1", "D0", "cv", "onpl", "srT_", "B_", "Nv", "C3foo", "KhaE",
+    "TyT_"
+  };
 
   @TempDir Path tmp;
 
@@ -92,11 +94,12 @@ class ItaniumDemanglerRobustnessTest {
           case 3:
             s.setLength(p);
             break;
-          case 4: {
-            int q = p + r.nextInt(Math.min(8, s.length() - p) + 1);
-            s.insert(q, s.substring(p, q));
-            break;
-          }
+          case 4:
+            {
+              int q = p + r.nextInt(Math.min(8, s.length() - p) + 1);
+              s.insert(q, s.substring(p, q));
+              break;
+            }
           default:
             s.insert(p, TOKENS[r.nextInt(TOKENS.length)]);
             break;
@@ -141,8 +144,9 @@ class ItaniumDemanglerRobustnessTest {
         worstName = name;
       }
     }
-    System.out.printf("%s: %d names in %.0f ms, %d demangled, slowest %.3f ms (%s)%n", what,
-        names.size(), (System.nanoTime() - start) / 1e6, changed, worst / 1e6, worstName);
+    System.out.printf(
+        "%s: %d names in %.0f ms, %d demangled, slowest %.3f ms (%s)%n",
+        what, names.size(), (System.nanoTime() - start) / 1e6, changed, worst / 1e6, worstName);
     assertTrue(worst < MAX_NANOS_PER_NAME, worstName + " took " + worst / 1e6 + " ms");
     return changed;
   }
@@ -165,8 +169,14 @@ class ItaniumDemanglerRobustnessTest {
       if (expected.get(i).equals(got)) {
         agree++;
       } else {
-        differences.append("  name: ").append(names.get(i)).append("\n  c++filt:  ")
-            .append(expected.get(i)).append("\n  demangle: ").append(got).append('\n');
+        differences
+            .append("  name: ")
+            .append(names.get(i))
+            .append("\n  c++filt:  ")
+            .append(expected.get(i))
+            .append("\n  demangle: ")
+            .append(got)
+            .append('\n');
       }
     }
     System.out.println("mutated names: " + agree + " of " + names.size() + " agree");
@@ -233,8 +243,8 @@ class ItaniumDemanglerRobustnessTest {
   @Test
   void hostileNamesGiveUpQuickly() {
     givesUpQuickly("_Z1f" + "P".repeat(100_000) + "i", "100k nested pointers");
-    givesUpQuickly("_Z1fI" + "1AI".repeat(100_000) + "iE".repeat(100_001) + "v",
-        "100k nested templates");
+    givesUpQuickly(
+        "_Z1fI" + "1AI".repeat(100_000) + "iE".repeat(100_001) + "v", "100k nested templates");
     givesUpQuickly("_ZN" + "1a".repeat(100_000) + "Ev", "100k nested names");
     givesUpQuickly("_Z1f" + "FvPFvRA1_".repeat(20_000) + "iEEv", "nested function types");
     givesUpQuickly("_RNv" + "Nv".repeat(100_000) + "C1a1b", "100k nested Rust paths");
@@ -246,7 +256,8 @@ class ItaniumDemanglerRobustnessTest {
     String packSearch = fanOut.substring(0, fanOut.length() - 2) + "vDp" + sub(161);
     givesUpQuickly(packSearch, "pack search through a 2^80 fan-out");
     // Parameters of f's last template parameter's type (T79_ is its 81st: the 2^80 one).
-    givesUpQuickly(fanOut.substring(0, fanOut.length() - 1) + "T79_".repeat(20),
+    givesUpQuickly(
+        fanOut.substring(0, fanOut.length() - 1) + "T79_".repeat(20),
         "template parameters standing for a fan-out");
     givesUpQuickly(rustBackrefFanOut(60), "Rust back references, 2^60 long printed");
     // c++filt 2.40 crashes on this one (sZ in a lambda's signature): unchanged here.
@@ -257,27 +268,40 @@ class ItaniumDemanglerRobustnessTest {
   void smallFanOutsStillPrintAsCppfilt() throws Exception {
     // The hostile shapes above, small enough for c++filt to print: the same code paths agree.
     // Deep nesting within c++filt's 1024 characters reaches its printing depth limit too.
-    List<String> names = List.of(substitutionFanOut(1), substitutionFanOut(4),
-        substitutionFanOut(8), rustBackrefFanOut(1), rustBackrefFanOut(6),
-        "_Z1f" + "P".repeat(1019) + "i", "_Z1f" + "P".repeat(1020) + "i",
-        "_Z" + "1017" + "a".repeat(1017) + "v", "_Z" + "1018" + "a".repeat(1018) + "v",
-        "_Z1f" + "PFv".repeat(100) + "i" + "E".repeat(100),
-        "_Z1f" + "PFv".repeat(250) + "i" + "E".repeat(250),
-        "_Z1fI" + "1AI".repeat(150) + "i" + "E".repeat(151) + "vv",
-        "_Z1fI" + "1AI".repeat(300) + "i" + "E".repeat(301) + "vv",
-        "_ZN" + "1a".repeat(500) + "Ev", "_Z1f" + "A1_".repeat(300) + "i",
-        "_R" + "Nv".repeat(300) + "C1a" + "1b".repeat(300));
+    List<String> names =
+        List.of(
+            substitutionFanOut(1),
+            substitutionFanOut(4),
+            substitutionFanOut(8),
+            rustBackrefFanOut(1),
+            rustBackrefFanOut(6),
+            "_Z1f" + "P".repeat(1019) + "i",
+            "_Z1f" + "P".repeat(1020) + "i",
+            "_Z" + "1017" + "a".repeat(1017) + "v",
+            "_Z" + "1018" + "a".repeat(1018) + "v",
+            "_Z1f" + "PFv".repeat(100) + "i" + "E".repeat(100),
+            "_Z1f" + "PFv".repeat(250) + "i" + "E".repeat(250),
+            "_Z1fI" + "1AI".repeat(150) + "i" + "E".repeat(151) + "vv",
+            "_Z1fI" + "1AI".repeat(300) + "i" + "E".repeat(301) + "vv",
+            "_ZN" + "1a".repeat(500) + "Ev",
+            "_Z1f" + "A1_".repeat(300) + "i",
+            "_R" + "Nv".repeat(300) + "C1a" + "1b".repeat(300));
     List<String> expected = Toolchain.cppFilt(tmp, names);
     for (int i = 0; i < names.size(); i++) {
       assertEquals(expected.get(i), ItaniumDemangler.demangle(names.get(i)), names.get(i));
     }
     // The same from a thread with a small stack (the deep names then need a stack of their own).
     List<String> onSmallStack = new ArrayList<>();
-    Thread small = new Thread(null, () -> {
-      for (String name : names) {
-        onSmallStack.add(ItaniumDemangler.demangle(name));
-      }
-    }, "small-stack", 128 * 1024);
+    Thread small =
+        new Thread(
+            null,
+            () -> {
+              for (String name : names) {
+                onSmallStack.add(ItaniumDemangler.demangle(name));
+              }
+            },
+            "small-stack",
+            128 * 1024);
     small.start();
     small.join();
     assertEquals(expected, onSmallStack);
@@ -287,12 +311,41 @@ class ItaniumDemanglerRobustnessTest {
 
   @Test
   void namesThatAreNotMangledComeBackUnchangedAsWithCppfilt() throws Exception {
-    List<String> names = List.of("main", "_start", "_init", "memcpy", "__libc_start_main",
-        "__cxa_atexit", "_ZN", "_Z", "_ZN3foo", "_ZN3foo3bar", "_ZNK", "_ZSt", "_ZTV", "_ZTV1",
-        "_ZNSt6vectorIiSaIiEE9push_back", "_Z1fv.", "_Z3fooQ",
-        "_GLOBAL__sub_I_main.cpp", "_GLOBAL__sub_I__Z3foov", "_GLOBAL__D_", "_GLOBAL__N_1",
-        "_R", "_RNv", "_ZN3foo17h0123456789abcdefX", "foo::bar()", "", "x86_64", "GLIBCXX_3.4",
-        "_ZZ", "_ZZ1fvE", "_ZGV", "_ZTh", "_ZTcv0_h");
+    List<String> names =
+        List.of(
+            "main",
+            "_start",
+            "_init",
+            "memcpy",
+            "__libc_start_main",
+            "__cxa_atexit",
+            "_ZN",
+            "_Z",
+            "_ZN3foo",
+            "_ZN3foo3bar",
+            "_ZNK",
+            "_ZSt",
+            "_ZTV",
+            "_ZTV1",
+            "_ZNSt6vectorIiSaIiEE9push_back",
+            "_Z1fv.",
+            "_Z3fooQ",
+            "_GLOBAL__sub_I_main.cpp",
+            "_GLOBAL__sub_I__Z3foov",
+            "_GLOBAL__D_",
+            "_GLOBAL__N_1",
+            "_R",
+            "_RNv",
+            "_ZN3foo17h0123456789abcdefX",
+            "foo::bar()",
+            "",
+            "x86_64",
+            "GLIBCXX_3.4",
+            "_ZZ",
+            "_ZZ1fvE",
+            "_ZGV",
+            "_ZTh",
+            "_ZTcv0_h");
     List<String> expected = Toolchain.cppFilt(tmp, names);
     for (int i = 0; i < names.size(); i++) {
       assertEquals(names.get(i), expected.get(i), "c++filt leaves it alone");
@@ -313,13 +366,15 @@ class ItaniumDemanglerRobustnessTest {
     try {
       List<Future<List<String>>> runs = new ArrayList<>();
       for (int t = 0; t < 4; t++) {
-        runs.add(pool.submit(() -> {
-          List<String> out = new ArrayList<>();
-          for (String name : names) {
-            out.add(ItaniumDemangler.demangle(name));
-          }
-          return out;
-        }));
+        runs.add(
+            pool.submit(
+                () -> {
+                  List<String> out = new ArrayList<>();
+                  for (String name : names) {
+                    out.add(ItaniumDemangler.demangle(name));
+                  }
+                  return out;
+                }));
       }
       for (Future<List<String>> run : runs) {
         assertEquals(sequential, run.get());

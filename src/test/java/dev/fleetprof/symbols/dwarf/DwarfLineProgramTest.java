@@ -18,13 +18,12 @@ import org.junit.jupiter.api.io.TempDir;
  * Line programs with what compilers rarely emit, built here byte by byte and put into a real ELF
  * with objcopy, then checked against addr2line on every address: DWARF 3 and 5 headers, relative
  * and absolute include directories, absolute file names, DW_LNE_define_file, min_inst_length 4,
- * DW_LNS_const_add_pc and fixed_advance_pc, discriminators, several rows at one address,
- * sequences out of order and overlapping, DWARF 5 file entries as DW_FORM_string with data1/udata
- * directory indexes and MD5s, and the 0-based DWARF 5 file numbers.
+ * DW_LNS_const_add_pc and fixed_advance_pc, discriminators, several rows at one address, sequences
+ * out of order and overlapping, DWARF 5 file entries as DW_FORM_string with data1/udata directory
+ * indexes and MD5s, and the 0-based DWARF 5 file numbers.
  */
 class DwarfLineProgramTest {
-  @TempDir
-  Path dir;
+  @TempDir Path dir;
 
   /** A line program writer: header fields, then opcodes. */
   static final class Program {
@@ -48,8 +47,8 @@ class DwarfLineProgramTest {
     Program special(int addrAdvance, int lineAdvance) {
       int op = (lineAdvance - lineBase) + lineRange * addrAdvance + opcodeBase;
       if (lineAdvance < lineBase || lineAdvance >= lineBase + lineRange || op > 255) {
-        throw new IllegalArgumentException("no special opcode for " + addrAdvance + "/"
-            + lineAdvance);
+        throw new IllegalArgumentException(
+            "no special opcode for " + addrAdvance + "/" + lineAdvance);
       }
       ops.u8(op);
       return this;
@@ -158,13 +157,16 @@ class DwarfLineProgramTest {
     ExternalTool.require("as", "binutils");
     // A program with 512 bytes of code at a known place, and no debug information.
     Path s = dir.resolve("code.s");
-    Files.writeString(s, ".text\n.globl _start\n.type _start,@function\n_start:\n"
-        + ".fill 256,1,0x90\n.size _start,256\n.globl second\n.type second,@function\nsecond:\n"
-        + ".fill 256,1,0x90\n.size second,256\n");
+    Files.writeString(
+        s,
+        ".text\n.globl _start\n.type _start,@function\n_start:\n"
+            + ".fill 256,1,0x90\n.size _start,256\n.globl second\n.type second,@function\nsecond:\n"
+            + ".fill 256,1,0x90\n.size second,256\n");
     Toolchain.run(dir, List.of("as", s.toString(), "-o", dir.resolve("code.o").toString()));
     Path plain = dir.resolve("plain");
-    Toolchain.run(dir, List.of("ld", "-Ttext=0x401000", dir.resolve("code.o").toString(), "-o",
-        plain.toString()));
+    Toolchain.run(
+        dir,
+        List.of("ld", "-Ttext=0x401000", dir.resolve("code.o").toString(), "-o", plain.toString()));
     long base = 0x401000;
 
     // Unit A: DWARF 3 line table, min_inst_length 4.
@@ -200,7 +202,13 @@ class DwarfLineProgramTest {
     Bytes tablesB = new Bytes();
     tablesB.u8(1).uleb(1).uleb(Dw.FORM_string); // directories: path string
     tablesB.uleb(3).str("/cb").str("sub").str("/other");
-    tablesB.u8(3).uleb(1).uleb(Dw.FORM_string).uleb(2).uleb(Dw.FORM_udata).uleb(5)
+    tablesB
+        .u8(3)
+        .uleb(1)
+        .uleb(Dw.FORM_string)
+        .uleb(2)
+        .uleb(Dw.FORM_udata)
+        .uleb(5)
         .uleb(Dw.FORM_data16);
     tablesB.uleb(4);
     String[][] files = {{"main.c", "0"}, {"main.c", "0"}, {"x.h", "1"}, {"y.h", "2"}};
@@ -221,13 +229,36 @@ class DwarfLineProgramTest {
 
     byte[] line = DwarfMalformedTest.concat(lineA, lineB);
     Bytes abbrev = new Bytes();
-    abbrev.uleb(1).uleb(Dw.TAG_compile_unit).u8(1).uleb(Dw.AT_name).uleb(Dw.FORM_string)
-        .uleb(Dw.AT_comp_dir).uleb(Dw.FORM_string).uleb(Dw.AT_language).uleb(Dw.FORM_data1)
-        .uleb(Dw.AT_stmt_list).uleb(Dw.FORM_sec_offset).uleb(Dw.AT_low_pc).uleb(Dw.FORM_addr)
-        .uleb(Dw.AT_high_pc).uleb(Dw.FORM_data4).uleb(0).uleb(0);
-    abbrev.uleb(2).uleb(Dw.TAG_subprogram).u8(0).uleb(Dw.AT_name).uleb(Dw.FORM_string)
-        .uleb(Dw.AT_low_pc).uleb(Dw.FORM_addr).uleb(Dw.AT_high_pc).uleb(Dw.FORM_data4)
-        .uleb(0).uleb(0);
+    abbrev
+        .uleb(1)
+        .uleb(Dw.TAG_compile_unit)
+        .u8(1)
+        .uleb(Dw.AT_name)
+        .uleb(Dw.FORM_string)
+        .uleb(Dw.AT_comp_dir)
+        .uleb(Dw.FORM_string)
+        .uleb(Dw.AT_language)
+        .uleb(Dw.FORM_data1)
+        .uleb(Dw.AT_stmt_list)
+        .uleb(Dw.FORM_sec_offset)
+        .uleb(Dw.AT_low_pc)
+        .uleb(Dw.FORM_addr)
+        .uleb(Dw.AT_high_pc)
+        .uleb(Dw.FORM_data4)
+        .uleb(0)
+        .uleb(0);
+    abbrev
+        .uleb(2)
+        .uleb(Dw.TAG_subprogram)
+        .u8(0)
+        .uleb(Dw.AT_name)
+        .uleb(Dw.FORM_string)
+        .uleb(Dw.AT_low_pc)
+        .uleb(Dw.FORM_addr)
+        .uleb(Dw.AT_high_pc)
+        .uleb(Dw.FORM_data4)
+        .uleb(0)
+        .uleb(0);
     abbrev.uleb(0);
     Bytes info = new Bytes();
     info.out.writeBytes(unit("a.c", "/ca", 0, base, 0x100, "fa", 0x80));
@@ -240,9 +271,18 @@ class DwarfLineProgramTest {
     Files.write(lineFile, line);
     Files.write(infoFile, info.bytes());
     Files.write(abbrevFile, abbrev.bytes());
-    Toolchain.run(dir, List.of("objcopy", "--add-section", ".debug_info=" + infoFile,
-        "--add-section", ".debug_abbrev=" + abbrevFile, "--add-section", ".debug_line="
-        + lineFile, plain.toString(), bin.toString()));
+    Toolchain.run(
+        dir,
+        List.of(
+            "objcopy",
+            "--add-section",
+            ".debug_info=" + infoFile,
+            "--add-section",
+            ".debug_abbrev=" + abbrevFile,
+            "--add-section",
+            ".debug_line=" + lineFile,
+            plain.toString(),
+            bin.toString()));
 
     FunctionSymbols symbols = DwarfSymbolizerAddr2lineTest.functionSymbols(bin);
     DwarfSymbolizer sym = DwarfSymbolizer.build(Toolchain.dwarfSections(dir, bin), symbols);
@@ -256,31 +296,46 @@ class DwarfLineProgramTest {
     java.util.TreeSet<String> seen = new java.util.TreeSet<>();
     List<String> problems = new ArrayList<>();
     for (int i = 0; i < addrs.size(); i++) {
-      List<SourceLine> got = DwarfSymbolizerAddr2lineTest.addr2lineChain(sym, symbols,
-          addrs.get(i));
+      List<SourceLine> got =
+          DwarfSymbolizerAddr2lineTest.addr2lineChain(sym, symbols, addrs.get(i));
       withLine += got.get(0).line() != 0 ? 1 : 0;
       seen.add(got.get(0).file() + ":" + got.get(0).line());
       if (got.equals(want.get(i).lines())) {
         agree++;
       } else if (problems.size() < 20) {
-        problems.add("0x" + Long.toHexString(addrs.get(i)) + " addr2line: "
-            + DwarfSymbolizerAddr2lineTest.show(want.get(i).lines()) + "; ours: "
-            + DwarfSymbolizerAddr2lineTest.show(got));
+        problems.add(
+            "0x"
+                + Long.toHexString(addrs.get(i))
+                + " addr2line: "
+                + DwarfSymbolizerAddr2lineTest.show(want.get(i).lines())
+                + "; ours: "
+                + DwarfSymbolizerAddr2lineTest.show(got));
       }
     }
-    System.out.printf("hand-made line programs: %d of %d addresses agree with addr2line (%d with"
-        + " a line)%n", agree, addrs.size(), withLine);
+    System.out.printf(
+        "hand-made line programs: %d of %d addresses agree with addr2line (%d with" + " a line)%n",
+        agree, addrs.size(), withLine);
     System.out.println("file:line seen: " + seen);
     problems.forEach(System.out::println);
-    assertTrue(seen.contains("/ca/rel/dir/b.h:16") && seen.contains("/root/d.h:12")
-        && seen.contains("/abs/dir/e.h:39") && seen.contains("<unknown>:40")
-        && seen.contains("/cb/sub/x.h:8"), "the quirks were exercised: " + seen);
+    assertTrue(
+        seen.contains("/ca/rel/dir/b.h:16")
+            && seen.contains("/root/d.h:12")
+            && seen.contains("/abs/dir/e.h:39")
+            && seen.contains("<unknown>:40")
+            && seen.contains("/cb/sub/x.h:8"),
+        "the quirks were exercised: " + seen);
     assertEquals(addrs.size(), agree, String.join("\n", problems));
     assertTrue(withLine > 100);
   }
 
-  private static byte[] unit(String name, String compDir, int stmtList, long low, int size,
-      String function, int functionSize) {
+  private static byte[] unit(
+      String name,
+      String compDir,
+      int stmtList,
+      long low,
+      int size,
+      String function,
+      int functionSize) {
     Bytes d = new Bytes();
     d.uleb(1).str(name).str(compDir).u8(0x0c).u32(stmtList).u64(low).u32(size);
     d.uleb(2).str(function).u64(low).u32(functionSize);

@@ -29,8 +29,7 @@ import org.junit.jupiter.api.io.TempDir;
  * OutOfMemoryError, a StackOverflowError or a hang.
  */
 class DwarfMalformedTest {
-  @TempDir
-  Path dir;
+  @TempDir Path dir;
 
   /** The sections of a real C++ program built with inlining. */
   private Map<String, byte[]> realSections(List<Long> addrsOut) throws Exception {
@@ -38,8 +37,16 @@ class DwarfMalformedTest {
     ExternalTool.require("objcopy", "binutils");
     Toolchain.copyResources("dwarf/cpp", dir.resolve("cpp"), "main.cpp", "include/shapes.hpp");
     Path bin = dir.resolve("prog");
-    Toolchain.run(dir, List.of("g++", "-O2", "-g", "-I" + dir.resolve("cpp/include"),
-        dir.resolve("cpp/main.cpp").toString(), "-o", bin.toString()));
+    Toolchain.run(
+        dir,
+        List.of(
+            "g++",
+            "-O2",
+            "-g",
+            "-I" + dir.resolve("cpp/include"),
+            dir.resolve("cpp/main.cpp").toString(),
+            "-o",
+            bin.toString()));
     DwarfSections s = Toolchain.dwarfSections(dir, bin);
     Map<String, byte[]> out = new HashMap<>();
     for (String n : DwarfSections.NAMES) {
@@ -65,20 +72,22 @@ class DwarfMalformedTest {
 
   /** Builds and looks up; returns "ok", or the exception's section when it was refused. */
   private static String survive(Map<String, byte[]> m, List<Long> addrs) {
-    return assertTimeoutPreemptively(Duration.ofSeconds(20), () -> {
-      DwarfSymbolizer s;
-      try {
-        s = DwarfSymbolizer.build(sections(m));
-      } catch (DwarfFormatException e) {
-        assertTrue(e.section().startsWith(".debug_"), e.getMessage());
-        assertTrue(e.offset() >= 0, e.getMessage());
-        return e.section();
-      }
-      for (long a : addrs) {
-        s.lookup(a);
-      }
-      return "ok";
-    });
+    return assertTimeoutPreemptively(
+        Duration.ofSeconds(20),
+        () -> {
+          DwarfSymbolizer s;
+          try {
+            s = DwarfSymbolizer.build(sections(m));
+          } catch (DwarfFormatException e) {
+            assertTrue(e.section().startsWith(".debug_"), e.getMessage());
+            assertTrue(e.offset() >= 0, e.getMessage());
+            return e.section();
+          }
+          for (long a : addrs) {
+            s.lookup(a);
+          }
+          return "ok";
+        });
   }
 
   @Test
@@ -105,8 +114,13 @@ class DwarfMalformedTest {
         cases++;
       }
     }
-    System.out.println("truncations: " + cases + " cases, " + refused + " refused with a"
-        + " DwarfFormatException, the rest symbolized without error");
+    System.out.println(
+        "truncations: "
+            + cases
+            + " cases, "
+            + refused
+            + " refused with a"
+            + " DwarfFormatException, the rest symbolized without error");
     assertTrue(refused > 0);
   }
 
@@ -115,8 +129,14 @@ class DwarfMalformedTest {
     List<Long> addrs = new ArrayList<>();
     Map<String, byte[]> real = realSections(addrs);
     Random rnd = new Random(42);
-    String[] targets = {".debug_info", ".debug_abbrev", ".debug_line", ".debug_rnglists",
-        ".debug_str_offsets", ".debug_addr"};
+    String[] targets = {
+      ".debug_info",
+      ".debug_abbrev",
+      ".debug_line",
+      ".debug_rnglists",
+      ".debug_str_offsets",
+      ".debug_addr"
+    };
     int refused = 0;
     int cases = 0;
     for (int i = 0; i < 400; i++) {
@@ -144,8 +164,17 @@ class DwarfMalformedTest {
     List<Long> addrs = new ArrayList<>();
     Map<String, byte[]> real = realSections(addrs);
     byte[] info = real.get(".debug_info");
-    long[] lies = {0, 1, 2, 0x7fffffffL, 0xfffffff0L, 0xfffffffeL, info.length, info.length - 3,
-        info.length + 100};
+    long[] lies = {
+      0,
+      1,
+      2,
+      0x7fffffffL,
+      0xfffffff0L,
+      0xfffffffeL,
+      info.length,
+      info.length - 3,
+      info.length + 100
+    };
     for (long lie : lies) {
       byte[] copy = info.clone();
       ByteBuffer.wrap(copy).order(ByteOrder.LITTLE_ENDIAN).putInt(0, (int) lie);
@@ -230,8 +259,9 @@ class DwarfMalformedTest {
     body.u8(2).uleb(0x100); // advance_pc
     body.u8(0).uleb(1).u8(1); // end_sequence
     byte[] b = body.bytes();
-    return new Bytes().u32(b.length).bytes().length == 4 ? concat(new Bytes().u32(b.length)
-        .bytes(), b) : null;
+    return new Bytes().u32(b.length).bytes().length == 4
+        ? concat(new Bytes().u32(b.length).bytes(), b)
+        : null;
   }
 
   static byte[] concat(byte[] a, byte[] b) {
@@ -269,19 +299,38 @@ class DwarfMalformedTest {
    */
   static byte[] abbrevsWithSpecification() {
     Bytes a = new Bytes();
-    a.uleb(1).uleb(Dw.TAG_compile_unit).u8(1)
-        .uleb(Dw.AT_stmt_list).uleb(Dw.FORM_sec_offset)
-        .uleb(Dw.AT_low_pc).uleb(Dw.FORM_addr)
-        .uleb(Dw.AT_high_pc).uleb(Dw.FORM_data8).uleb(0).uleb(0);
-    a.uleb(2).uleb(Dw.TAG_subprogram).u8(0)
-        .uleb(Dw.AT_low_pc).uleb(Dw.FORM_addr)
-        .uleb(Dw.AT_high_pc).uleb(Dw.FORM_data8)
-        .uleb(Dw.AT_specification).uleb(Dw.FORM_ref4).uleb(0).uleb(0);
-    a.uleb(3).uleb(Dw.TAG_subprogram).u8(0)
-        .uleb(Dw.AT_name).uleb(Dw.FORM_string)
-        .uleb(Dw.AT_specification).uleb(Dw.FORM_ref4).uleb(0).uleb(0);
-    a.uleb(4).uleb(Dw.TAG_subprogram).u8(0)
-        .uleb(Dw.AT_name).uleb(Dw.FORM_string).uleb(0).uleb(0);
+    a.uleb(1)
+        .uleb(Dw.TAG_compile_unit)
+        .u8(1)
+        .uleb(Dw.AT_stmt_list)
+        .uleb(Dw.FORM_sec_offset)
+        .uleb(Dw.AT_low_pc)
+        .uleb(Dw.FORM_addr)
+        .uleb(Dw.AT_high_pc)
+        .uleb(Dw.FORM_data8)
+        .uleb(0)
+        .uleb(0);
+    a.uleb(2)
+        .uleb(Dw.TAG_subprogram)
+        .u8(0)
+        .uleb(Dw.AT_low_pc)
+        .uleb(Dw.FORM_addr)
+        .uleb(Dw.AT_high_pc)
+        .uleb(Dw.FORM_data8)
+        .uleb(Dw.AT_specification)
+        .uleb(Dw.FORM_ref4)
+        .uleb(0)
+        .uleb(0);
+    a.uleb(3)
+        .uleb(Dw.TAG_subprogram)
+        .u8(0)
+        .uleb(Dw.AT_name)
+        .uleb(Dw.FORM_string)
+        .uleb(Dw.AT_specification)
+        .uleb(Dw.FORM_ref4)
+        .uleb(0)
+        .uleb(0);
+    a.uleb(4).uleb(Dw.TAG_subprogram).u8(0).uleb(Dw.AT_name).uleb(Dw.FORM_string).uleb(0).uleb(0);
     a.uleb(0);
     return a.bytes();
   }
@@ -290,13 +339,16 @@ class DwarfMalformedTest {
   void wellFormedSyntheticUnitWorks() throws Exception {
     int first = ROOT_DIE_OFFSET + ROOT_DIE_SIZE;
     int decl = first + 1 + 8 + 8 + 4;
-    Map<String, byte[]> m = unit(abbrevsWithSpecification(), d -> {
-      d.uleb(2).u64(0x1000).u64(0x100).u32(decl);
-      d.uleb(4).str("f");
-      d.uleb(0);
-    });
-    DwarfSymbolizer s = assertTimeoutPreemptively(Duration.ofSeconds(5),
-        () -> DwarfSymbolizer.build(sections(m)));
+    Map<String, byte[]> m =
+        unit(
+            abbrevsWithSpecification(),
+            d -> {
+              d.uleb(2).u64(0x1000).u64(0x100).u32(decl);
+              d.uleb(4).str("f");
+              d.uleb(0);
+            });
+    DwarfSymbolizer s =
+        assertTimeoutPreemptively(Duration.ofSeconds(5), () -> DwarfSymbolizer.build(sections(m)));
     assertEquals("f", s.lookup(0x1010).get(0).function());
   }
 
@@ -304,22 +356,34 @@ class DwarfMalformedTest {
   void sectionsThroughAReaderThatMayFail() throws Exception {
     int first = ROOT_DIE_OFFSET + ROOT_DIE_SIZE;
     int decl = first + 1 + 8 + 8 + 4;
-    Map<String, byte[]> m = unit(abbrevsWithSpecification(), d -> {
-      d.uleb(2).u64(0x1000).u64(0x100).u32(decl);
-      d.uleb(4).str("g");
-      d.uleb(0);
-    });
-    DwarfSections read = DwarfSections.read(
-        name -> m.containsKey(name) ? ByteBuffer.wrap(m.get(name)) : null,
-        ByteOrder.LITTLE_ENDIAN, 32);
+    Map<String, byte[]> m =
+        unit(
+            abbrevsWithSpecification(),
+            d -> {
+              d.uleb(2).u64(0x1000).u64(0x100).u32(decl);
+              d.uleb(4).str("g");
+              d.uleb(0);
+            });
+    DwarfSections read =
+        DwarfSections.read(
+            name -> m.containsKey(name) ? ByteBuffer.wrap(m.get(name)) : null,
+            ByteOrder.LITTLE_ENDIAN,
+            32);
     assertEquals(32, read.elfClass());
     // A 32-bit binary: the high bits of a lookup address are dropped, as addr2line drops them.
     assertEquals("g", DwarfSymbolizer.build(read).lookup(0x1_0000_1010L).get(0).function());
     java.io.IOException failure = new java.io.IOException("disk on fire");
-    assertEquals(failure, assertThrows(java.io.IOException.class, () -> DwarfSections.read(
-        name -> {
-          throw failure;
-        }, ByteOrder.LITTLE_ENDIAN, 64)));
+    assertEquals(
+        failure,
+        assertThrows(
+            java.io.IOException.class,
+            () ->
+                DwarfSections.read(
+                    name -> {
+                      throw failure;
+                    },
+                    ByteOrder.LITTLE_ENDIAN,
+                    64)));
   }
 
   @Test
@@ -328,22 +392,31 @@ class DwarfMalformedTest {
     int b = first + 1 + 8 + 8 + 4;
     int c = b + 1 + 2 + 4;
     // A -> B -> C -> B: binutils gives up after 100 hops; so do we, with an exception.
-    Map<String, byte[]> m = unit(abbrevsWithSpecification(), d -> {
-      d.uleb(2).u64(0x1000).u64(0x100).u32(b);
-      d.uleb(3).str("b").u32(c);
-      d.uleb(3).str("c").u32(b);
-      d.uleb(0);
-    });
-    DwarfFormatException e = assertThrows(DwarfFormatException.class,
-        () -> assertTimeoutPreemptively(Duration.ofSeconds(5),
-            () -> DwarfSymbolizer.build(sections(m))));
+    Map<String, byte[]> m =
+        unit(
+            abbrevsWithSpecification(),
+            d -> {
+              d.uleb(2).u64(0x1000).u64(0x100).u32(b);
+              d.uleb(3).str("b").u32(c);
+              d.uleb(3).str("c").u32(b);
+              d.uleb(0);
+            });
+    DwarfFormatException e =
+        assertThrows(
+            DwarfFormatException.class,
+            () ->
+                assertTimeoutPreemptively(
+                    Duration.ofSeconds(5), () -> DwarfSymbolizer.build(sections(m))));
     assertEquals(".debug_info", e.section());
     // A DIE that names itself.
-    Map<String, byte[]> self = unit(abbrevsWithSpecification(), d -> {
-      d.uleb(2).u64(0x1000).u64(0x100).u32(b);
-      d.uleb(3).str("b").u32(b);
-      d.uleb(0);
-    });
+    Map<String, byte[]> self =
+        unit(
+            abbrevsWithSpecification(),
+            d -> {
+              d.uleb(2).u64(0x1000).u64(0x100).u32(b);
+              d.uleb(3).str("b").u32(b);
+              d.uleb(0);
+            });
     assertThrows(DwarfFormatException.class, () -> DwarfSymbolizer.build(sections(self)));
   }
 
@@ -352,23 +425,53 @@ class DwarfMalformedTest {
     // DW_FORM_GNU_ref_alt and DW_FORM_GNU_strp_alt point into a dwz file this layer does not
     // have: the names are left out (printed as ??), the rest of the chain stays.
     Bytes a = new Bytes();
-    a.uleb(1).uleb(Dw.TAG_compile_unit).u8(1).uleb(Dw.AT_stmt_list).uleb(Dw.FORM_sec_offset)
-        .uleb(Dw.AT_low_pc).uleb(Dw.FORM_addr).uleb(Dw.AT_high_pc).uleb(Dw.FORM_data8)
-        .uleb(0).uleb(0);
-    a.uleb(2).uleb(Dw.TAG_subprogram).u8(1).uleb(Dw.AT_name).uleb(Dw.FORM_GNU_strp_alt)
-        .uleb(Dw.AT_low_pc).uleb(Dw.FORM_addr).uleb(Dw.AT_high_pc).uleb(Dw.FORM_data8)
-        .uleb(0).uleb(0);
-    a.uleb(3).uleb(Dw.TAG_inlined_subroutine).u8(0).uleb(Dw.AT_abstract_origin)
-        .uleb(Dw.FORM_GNU_ref_alt).uleb(Dw.AT_low_pc).uleb(Dw.FORM_addr).uleb(Dw.AT_high_pc)
-        .uleb(Dw.FORM_data8).uleb(Dw.AT_call_file).uleb(Dw.FORM_data1).uleb(Dw.AT_call_line)
-        .uleb(Dw.FORM_data1).uleb(0).uleb(0);
+    a.uleb(1)
+        .uleb(Dw.TAG_compile_unit)
+        .u8(1)
+        .uleb(Dw.AT_stmt_list)
+        .uleb(Dw.FORM_sec_offset)
+        .uleb(Dw.AT_low_pc)
+        .uleb(Dw.FORM_addr)
+        .uleb(Dw.AT_high_pc)
+        .uleb(Dw.FORM_data8)
+        .uleb(0)
+        .uleb(0);
+    a.uleb(2)
+        .uleb(Dw.TAG_subprogram)
+        .u8(1)
+        .uleb(Dw.AT_name)
+        .uleb(Dw.FORM_GNU_strp_alt)
+        .uleb(Dw.AT_low_pc)
+        .uleb(Dw.FORM_addr)
+        .uleb(Dw.AT_high_pc)
+        .uleb(Dw.FORM_data8)
+        .uleb(0)
+        .uleb(0);
+    a.uleb(3)
+        .uleb(Dw.TAG_inlined_subroutine)
+        .u8(0)
+        .uleb(Dw.AT_abstract_origin)
+        .uleb(Dw.FORM_GNU_ref_alt)
+        .uleb(Dw.AT_low_pc)
+        .uleb(Dw.FORM_addr)
+        .uleb(Dw.AT_high_pc)
+        .uleb(Dw.FORM_data8)
+        .uleb(Dw.AT_call_file)
+        .uleb(Dw.FORM_data1)
+        .uleb(Dw.AT_call_line)
+        .uleb(Dw.FORM_data1)
+        .uleb(0)
+        .uleb(0);
     a.uleb(0);
-    Map<String, byte[]> m = unit(a.bytes(), d -> {
-      d.uleb(2).u32(0x1234).u64(0x1000).u64(0x100);
-      d.uleb(3).u32(0x5678).u64(0x1010).u64(0x10).u8(1).u8(77);
-      d.uleb(0);
-      d.uleb(0);
-    });
+    Map<String, byte[]> m =
+        unit(
+            a.bytes(),
+            d -> {
+              d.uleb(2).u32(0x1234).u64(0x1000).u64(0x100);
+              d.uleb(3).u32(0x5678).u64(0x1010).u64(0x10).u8(1).u8(77);
+              d.uleb(0);
+              d.uleb(0);
+            });
     DwarfSymbolizer s = DwarfSymbolizer.build(sections(m));
     List<dev.fleetprof.symbols.SourceLine> chain = s.lookup(0x1014);
     assertEquals(2, chain.size());
@@ -382,70 +485,123 @@ class DwarfMalformedTest {
   @Test
   void endlessNestingDoesNotOverflowTheStack() throws Exception {
     Bytes a = new Bytes();
-    a.uleb(1).uleb(Dw.TAG_compile_unit).u8(1).uleb(Dw.AT_stmt_list).uleb(Dw.FORM_sec_offset)
-        .uleb(Dw.AT_low_pc).uleb(Dw.FORM_addr).uleb(Dw.AT_high_pc).uleb(Dw.FORM_data8)
-        .uleb(0).uleb(0);
-    a.uleb(2).uleb(Dw.TAG_inlined_subroutine).u8(1).uleb(Dw.AT_low_pc).uleb(Dw.FORM_addr)
-        .uleb(Dw.AT_high_pc).uleb(Dw.FORM_data8).uleb(0).uleb(0);
+    a.uleb(1)
+        .uleb(Dw.TAG_compile_unit)
+        .u8(1)
+        .uleb(Dw.AT_stmt_list)
+        .uleb(Dw.FORM_sec_offset)
+        .uleb(Dw.AT_low_pc)
+        .uleb(Dw.FORM_addr)
+        .uleb(Dw.AT_high_pc)
+        .uleb(Dw.FORM_data8)
+        .uleb(0)
+        .uleb(0);
+    a.uleb(2)
+        .uleb(Dw.TAG_inlined_subroutine)
+        .u8(1)
+        .uleb(Dw.AT_low_pc)
+        .uleb(Dw.FORM_addr)
+        .uleb(Dw.AT_high_pc)
+        .uleb(Dw.FORM_data8)
+        .uleb(0)
+        .uleb(0);
     a.uleb(0);
     int depth = 200_000;
-    Map<String, byte[]> m = unit(a.bytes(), d -> {
-      for (int i = 0; i < depth; i++) {
-        d.uleb(2).u64(0x1000).u64(0x100);
-      }
-      for (int i = 0; i <= depth; i++) {
-        d.uleb(0);
-      }
-    });
-    DwarfSymbolizer s = assertTimeoutPreemptively(Duration.ofSeconds(30),
-        () -> DwarfSymbolizer.build(sections(m)));
+    Map<String, byte[]> m =
+        unit(
+            a.bytes(),
+            d -> {
+              for (int i = 0; i < depth; i++) {
+                d.uleb(2).u64(0x1000).u64(0x100);
+              }
+              for (int i = 0; i <= depth; i++) {
+                d.uleb(0);
+              }
+            });
+    DwarfSymbolizer s =
+        assertTimeoutPreemptively(Duration.ofSeconds(30), () -> DwarfSymbolizer.build(sections(m)));
     // Every level is an inlined instance of the same range: the innermost wins, and the chain
     // walks all the way out.
     assertEquals(depth, s.lookup(0x1000).size());
     // Unterminated: the tree runs past the unit's end.
-    Map<String, byte[]> open = unit(a.bytes(), d -> {
-      for (int i = 0; i < 1000; i++) {
-        d.uleb(2).u64(0x1000).u64(0x100);
-      }
-    });
+    Map<String, byte[]> open =
+        unit(
+            a.bytes(),
+            d -> {
+              for (int i = 0; i < 1000; i++) {
+                d.uleb(2).u64(0x1000).u64(0x100);
+              }
+            });
     assertThrows(DwarfFormatException.class, () -> DwarfSymbolizer.build(sections(open)));
   }
 
   @Test
   void hugeLeb128sEndAtTheData() {
     Bytes a = new Bytes();
-    a.uleb(1).uleb(Dw.TAG_compile_unit).u8(1).uleb(Dw.AT_stmt_list).uleb(Dw.FORM_sec_offset)
-        .uleb(Dw.AT_low_pc).uleb(Dw.FORM_addr).uleb(Dw.AT_high_pc).uleb(Dw.FORM_data8)
-        .uleb(0).uleb(0);
-    a.uleb(2).uleb(Dw.TAG_variable).u8(0).uleb(Dw.AT_const_value).uleb(Dw.FORM_udata)
-        .uleb(0).uleb(0);
+    a.uleb(1)
+        .uleb(Dw.TAG_compile_unit)
+        .u8(1)
+        .uleb(Dw.AT_stmt_list)
+        .uleb(Dw.FORM_sec_offset)
+        .uleb(Dw.AT_low_pc)
+        .uleb(Dw.FORM_addr)
+        .uleb(Dw.AT_high_pc)
+        .uleb(Dw.FORM_data8)
+        .uleb(0)
+        .uleb(0);
+    a.uleb(2)
+        .uleb(Dw.TAG_variable)
+        .u8(0)
+        .uleb(Dw.AT_const_value)
+        .uleb(Dw.FORM_udata)
+        .uleb(0)
+        .uleb(0);
     a.uleb(0);
     // A 1 MB LEB128 that is terminated, then one that never is.
-    Map<String, byte[]> m = unit(a.bytes(), d -> {
-      d.uleb(2);
-      for (int i = 0; i < 1_000_000; i++) {
-        d.u8(0xff);
-      }
-      d.u8(0x01);
-      d.uleb(0);
-    });
+    Map<String, byte[]> m =
+        unit(
+            a.bytes(),
+            d -> {
+              d.uleb(2);
+              for (int i = 0; i < 1_000_000; i++) {
+                d.u8(0xff);
+              }
+              d.u8(0x01);
+              d.uleb(0);
+            });
     assertTimeoutPreemptively(Duration.ofSeconds(10), () -> DwarfSymbolizer.build(sections(m)));
-    Map<String, byte[]> open = unit(a.bytes(), d -> {
-      d.uleb(2);
-      for (int i = 0; i < 1_000_000; i++) {
-        d.u8(0xff);
-      }
-    });
-    DwarfFormatException e = assertThrows(DwarfFormatException.class,
-        () -> DwarfSymbolizer.build(sections(open)));
+    Map<String, byte[]> open =
+        unit(
+            a.bytes(),
+            d -> {
+              d.uleb(2);
+              for (int i = 0; i < 1_000_000; i++) {
+                d.u8(0xff);
+              }
+            });
+    DwarfFormatException e =
+        assertThrows(DwarfFormatException.class, () -> DwarfSymbolizer.build(sections(open)));
     assertFalse(e.getMessage().isEmpty());
     // A block whose LEB128 length is 2^63: refused, nothing allocated for it.
     Bytes b = new Bytes();
-    b.uleb(1).uleb(Dw.TAG_compile_unit).u8(1).uleb(Dw.AT_stmt_list).uleb(Dw.FORM_sec_offset)
-        .uleb(Dw.AT_low_pc).uleb(Dw.FORM_addr).uleb(Dw.AT_high_pc).uleb(Dw.FORM_data8)
-        .uleb(0).uleb(0);
-    b.uleb(2).uleb(Dw.TAG_variable).u8(0).uleb(Dw.AT_location).uleb(Dw.FORM_exprloc)
-        .uleb(0).uleb(0);
+    b.uleb(1)
+        .uleb(Dw.TAG_compile_unit)
+        .u8(1)
+        .uleb(Dw.AT_stmt_list)
+        .uleb(Dw.FORM_sec_offset)
+        .uleb(Dw.AT_low_pc)
+        .uleb(Dw.FORM_addr)
+        .uleb(Dw.AT_high_pc)
+        .uleb(Dw.FORM_data8)
+        .uleb(0)
+        .uleb(0);
+    b.uleb(2)
+        .uleb(Dw.TAG_variable)
+        .u8(0)
+        .uleb(Dw.AT_location)
+        .uleb(Dw.FORM_exprloc)
+        .uleb(0)
+        .uleb(0);
     b.uleb(0);
     Map<String, byte[]> block = unit(b.bytes(), d -> d.uleb(2).uleb(Long.MIN_VALUE >>> 0).uleb(0));
     assertThrows(DwarfFormatException.class, () -> DwarfSymbolizer.build(sections(block)));
@@ -460,8 +616,13 @@ class DwarfMalformedTest {
     int[] offsets = new int[n];
     for (int k = 0; k < n; k++) {
       offsets[k] = a.size();
-      a.uleb(k + 1).uleb(Dw.TAG_compile_unit).u8(0).uleb(Dw.AT_language).uleb(Dw.FORM_data1)
-          .uleb(0).uleb(0);
+      a.uleb(k + 1)
+          .uleb(Dw.TAG_compile_unit)
+          .u8(0)
+          .uleb(Dw.AT_language)
+          .uleb(Dw.FORM_data1)
+          .uleb(0)
+          .uleb(0);
     }
     Bytes info = new Bytes();
     for (int k = 0; k < n; k++) {
@@ -472,9 +633,12 @@ class DwarfMalformedTest {
     Map<String, byte[]> m = new HashMap<>();
     m.put(".debug_info", info.bytes());
     m.put(".debug_abbrev", a.bytes());
-    DwarfFormatException e = assertThrows(DwarfFormatException.class,
-        () -> assertTimeoutPreemptively(Duration.ofSeconds(10),
-            () -> DwarfSymbolizer.build(sections(m))));
+    DwarfFormatException e =
+        assertThrows(
+            DwarfFormatException.class,
+            () ->
+                assertTimeoutPreemptively(
+                    Duration.ofSeconds(10), () -> DwarfSymbolizer.build(sections(m))));
     assertEquals(".debug_abbrev", e.section());
   }
 
@@ -482,35 +646,58 @@ class DwarfMalformedTest {
   void oneRangeListForManyFunctionsIsRefusedQuickly() {
     // 20,000 functions share one 4,000-entry .debug_ranges list: 80 million ranges.
     Bytes a = new Bytes();
-    a.uleb(1).uleb(Dw.TAG_compile_unit).u8(1).uleb(Dw.AT_stmt_list).uleb(Dw.FORM_sec_offset)
-        .uleb(Dw.AT_low_pc).uleb(Dw.FORM_addr).uleb(Dw.AT_high_pc).uleb(Dw.FORM_data8)
-        .uleb(0).uleb(0);
-    a.uleb(2).uleb(Dw.TAG_subprogram).u8(0).uleb(Dw.AT_ranges).uleb(Dw.FORM_sec_offset)
-        .uleb(0).uleb(0);
+    a.uleb(1)
+        .uleb(Dw.TAG_compile_unit)
+        .u8(1)
+        .uleb(Dw.AT_stmt_list)
+        .uleb(Dw.FORM_sec_offset)
+        .uleb(Dw.AT_low_pc)
+        .uleb(Dw.FORM_addr)
+        .uleb(Dw.AT_high_pc)
+        .uleb(Dw.FORM_data8)
+        .uleb(0)
+        .uleb(0);
+    a.uleb(2)
+        .uleb(Dw.TAG_subprogram)
+        .u8(0)
+        .uleb(Dw.AT_ranges)
+        .uleb(Dw.FORM_sec_offset)
+        .uleb(0)
+        .uleb(0);
     a.uleb(0);
-    Map<String, byte[]> m = unit(a.bytes(), d -> {
-      for (int i = 0; i < 20_000; i++) {
-        d.uleb(2).u32(0);
-      }
-      d.uleb(0);
-    });
+    Map<String, byte[]> m =
+        unit(
+            a.bytes(),
+            d -> {
+              for (int i = 0; i < 20_000; i++) {
+                d.uleb(2).u32(0);
+              }
+              d.uleb(0);
+            });
     Bytes ranges = new Bytes();
     for (int i = 0; i < 4000; i++) {
       ranges.u64(0x1000 + 2 * i).u64(0x1001 + 2 * i);
     }
     ranges.u64(0).u64(0);
     m.put(".debug_ranges", ranges.bytes());
-    assertThrows(DwarfFormatException.class,
-        () -> assertTimeoutPreemptively(Duration.ofSeconds(10),
-            () -> DwarfSymbolizer.build(sections(m))));
+    assertThrows(
+        DwarfFormatException.class,
+        () ->
+            assertTimeoutPreemptively(
+                Duration.ofSeconds(10), () -> DwarfSymbolizer.build(sections(m))));
   }
 
   @Test
   void oneLineTableForManyUnitsIsDecodedOnce() throws Exception {
     // 5,000 units without ranges of their own share one large line table.
     Bytes a = new Bytes();
-    a.uleb(1).uleb(Dw.TAG_compile_unit).u8(0).uleb(Dw.AT_stmt_list).uleb(Dw.FORM_sec_offset)
-        .uleb(0).uleb(0);
+    a.uleb(1)
+        .uleb(Dw.TAG_compile_unit)
+        .u8(0)
+        .uleb(Dw.AT_stmt_list)
+        .uleb(Dw.FORM_sec_offset)
+        .uleb(0)
+        .uleb(0);
     a.uleb(0);
     Bytes info = new Bytes();
     for (int k = 0; k < 5000; k++) {
@@ -527,8 +714,8 @@ class DwarfMalformedTest {
     m.put(".debug_info", info.bytes());
     m.put(".debug_abbrev", a.bytes());
     m.put(".debug_line", p.bytes(tables.bytes()));
-    DwarfSymbolizer s = assertTimeoutPreemptively(Duration.ofSeconds(20),
-        () -> DwarfSymbolizer.build(sections(m)));
+    DwarfSymbolizer s =
+        assertTimeoutPreemptively(Duration.ofSeconds(20), () -> DwarfSymbolizer.build(sections(m)));
     assertEquals("a.c", s.lookup(0x1001).get(0).file());
     assertEquals(2, s.lookup(0x1001).get(0).line());
   }
@@ -537,17 +724,24 @@ class DwarfMalformedTest {
   void abbreviationTablesThatNeverEnd() throws Exception {
     // Codes that repeat (a table running into the next), and a table with no terminator.
     Bytes a = new Bytes();
-    a.uleb(1).uleb(Dw.TAG_compile_unit).u8(1).uleb(Dw.AT_stmt_list).uleb(Dw.FORM_sec_offset)
-        .uleb(Dw.AT_low_pc).uleb(Dw.FORM_addr).uleb(Dw.AT_high_pc).uleb(Dw.FORM_data8)
-        .uleb(0).uleb(0);
+    a.uleb(1)
+        .uleb(Dw.TAG_compile_unit)
+        .u8(1)
+        .uleb(Dw.AT_stmt_list)
+        .uleb(Dw.FORM_sec_offset)
+        .uleb(Dw.AT_low_pc)
+        .uleb(Dw.FORM_addr)
+        .uleb(Dw.AT_high_pc)
+        .uleb(Dw.FORM_data8)
+        .uleb(0)
+        .uleb(0);
     for (int i = 0; i < 10_000; i++) {
       a.uleb(1).uleb(Dw.TAG_subprogram).u8(0).uleb(0).uleb(0);
     }
     Map<String, byte[]> m = unit(a.bytes(), d -> d.uleb(0));
     assertTimeoutPreemptively(Duration.ofSeconds(5), () -> DwarfSymbolizer.build(sections(m)));
     Bytes open = new Bytes();
-    open.uleb(1).uleb(Dw.TAG_compile_unit).u8(1).uleb(Dw.AT_stmt_list)
-        .uleb(Dw.FORM_sec_offset);
+    open.uleb(1).uleb(Dw.TAG_compile_unit).u8(1).uleb(Dw.AT_stmt_list).uleb(Dw.FORM_sec_offset);
     Map<String, byte[]> m2 = unit(open.bytes(), d -> d.uleb(0));
     assertThrows(DwarfFormatException.class, () -> DwarfSymbolizer.build(sections(m2)));
   }

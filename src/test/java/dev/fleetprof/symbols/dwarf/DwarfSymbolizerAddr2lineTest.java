@@ -28,8 +28,7 @@ class DwarfSymbolizerAddr2lineTest {
   private static final String[] C_SOURCES = {"main.c", "util.c", "include/helpers.h"};
   private static final String[] CPP_SOURCES = {"main.cpp", "include/shapes.hpp"};
 
-  @TempDir
-  Path dir;
+  @TempDir Path dir;
 
   @BeforeAll
   static void tools() {
@@ -67,8 +66,14 @@ class DwarfSymbolizerAddr2lineTest {
     return compile("g++", "cpp", CPP_SOURCES, List.of("cpp/main.cpp"), name, options);
   }
 
-  private Path compile(String compiler, String lang, String[] sources, List<String> units,
-      String name, String... options) throws Exception {
+  private Path compile(
+      String compiler,
+      String lang,
+      String[] sources,
+      List<String> units,
+      String name,
+      String... options)
+      throws Exception {
     Path src = dir.resolve(lang);
     if (!Files.exists(src)) {
       Toolchain.copyResources("dwarf/" + lang, src, sources);
@@ -95,8 +100,8 @@ class DwarfSymbolizerAddr2lineTest {
   /**
    * As {@link #agree(String, Path)}; when addr2line reports DWARF errors for {@code bin} (binutils
    * 2.40 reads a 32-bit .debug_line's DW_FORM_line_strp with the 64-bit unit's offset size, so it
-   * cannot read -gdwarf64 output and falls back to symbols), {@code reference} (the same code
-   * with 32-bit DWARF, checked against addr2line itself) must give the same chains instead.
+   * cannot read -gdwarf64 output and falls back to symbols), {@code reference} (the same code with
+   * 32-bit DWARF, checked against addr2line itself) must give the same chains instead.
    */
   private void agree(String name, Path bin, Path reference) throws Exception {
     DwarfSections sections = Toolchain.dwarfSections(dir, bin);
@@ -107,8 +112,9 @@ class DwarfSymbolizerAddr2lineTest {
     List<Toolchain.Answer> answers = Toolchain.addr2lineChains(dir, bin, addrs, stderr);
     if (reference != null && stderr.toString().contains("DWARF error")) {
       String firstError = stderr.toString().lines().findFirst().orElse("");
-      DwarfSymbolizer ref = DwarfSymbolizer.build(Toolchain.dwarfSections(dir, reference),
-          functionSymbols(reference));
+      DwarfSymbolizer ref =
+          DwarfSymbolizer.build(
+              Toolchain.dwarfSections(dir, reference), functionSymbols(reference));
       agree(name + " (reference build with 32-bit DWARF)", reference);
       int same = 0;
       int inlined = 0;
@@ -120,13 +126,19 @@ class DwarfSymbolizerAddr2lineTest {
         if (got.equals(want)) {
           same++;
         } else if (problems.size() < 15) {
-          problems.add("0x" + Long.toHexString(a) + "\n  32-bit DWARF: " + show(want)
-              + "\n  64-bit DWARF: " + show(got));
+          problems.add(
+              "0x"
+                  + Long.toHexString(a)
+                  + "\n  32-bit DWARF: "
+                  + show(want)
+                  + "\n  64-bit DWARF: "
+                  + show(got));
         }
       }
-      System.out.printf("%s: addr2line cannot read it (\"%s\"); %d of %d addresses give the same"
-          + " chain as the 32-bit DWARF build (%d with inlined frames)%n", name, firstError, same,
-          addrs.size(), inlined);
+      System.out.printf(
+          "%s: addr2line cannot read it (\"%s\"); %d of %d addresses give the same"
+              + " chain as the 32-bit DWARF build (%d with inlined frames)%n",
+          name, firstError, same, addrs.size(), inlined);
       problems.forEach(System.out::println);
       assertEquals(addrs.size(), same, String.join("\n", problems));
       assertTrue(inlined > 0, "inlined frames are compared");
@@ -150,19 +162,30 @@ class DwarfSymbolizerAddr2lineTest {
       if (got.equals(want)) {
         agree++;
       } else if (problems.size() < 15) {
-        problems.add("0x" + Long.toHexString(a) + "\n  addr2line: " + show(want)
-            + "\n  ours:      " + show(got));
+        problems.add(
+            "0x"
+                + Long.toHexString(a)
+                + "\n  addr2line: "
+                + show(want)
+                + "\n  ours:      "
+                + show(got));
       }
     }
-    System.out.printf("%s: %d of %d addresses agree (%d with inlined frames; %d units, %d"
-        + " functions; addr2line's first answer differed from its second for %d)%n", name,
-        agree, addrs.size(), inlined, sym.unitCount(), sym.functionCount(), selfInconsistent);
+    System.out.printf(
+        "%s: %d of %d addresses agree (%d with inlined frames; %d units, %d"
+            + " functions; addr2line's first answer differed from its second for %d)%n",
+        name, agree, addrs.size(), inlined, sym.unitCount(), sym.functionCount(), selfInconsistent);
     problems.forEach(System.out::println);
     for (int i = 0, shown = 0; i < addrs.size() && shown < 3; i++) {
       if (answers.get(i).firstDiffered()) {
         shown++;
-        System.out.println("  addr2line's first answer for 0x" + Long.toHexString(addrs.get(i))
-            + ": " + show(answers.get(i).first()) + "; then: " + show(answers.get(i).lines()));
+        System.out.println(
+            "  addr2line's first answer for 0x"
+                + Long.toHexString(addrs.get(i))
+                + ": "
+                + show(answers.get(i).first())
+                + "; then: "
+                + show(answers.get(i).lines()));
       }
     }
     assertTrue(addrs.size() >= 2000, "at least 2000 addresses");
@@ -172,8 +195,12 @@ class DwarfSymbolizerAddr2lineTest {
   static String show(List<SourceLine> chain) {
     StringBuilder b = new StringBuilder();
     for (SourceLine l : chain) {
-      b.append(b.length() == 0 ? "" : " <- ").append(l.function()).append(' ')
-          .append(l.file() == null ? "??" : l.file()).append(':').append(l.line());
+      b.append(b.length() == 0 ? "" : " <- ")
+          .append(l.function())
+          .append(' ')
+          .append(l.file() == null ? "??" : l.file())
+          .append(':')
+          .append(l.line());
     }
     return b.toString();
   }
@@ -202,7 +229,9 @@ class DwarfSymbolizerAddr2lineTest {
   @Test
   void cO2Dwarf64() throws Exception {
     agree("c -O2 -gdwarf64", c("c-O2-d64", "-O2", "-g", "-gdwarf64"), c("c-O2", "-O2", "-g"));
-    agree("c -O2 -gdwarf-4 -gdwarf64", c("c-O2-d4-64", "-O2", "-gdwarf-4", "-gdwarf64"),
+    agree(
+        "c -O2 -gdwarf-4 -gdwarf64",
+        c("c-O2-d4-64", "-O2", "-gdwarf-4", "-gdwarf64"),
         c("c-O2-d4", "-O2", "-gdwarf-4"));
   }
 
@@ -224,8 +253,15 @@ class DwarfSymbolizerAddr2lineTest {
 
   @Test
   void cSplitFunctions() throws Exception {
-    agree("c -O2 -ffunction-sections -freorder-blocks-and-partition", c("c-split", "-O2", "-g",
-        "-ffunction-sections", "-Wl,--gc-sections", "-freorder-blocks-and-partition"));
+    agree(
+        "c -O2 -ffunction-sections -freorder-blocks-and-partition",
+        c(
+            "c-split",
+            "-O2",
+            "-g",
+            "-ffunction-sections",
+            "-Wl,--gc-sections",
+            "-freorder-blocks-and-partition"));
   }
 
   @Test
@@ -245,7 +281,9 @@ class DwarfSymbolizerAddr2lineTest {
 
   @Test
   void cppO2Dwarf64() throws Exception {
-    agree("c++ -O2 -gdwarf64", cpp("cpp-O2-d64", "-O2", "-g", "-gdwarf64"),
+    agree(
+        "c++ -O2 -gdwarf64",
+        cpp("cpp-O2-d64", "-O2", "-g", "-gdwarf64"),
         cpp("cpp-O2", "-O2", "-g"));
   }
 
@@ -256,14 +294,20 @@ class DwarfSymbolizerAddr2lineTest {
 
   @Test
   void cppSplitFunctions() throws Exception {
-    agree("c++ -O2 -ffunction-sections -freorder-blocks-and-partition", cpp("cpp-split", "-O2",
-        "-g", "-ffunction-sections", "-Wl,--gc-sections", "-freorder-blocks-and-partition"));
+    agree(
+        "c++ -O2 -ffunction-sections -freorder-blocks-and-partition",
+        cpp(
+            "cpp-split",
+            "-O2",
+            "-g",
+            "-ffunction-sections",
+            "-Wl,--gc-sections",
+            "-freorder-blocks-and-partition"));
   }
 
   @Test
   void cppCompressedShared() throws Exception {
-    agree("c++ shared -O2 -gz=zlib", cpp("libcpp.so", "-O2", "-g", "-gz=zlib", "-fPIC",
-        "-shared"));
+    agree("c++ shared -O2 -gz=zlib", cpp("libcpp.so", "-O2", "-g", "-gz=zlib", "-fPIC", "-shared"));
   }
 
   @Test
@@ -288,8 +332,8 @@ class DwarfSymbolizerAddr2lineTest {
     Path reference = c("c-split-ref", "-O2", "-g");
     agree("c -O2 (reference for -gsplit-dwarf)", reference);
     Path bin = c("c-split-dwarf", "-O2", "-g", "-gsplit-dwarf");
-    DwarfSymbolizer split = DwarfSymbolizer.build(Toolchain.dwarfSections(dir, bin),
-        functionSymbols(bin));
+    DwarfSymbolizer split =
+        DwarfSymbolizer.build(Toolchain.dwarfSections(dir, bin), functionSymbols(bin));
     DwarfSymbolizer ref = DwarfSymbolizer.build(Toolchain.dwarfSections(dir, reference));
     FunctionSymbols symbols = functionSymbols(bin);
     List<Long> addrs = Toolchain.instructionAddresses(dir, bin, 2000);
@@ -310,8 +354,9 @@ class DwarfSymbolizerAddr2lineTest {
         problems.add("0x" + Long.toHexString(a) + ": want " + show(want) + ", got " + show(got));
       }
     }
-    System.out.printf("c -O2 -gsplit-dwarf: %d of %d addresses as expected from the reference"
-        + " build%n", same, addrs.size());
+    System.out.printf(
+        "c -O2 -gsplit-dwarf: %d of %d addresses as expected from the reference" + " build%n",
+        same, addrs.size());
     problems.forEach(System.out::println);
     assertEquals(addrs.size(), same, String.join("\n", problems));
   }
@@ -319,8 +364,9 @@ class DwarfSymbolizerAddr2lineTest {
   @Test
   void cppTypeUnits() throws Exception {
     // DWARF 4 type units are in .debug_types, which neither addr2line nor this reads.
-    agree("c++ -O2 -gdwarf-4 -fdebug-types-section", cpp("cpp-types4", "-O2", "-gdwarf-4",
-        "-fdebug-types-section"));
+    agree(
+        "c++ -O2 -gdwarf-4 -fdebug-types-section",
+        cpp("cpp-types4", "-O2", "-gdwarf-4", "-fdebug-types-section"));
     // DWARF 5 type units are in .debug_info (DW_UT_type). binutils 2.40 reads them as if they
     // were compile units: they share the line table but have no DW_AT_comp_dir and no
     // functions, and the first one found claims every address. Its answers are then the ELF
@@ -332,8 +378,8 @@ class DwarfSymbolizerAddr2lineTest {
     Path bin = cpp("cpp-types5", "-O2", "-g", "-fdebug-types-section");
     FunctionSymbols symbols = functionSymbols(bin);
     DwarfSymbolizer typed = DwarfSymbolizer.build(Toolchain.dwarfSections(dir, bin), symbols);
-    DwarfSymbolizer ref = DwarfSymbolizer.build(Toolchain.dwarfSections(dir, reference),
-        functionSymbols(reference));
+    DwarfSymbolizer ref =
+        DwarfSymbolizer.build(Toolchain.dwarfSections(dir, reference), functionSymbols(reference));
     List<Long> addrs = Toolchain.instructionAddresses(dir, bin, 2000);
     List<Toolchain.Answer> answers = Toolchain.addr2lineChains(dir, bin, addrs);
     int same = 0;
@@ -347,8 +393,13 @@ class DwarfSymbolizerAddr2lineTest {
       if (got.equals(ref.lookup(a))) {
         same++;
       } else if (problems.size() < 15) {
-        problems.add("0x" + Long.toHexString(a) + ": reference " + show(ref.lookup(a))
-            + ", got " + show(got));
+        problems.add(
+            "0x"
+                + Long.toHexString(a)
+                + ": reference "
+                + show(ref.lookup(a))
+                + ", got "
+                + show(got));
       }
       List<SourceLine> want = answers.get(i).lines();
       if (got.isEmpty() || got.equals(want)) {
@@ -361,13 +412,14 @@ class DwarfSymbolizerAddr2lineTest {
       if (want.equals(List.of(new SourceLine(f, f, file, got.get(0).line())))) {
         explained++;
       } else if (problems.size() < 15) {
-        problems.add("0x" + Long.toHexString(a) + ": addr2line " + show(want) + ", got "
-            + show(got));
+        problems.add(
+            "0x" + Long.toHexString(a) + ": addr2line " + show(want) + ", got " + show(got));
       }
     }
-    System.out.printf("c++ -O2 -fdebug-types-section: %d of %d addresses give the reference"
-        + " build's chain; addr2line agrees on %d and answers from a type unit on %d%n", same,
-        addrs.size(), addr2lineAgrees, explained);
+    System.out.printf(
+        "c++ -O2 -fdebug-types-section: %d of %d addresses give the reference"
+            + " build's chain; addr2line agrees on %d and answers from a type unit on %d%n",
+        same, addrs.size(), addr2lineAgrees, explained);
     problems.forEach(System.out::println);
     assertEquals(addrs.size(), same, String.join("\n", problems));
     assertEquals(addrs.size(), addr2lineAgrees + explained, String.join("\n", problems));
@@ -377,8 +429,9 @@ class DwarfSymbolizerAddr2lineTest {
   void compilerWrittenLineTables() throws Exception {
     // gcc writes .debug_line itself instead of the assembler (other opcodes and header forms).
     agree("c -O2 -gno-as-loc-support", c("c-gcc-lines", "-O2", "-g", "-gno-as-loc-support"));
-    agree("c++ -O2 -gdwarf-4 -gno-as-loc-support", cpp("cpp-gcc-lines", "-O2", "-gdwarf-4",
-        "-gno-as-loc-support"));
+    agree(
+        "c++ -O2 -gdwarf-4 -gno-as-loc-support",
+        cpp("cpp-gcc-lines", "-O2", "-gdwarf-4", "-gno-as-loc-support"));
   }
 
   @Test
@@ -401,16 +454,18 @@ class DwarfSymbolizerAddr2lineTest {
       List<java.util.concurrent.Future<Integer>> results = new ArrayList<>();
       for (int t = 0; t < threads; t++) {
         int offset = t * 997;
-        results.add(pool.submit(() -> {
-          int wrong = 0;
-          for (int i = 0; i < addrs.size(); i++) {
-            int k = (i + offset) % addrs.size();
-            if (!shared.lookup(addrs.get(k)).equals(want.get(k))) {
-              wrong++;
-            }
-          }
-          return wrong;
-        }));
+        results.add(
+            pool.submit(
+                () -> {
+                  int wrong = 0;
+                  for (int i = 0; i < addrs.size(); i++) {
+                    int k = (i + offset) % addrs.size();
+                    if (!shared.lookup(addrs.get(k)).equals(want.get(k))) {
+                      wrong++;
+                    }
+                  }
+                  return wrong;
+                }));
       }
       for (java.util.concurrent.Future<Integer> f : results) {
         assertEquals(0, f.get());
@@ -426,20 +481,30 @@ class DwarfSymbolizerAddr2lineTest {
       System.out.println("clang: not installed (clang --version fails), clang binaries skipped");
     }
     Assumptions.assumeTrue(present, "clang is not installed");
-    agreeWithLlvm("clang -O2", compile("clang", "c", C_SOURCES, List.of("c/main.c", "c/util.c"),
-        "clang-c-O2", "-O2", "-g"));
-    agreeWithLlvm("clang++ -O2 -gdwarf-4", compile("clang++", "cpp", CPP_SOURCES,
-        List.of("cpp/main.cpp"), "clang-cpp-O2", "-O2", "-gdwarf-4"));
+    agreeWithLlvm(
+        "clang -O2",
+        compile(
+            "clang", "c", C_SOURCES, List.of("c/main.c", "c/util.c"), "clang-c-O2", "-O2", "-g"));
+    agreeWithLlvm(
+        "clang++ -O2 -gdwarf-4",
+        compile(
+            "clang++",
+            "cpp",
+            CPP_SOURCES,
+            List.of("cpp/main.cpp"),
+            "clang-cpp-O2",
+            "-O2",
+            "-gdwarf-4"));
   }
 
   /**
    * clang's output is checked against llvm-symbolizer, LLVM's own reader of what clang writes:
-   * binutils 2.40 drops the inlined subroutines whose ranges clang 14 writes with
-   * {@code DW_FORM_rnglistx} (addr2line then prints {@code mix_all} where the code is
-   * {@code clamp_int} inlined into it; llvm-symbolizer and this reader agree on the inner frame).
-   * Every address some unit covers (llvm-symbolizer prints a file for it) must have the same
-   * chain, raw names on both sides; llvm-symbolizer names the outermost frame after the ELF
-   * symbol, as {@link DwarfFormsTest} explains.
+   * binutils 2.40 drops the inlined subroutines whose ranges clang 14 writes with {@code
+   * DW_FORM_rnglistx} (addr2line then prints {@code mix_all} where the code is {@code clamp_int}
+   * inlined into it; llvm-symbolizer and this reader agree on the inner frame). Every address some
+   * unit covers (llvm-symbolizer prints a file for it) must have the same chain, raw names on both
+   * sides; llvm-symbolizer names the outermost frame after the ELF symbol, as {@link
+   * DwarfFormsTest} explains.
    */
   private void agreeWithLlvm(String name, Path bin) throws Exception {
     ExternalTool.require("llvm-symbolizer", "llvm");
@@ -447,9 +512,14 @@ class DwarfSymbolizerAddr2lineTest {
     DwarfSymbolizer sym = DwarfSymbolizer.build(Toolchain.dwarfSections(dir, bin), symbols);
     List<Long> addrs = Toolchain.instructionAddresses(dir, bin, 2000);
     Path list = Toolchain.addressFile(dir, addrs);
-    List<List<SourceLine>> llvm = Toolchain.parseChains(Toolchain.sh(dir,
-        "llvm-symbolizer --output-style=GNU --no-demangle -a -f -i --obj=" + Toolchain.q(bin)
-            + " < " + Toolchain.q(list)));
+    List<List<SourceLine>> llvm =
+        Toolchain.parseChains(
+            Toolchain.sh(
+                dir,
+                "llvm-symbolizer --output-style=GNU --no-demangle -a -f -i --obj="
+                    + Toolchain.q(bin)
+                    + " < "
+                    + Toolchain.q(list)));
     assertEquals(addrs.size(), llvm.size());
     int covered = 0;
     int agree = 0;
@@ -459,7 +529,8 @@ class DwarfSymbolizerAddr2lineTest {
       List<SourceLine> want = llvm.get(i);
       long a = addrs.get(i);
       List<SourceLine> got = new ArrayList<>(sym.lookup(a));
-      if (want.isEmpty() || want.get(0).file() == null
+      if (want.isEmpty()
+          || want.get(0).file() == null
           || (got.isEmpty() && want.size() == 1 && want.get(0).line() == 0)) {
         // No unit covers it: the ELF fallback, where llvm-symbolizer also prints the STT_FILE
         // name (crtstuff.c:0) and addr2line does not.
@@ -476,19 +547,26 @@ class DwarfSymbolizerAddr2lineTest {
         SourceLine outer = want.get(want.size() - 1);
         if (outer.function().equals("??")) {
           want = new ArrayList<>(want);
-          want.set(want.size() - 1, new SourceLine(elf.name(), elf.name(), outer.file(),
-              outer.line()));
+          want.set(
+              want.size() - 1, new SourceLine(elf.name(), elf.name(), outer.file(), outer.line()));
         }
       }
       if (got.equals(want)) {
         agree++;
       } else if (problems.size() < 15) {
-        problems.add("0x" + Long.toHexString(a) + "\n  llvm-symbolizer: " + show(want)
-            + "\n  ours:            " + show(got));
+        problems.add(
+            "0x"
+                + Long.toHexString(a)
+                + "\n  llvm-symbolizer: "
+                + show(want)
+                + "\n  ours:            "
+                + show(got));
       }
     }
-    System.out.printf("%s: %d of %d addresses with DWARF agree with llvm-symbolizer (%d with"
-        + " inlined frames; %d addresses in all)%n", name, agree, covered, inlined, addrs.size());
+    System.out.printf(
+        "%s: %d of %d addresses with DWARF agree with llvm-symbolizer (%d with"
+            + " inlined frames; %d addresses in all)%n",
+        name, agree, covered, inlined, addrs.size());
     problems.forEach(System.out::println);
     assertTrue(covered >= 1000 && inlined > 0, name + ": " + covered + " covered, " + inlined);
     assertEquals(covered, agree, name + ": disagreements:\n" + String.join("\n", problems));

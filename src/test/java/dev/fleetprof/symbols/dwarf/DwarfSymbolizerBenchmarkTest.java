@@ -18,21 +18,22 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * Build time and lookups per second on a binary with a lot of DWARF (generated templated C++,
- * -O2 -g; or the binary named by {@code -Dfleetprof.dwarf.benchBinary=PATH}), next to
- * {@code addr2line -i} and {@code llvm-symbolizer --inlining} on the same addresses in the same
- * run.
- * Prints the figures; asserts only that a sample agrees with addr2line.
+ * Build time and lookups per second on a binary with a lot of DWARF (generated templated C++, -O2
+ * -g; or the binary named by {@code -Dfleetprof.dwarf.benchBinary=PATH}), next to {@code addr2line
+ * -i} and {@code llvm-symbolizer --inlining} on the same addresses in the same run. Prints the
+ * figures; asserts only that a sample agrees with addr2line.
  */
 class DwarfSymbolizerBenchmarkTest {
-  @TempDir
-  Path dir;
+  @TempDir Path dir;
 
   private Path generatedBinary(int types) throws Exception {
-    StringBuilder src = new StringBuilder("#include <algorithm>\n#include <map>\n"
-        + "#include <string>\n#include <vector>\n#include <numeric>\n#include <cstdio>\n\n");
+    StringBuilder src =
+        new StringBuilder(
+            "#include <algorithm>\n#include <map>\n"
+                + "#include <string>\n#include <vector>\n#include <numeric>\n#include <cstdio>\n\n");
     for (int i = 0; i < types; i++) {
-      src.append(("""
+      src.append(
+          ("""
           struct T%1$d {
             int a; long b; std::string s;
             bool operator<(const T%1$d &o) const { return a < o.a || (a == o.a && b < o.b); }
@@ -49,7 +50,8 @@ class DwarfSymbolizerBenchmarkTest {
             auto it = std::lower_bound(v.begin(), v.end(), T%1$d{n / 2, 0, ""});
             return acc + (long) m.size() + (it == v.end() ? 0 : it->b);
           }
-          """).formatted(i, i + 7));
+          """)
+              .formatted(i, i + 7));
     }
     src.append("int main(int argc, char **argv) {\n  long t = 0;\n");
     for (int i = 0; i < types; i++) {
@@ -111,13 +113,15 @@ class DwarfSymbolizerBenchmarkTest {
     for (int t = 0; t < threads; t++) {
       int from = t * n / threads;
       int to = (t + 1) * n / threads;
-      parts.add(pool.submit(() -> {
-        int c = 0;
-        for (int i = from; i < to; i++) {
-          c += sym.lookup(addrs[i]).size();
-        }
-        return c;
-      }));
+      parts.add(
+          pool.submit(
+              () -> {
+                int c = 0;
+                for (int i = from; i < to; i++) {
+                  c += sym.lookup(addrs[i]).size();
+                }
+                return c;
+              }));
     }
     for (Future<Integer> f : parts) {
       f.get();
@@ -126,24 +130,38 @@ class DwarfSymbolizerBenchmarkTest {
     pool.shutdown();
 
     Path list = Toolchain.addressFile(dir, Arrays.stream(addrs).boxed().toList());
-    double a2l = timeTool("addr2line -a -f -i -e " + Toolchain.q(bin) + " < "
-        + Toolchain.q(list));
+    double a2l = timeTool("addr2line -a -f -i -e " + Toolchain.q(bin) + " < " + Toolchain.q(list));
     boolean llvm = Toolchain.onPath("llvm-symbolizer");
-    double llvmSeconds = llvm ? timeTool("llvm-symbolizer --inlining --obj=" + Toolchain.q(bin)
-        + " < " + Toolchain.q(list)) : Double.NaN;
+    double llvmSeconds =
+        llvm
+            ? timeTool(
+                "llvm-symbolizer --inlining --obj=" + Toolchain.q(bin) + " < " + Toolchain.q(list))
+            : Double.NaN;
 
-    System.out.printf("binary %s: .debug_info %d bytes, %d units, %d functions indexed%n", bin,
-        infoSize, sym.unitCount(), sym.functionCount());
-    System.out.printf("build: %.0f ms (again: %.0f ms); heap after build and 100k lookups:"
-        + " ~%d MB%n", buildNanos / 1e6, rebuildNanos / 1e6, (heapAfter - heapBefore) >> 20);
-    System.out.printf("%d lookups (%d instruction addresses, %.2f frames each): first pass %.2f s"
-        + " (%.0f/s, decodes line tables), steady %.2f s (%.0f/s), %d threads %.2f s (%.0f/s)%n",
-        n, starts.size(), frames / 2.0 / n, coldNanos / 1e9, n / (coldNanos / 1e9),
-        warmNanos / 1e9, n / (warmNanos / 1e9), threads, parallelNanos / 1e9,
+    System.out.printf(
+        "binary %s: .debug_info %d bytes, %d units, %d functions indexed%n",
+        bin, infoSize, sym.unitCount(), sym.functionCount());
+    System.out.printf(
+        "build: %.0f ms (again: %.0f ms); heap after build and 100k lookups:" + " ~%d MB%n",
+        buildNanos / 1e6, rebuildNanos / 1e6, (heapAfter - heapBefore) >> 20);
+    System.out.printf(
+        "%d lookups (%d instruction addresses, %.2f frames each): first pass %.2f s"
+            + " (%.0f/s, decodes line tables), steady %.2f s (%.0f/s), %d threads %.2f s (%.0f/s)%n",
+        n,
+        starts.size(),
+        frames / 2.0 / n,
+        coldNanos / 1e9,
+        n / (coldNanos / 1e9),
+        warmNanos / 1e9,
+        n / (warmNanos / 1e9),
+        threads,
+        parallelNanos / 1e9,
         n / (parallelNanos / 1e9));
-    System.out.printf("addr2line -a -f -i: %.2f s (%.0f/s); llvm-symbolizer --inlining: %s%n",
-        a2l, n / a2l, llvm ? String.format("%.2f s (%.0f/s)", llvmSeconds, n / llvmSeconds)
-            : "not installed");
+    System.out.printf(
+        "addr2line -a -f -i: %.2f s (%.0f/s); llvm-symbolizer --inlining: %s%n",
+        a2l,
+        n / a2l,
+        llvm ? String.format("%.2f s (%.0f/s)", llvmSeconds, n / llvmSeconds) : "not installed");
 
     // The figures are only worth printing if the answers are addr2line's.
     List<Long> sample = new ArrayList<>();
@@ -153,8 +171,8 @@ class DwarfSymbolizerBenchmarkTest {
     List<Toolchain.Answer> want = Toolchain.addr2lineChains(dir, bin, sample);
     int agree = 0;
     for (int i = 0; i < sample.size(); i++) {
-      List<SourceLine> got = DwarfSymbolizerAddr2lineTest.addr2lineChain(sym, symbols,
-          sample.get(i));
+      List<SourceLine> got =
+          DwarfSymbolizerAddr2lineTest.addr2lineChain(sym, symbols, sample.get(i));
       agree += got.equals(want.get(i).lines()) ? 1 : 0;
     }
     System.out.printf("sample: %d of %d addresses agree with addr2line%n", agree, sample.size());

@@ -32,8 +32,7 @@ import org.junit.jupiter.params.provider.ValueSource;
  * Expected values come from readelf, objcopy and addr2line.
  */
 class BigEndianAndLargeElfTest {
-  @TempDir
-  static Path dir;
+  @TempDir static Path dir;
 
   @BeforeAll
   static void tools() {
@@ -67,11 +66,25 @@ class BigEndianAndLargeElfTest {
     Files.write(note, layout.buildIdNote(id));
 
     Path step1 = dir.resolve(target + "-1.o");
-    List<String> cmd = new ArrayList<>(List.of("objcopy", "-I", "binary", "-O", target,
-        "--rename-section", ".data=.text,alloc,load,readonly,code,contents"));
+    List<String> cmd =
+        new ArrayList<>(
+            List.of(
+                "objcopy",
+                "-I",
+                "binary",
+                "-O",
+                target,
+                "--rename-section",
+                ".data=.text,alloc,load,readonly,code,contents"));
     // fn_80 and alias_80 share an address and have no size: the first in the table wins.
-    String[][] symbols = {{"fn_10", "0x10"}, {"fn_80", "0x80"}, {"alias_80", "0x80"},
-        {"fn_200", "0x200"}, {"fn_7f0", "0x7f0"}, {"fn_c00", "0xc00"}};
+    String[][] symbols = {
+      {"fn_10", "0x10"},
+      {"fn_80", "0x80"},
+      {"alias_80", "0x80"},
+      {"fn_200", "0x200"},
+      {"fn_7f0", "0x7f0"},
+      {"fn_c00", "0xc00"}
+    };
     for (String[] sym : symbols) {
       cmd.add("--add-symbol");
       cmd.add(sym[0] + "=.text:" + sym[1] + ",function,global");
@@ -79,24 +92,50 @@ class BigEndianAndLargeElfTest {
     cmd.addAll(List.of(blob.toString(), step1.toString()));
     Toolchain.run(dir, cmd);
     Path step2 = dir.resolve(target + "-2.o");
-    Toolchain.run(dir, List.of("objcopy", "-I", target, "--add-section", ".debug_info="
-        + debugInfo, "--add-section", ".debug_str=" + debugStr, "--add-section",
-        ".note.gnu.build-id=" + note, step1.toString(), step2.toString()));
+    Toolchain.run(
+        dir,
+        List.of(
+            "objcopy",
+            "-I",
+            target,
+            "--add-section",
+            ".debug_info=" + debugInfo,
+            "--add-section",
+            ".debug_str=" + debugStr,
+            "--add-section",
+            ".note.gnu.build-id=" + note,
+            step1.toString(),
+            step2.toString()));
 
     for (String compression : new String[] {"zlib", "zstd"}) {
       Path compressed = dir.resolve(target + "-" + compression + ".o");
-      Toolchain.run(dir, List.of("objcopy", "-I", target, "--compress-debug-sections="
-          + compression, step2.toString(), compressed.toString()));
+      Toolchain.run(
+          dir,
+          List.of(
+              "objcopy",
+              "-I",
+              target,
+              "--compress-debug-sections=" + compression,
+              step2.toString(),
+              compressed.toString()));
       Path linked = dir.resolve(target + "-" + compression + "-linked.o");
-      Toolchain.run(dir, List.of("objcopy", "-I", target, "--add-gnu-debuglink=" + debugInfo,
-          compressed.toString(), linked.toString()));
+      Toolchain.run(
+          dir,
+          List.of(
+              "objcopy",
+              "-I",
+              target,
+              "--add-gnu-debuglink=" + debugInfo,
+              compressed.toString(),
+              linked.toString()));
 
       ReadelfAgreement.check(dir, linked);
-      boolean anyCompressed = Toolchain.sections(dir, linked).stream()
-          .anyMatch(s -> (s.flags() & ElfSection.SHF_COMPRESSED) != 0);
+      boolean anyCompressed =
+          Toolchain.sections(dir, linked).stream()
+              .anyMatch(s -> (s.flags() & ElfSection.SHF_COMPRESSED) != 0);
       assertTrue(anyCompressed, target + " " + compression + ": objcopy compressed nothing");
-      ElfFileTest.compareDebugSections(dir, linked, target + " " + compression,
-          List.of("-I", target));
+      ElfFileTest.compareDebugSections(
+          dir, linked, target + " " + compression, List.of("-I", target));
       try (ElfFile elf = ElfFile.open(linked)) {
         assertEquals(ByteOrder.BIG_ENDIAN, elf.order());
         assertEquals(target.startsWith("elf64"), elf.is64());
@@ -109,8 +148,9 @@ class BigEndianAndLargeElfTest {
         }
         CRC32 crc = new CRC32();
         crc.update(Files.readAllBytes(debugInfo));
-        assertEquals(new DebugLink(new String(link, 0, nul, StandardCharsets.UTF_8),
-            crc.getValue()), elf.debugLink().orElseThrow());
+        assertEquals(
+            new DebugLink(new String(link, 0, nul, StandardCharsets.UTF_8), crc.getValue()),
+            elf.debugLink().orElseThrow());
         // No program headers: a relocatable object's offsets are its addresses.
         assertEquals(OptionalLong.of(0x123), elf.fileOffsetToVaddr(0x123));
       }
@@ -119,18 +159,28 @@ class BigEndianAndLargeElfTest {
       for (long a = 0; a < code.length + 8; a++) {
         addresses.add(a);
       }
-      SymbolTableTest.Agreement a = SymbolTableTest.compare(dir, linked, new ArrayList<>(addresses));
-      System.out.println(target + " " + compression + ": SymbolTable vs addr2line " + a.agree
-          + " of " + a.total + " addresses agree; " + a.named + " named");
+      SymbolTableTest.Agreement a =
+          SymbolTableTest.compare(dir, linked, new ArrayList<>(addresses));
+      System.out.println(
+          target
+              + " "
+              + compression
+              + ": SymbolTable vs addr2line "
+              + a.agree
+              + " of "
+              + a.total
+              + " addresses agree; "
+              + a.named
+              + " named");
       assertEquals(a.total, a.agree, a.firstDisagreements.toString());
       assertTrue(a.named > 4000);
     }
   }
 
   /**
-   * Hand-made executables with program headers (and two sections), in both byte orders and
-   * classes: segments against readelf -lW, the build ID from the PT_NOTE segment against readelf
-   * -n, file offsets against pprof's rule applied to readelf's segments.
+   * Hand-made executables with program headers (and two sections), in both byte orders and classes:
+   * segments against readelf -lW, the build ID from the PT_NOTE segment against readelf -n, file
+   * offsets against pprof's rule applied to readelf's segments.
    */
   @ParameterizedTest
   @CsvSource({"true,BIG", "false,BIG", "true,LITTLE", "false,LITTLE"})
@@ -142,15 +192,37 @@ class BigEndianAndLargeElfTest {
     byte[] note = b.buildIdNote(id);
     // Text: file 0x1000..0x3000 at 0x10200000 (offset != address); data: 0x3000..0x3800; note.
     b.segment(ElfSegment.PT_LOAD, ElfSegment.PF_R, 0, 0x10000000, 0x800, 0x800, 0x1000);
-    b.segment(ElfSegment.PT_LOAD, ElfSegment.PF_R | ElfSegment.PF_X, 0x1000, 0x10200000, 0x2000,
-        0x2000, 0x1000);
-    b.segment(ElfSegment.PT_LOAD, ElfSegment.PF_R | ElfSegment.PF_W, 0x3000, 0x10403000, 0x800,
-        0x1000, 0x1000);
+    b.segment(
+        ElfSegment.PT_LOAD,
+        ElfSegment.PF_R | ElfSegment.PF_X,
+        0x1000,
+        0x10200000,
+        0x2000,
+        0x2000,
+        0x1000);
+    b.segment(
+        ElfSegment.PT_LOAD,
+        ElfSegment.PF_R | ElfSegment.PF_W,
+        0x3000,
+        0x10403000,
+        0x800,
+        0x1000,
+        0x1000);
     b.segment(ElfSegment.PT_NOTE, ElfSegment.PF_R, 0x400, 0x10000400, note.length, note.length, 4);
     b.segment(0x6474e551, ElfSegment.PF_R | ElfSegment.PF_W, 0, 0, 0, 0, 16);
     b.section(".filler", ElfSection.SHT_PROGBITS, 0, 0, 0x400, note.length, note, 0, 0, 4, 0);
-    b.section(".data", ElfSection.SHT_PROGBITS, ElfSection.SHF_ALLOC | ElfSection.SHF_WRITE,
-        0x10403000, 0x3000, 0x800, new byte[0x800], 0, 0, 8, 0);
+    b.section(
+        ".data",
+        ElfSection.SHT_PROGBITS,
+        ElfSection.SHF_ALLOC | ElfSection.SHF_WRITE,
+        0x10403000,
+        0x3000,
+        0x800,
+        new byte[0x800],
+        0,
+        0,
+        8,
+        0);
     Path file = dir.resolve("handmade-" + is64 + "-" + orderName);
     b.write(file);
 
@@ -212,7 +284,8 @@ class BigEndianAndLargeElfTest {
       long start = System.nanoTime();
       IOException e = assertThrows(IOException.class, () -> elf.sectionData(".huge"));
       assertFalse(e instanceof ElfFormatException, "a limit, not a malformed file");
-      assertTrue(e.getMessage().contains("over 2 GiB") && e.getMessage().contains(".huge"),
+      assertTrue(
+          e.getMessage().contains("over 2 GiB") && e.getMessage().contains(".huge"),
           e.getMessage());
       assertTrue(System.nanoTime() - start < 1_000_000_000L, "refused without reading");
     }

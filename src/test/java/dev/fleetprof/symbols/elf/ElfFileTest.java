@@ -10,7 +10,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.fleetprof.output.ExternalTool;
 import dev.fleetprof.symbols.testing.Toolchain;
 import java.nio.ByteBuffer;
-import java.nio.ByteOrder;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -22,17 +21,16 @@ import java.util.Set;
 import java.util.zip.CRC32;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
-import org.junit.jupiter.api.io.TempDir;
 
 /**
  * ElfFile against readelf, objcopy, nm and addr2line on programs gcc builds here: headers,
  * segments, sections, build IDs, debug links, (compressed) section bytes and file offsets.
  */
 class ElfFileTest {
-  @TempDir
-  static Path dir;
+  @TempDir static Path dir;
 
   @BeforeAll
   static void tools() {
@@ -40,8 +38,8 @@ class ElfFileTest {
   }
 
   @ParameterizedTest
-  @ValueSource(strings = {"pie", "nopie", "m32", "m32nopie", "lld", "sha1", "noid", "shared",
-      "object"})
+  @ValueSource(
+      strings = {"pie", "nopie", "m32", "m32nopie", "lld", "sha1", "noid", "shared", "object"})
   void headersSegmentsSectionsAndBuildIdMatchReadelf(String variant) throws Exception {
     if (variant.equals("lld")) {
       ExternalTool.require("ld.lld", "lld");
@@ -69,8 +67,9 @@ class ElfFileTest {
       if (way[0].equals("zstd")) {
         flag = zstdFlag();
         if (flag == null) {
-          System.out.println("SKIPPED zstd-compressed sections: neither gcc -gz=zstd nor ld"
-              + " --compress-debug-sections=zstd works with this toolchain");
+          System.out.println(
+              "SKIPPED zstd-compressed sections: neither gcc -gz=zstd nor ld"
+                  + " --compress-debug-sections=zstd works with this toolchain");
           continue;
         }
       }
@@ -78,13 +77,18 @@ class ElfFileTest {
       checkAgainstReadelf(bin);
       boolean anyCompressed = false;
       for (Toolchain.Section s : Toolchain.sections(dir, bin)) {
-        anyCompressed |= (s.flags() & ElfSection.SHF_COMPRESSED) != 0
-            || s.name().startsWith(".zdebug");
+        anyCompressed |=
+            (s.flags() & ElfSection.SHF_COMPRESSED) != 0 || s.name().startsWith(".zdebug");
       }
       assertTrue(anyCompressed, way[0] + ": gcc " + flag + " compressed no section");
       int compared = compareDebugSections(bin, way[0]);
-      System.out.println(way[0] + " (" + flag + "): " + compared
-          + " debug sections equal to objcopy --decompress-debug-sections byte for byte");
+      System.out.println(
+          way[0]
+              + " ("
+              + flag
+              + "): "
+              + compared
+              + " debug sections equal to objcopy --decompress-debug-sections byte for byte");
     }
   }
 
@@ -93,8 +97,11 @@ class ElfFileTest {
     Path probe = dir.resolve("zstd-probe.c");
     Files.writeString(probe, "int main(void) { return 0; }\n");
     for (String flag : new String[] {"-gz=zstd", "-Wl,--compress-debug-sections=zstd"}) {
-      ExternalTool.Result r = Toolchain.tryRun(dir, List.of("gcc", "-g", flag, "-o",
-          dir.resolve("zstd-probe").toString(), probe.toString()));
+      ExternalTool.Result r =
+          Toolchain.tryRun(
+              dir,
+              List.of(
+                  "gcc", "-g", flag, "-o", dir.resolve("zstd-probe").toString(), probe.toString()));
       if (r.exit() == 0) {
         if (flag.startsWith("-Wl")) {
           System.out.println("gcc 12 has no -gz=zstd; using ld's " + flag);
@@ -112,8 +119,8 @@ class ElfFileTest {
 
   static int compareDebugSections(Path dir, Path bin, String label, List<String> objcopyInput)
       throws Exception {
-    Map<String, byte[]> dumps = Toolchain.decompressedSections(dir, bin, objcopyInput,
-        name -> name.startsWith(".debug_"));
+    Map<String, byte[]> dumps =
+        Toolchain.decompressedSections(dir, bin, objcopyInput, name -> name.startsWith(".debug_"));
     int compared = 0;
     try (ElfFile elf = ElfFile.open(bin)) {
       for (Map.Entry<String, byte[]> dump : dumps.entrySet()) {
@@ -141,19 +148,21 @@ class ElfFileTest {
     Path linked = dir.resolve("prog");
     Path allStripped = dir.resolve("prog.allstripped");
     Toolchain.run(dir, List.of("objcopy", "--only-keep-debug", full.toString(), debug.toString()));
-    Toolchain.run(dir, List.of("strip", "--strip-debug", "-o", stripped.toString(),
-        full.toString()));
-    Toolchain.run(dir, List.of("strip", "--strip-all", "-o", allStripped.toString(),
-        full.toString()));
-    Toolchain.run(dir, List.of("objcopy", "--add-gnu-debuglink=" + debug, stripped.toString(),
-        linked.toString()));
+    Toolchain.run(
+        dir, List.of("strip", "--strip-debug", "-o", stripped.toString(), full.toString()));
+    Toolchain.run(
+        dir, List.of("strip", "--strip-all", "-o", allStripped.toString(), full.toString()));
+    Toolchain.run(
+        dir,
+        List.of("objcopy", "--add-gnu-debuglink=" + debug, stripped.toString(), linked.toString()));
 
     for (Path p : List.of(full, debug, stripped, linked, allStripped)) {
       checkAgainstReadelf(p);
     }
     String id = Toolchain.buildId(dir, full);
     assertNotNull(id);
-    try (ElfFile d = ElfFile.open(debug); ElfFile l = ElfFile.open(linked);
+    try (ElfFile d = ElfFile.open(debug);
+        ElfFile l = ElfFile.open(linked);
         ElfFile f = ElfFile.open(full)) {
       assertEquals(id, d.buildId().orElseThrow(), "debug file keeps the build ID");
       assertEquals(id, l.buildId().orElseThrow());
@@ -165,8 +174,10 @@ class ElfFileTest {
       }
       CRC32 crc = new CRC32();
       crc.update(Files.readAllBytes(debug));
-      assertEquals(new DebugLink(new String(link, 0, nul, java.nio.charset.StandardCharsets.UTF_8),
-          crc.getValue()), l.debugLink().orElseThrow());
+      assertEquals(
+          new DebugLink(
+              new String(link, 0, nul, java.nio.charset.StandardCharsets.UTF_8), crc.getValue()),
+          l.debugLink().orElseThrow());
       assertEquals("prog.debug", l.debugLink().get().fileName());
       assertTrue(f.debugLink().isEmpty());
       assertTrue(d.debugLink().isEmpty());
@@ -200,8 +211,8 @@ class ElfFileTest {
     }
     for (Toolchain.NmSymbol s : Toolchain.nm(dir, bin)) {
       // Sized symbols in code sections (per readelf): functions, not labels or data.
-      boolean inCode = code.stream().anyMatch(
-          c -> s.value() >= c.addr() && s.value() < c.addr() + c.size());
+      boolean inCode =
+          code.stream().anyMatch(c -> s.value() >= c.addr() && s.value() < c.addr() + c.size());
       if ("TtWi".indexOf(s.type()) >= 0 && s.size() > 0 && inCode) {
         functions.add(s);
       }
@@ -216,7 +227,9 @@ class ElfFileTest {
         if (!segs.isEmpty()) {
           Toolchain.Segment text = null;
           for (Toolchain.Segment seg : segs) {
-            if (seg.type() == 1 && (seg.flags() & 1) != 0 && s.value() >= seg.vaddr()
+            if (seg.type() == 1
+                && (seg.flags() & 1) != 0
+                && s.value() >= seg.vaddr()
                 && s.value() < seg.vaddr() + seg.filesz()) {
               text = seg;
             }
@@ -225,14 +238,18 @@ class ElfFileTest {
           offset = s.value() - text.vaddr() + text.offset();
         }
         differ += offset != s.value() ? 1 : 0;
-        assertEquals(OptionalLong.of(s.value()), elf.fileOffsetToVaddr(offset),
+        assertEquals(
+            OptionalLong.of(s.value()),
+            elf.fileOffsetToVaddr(offset),
             bin.getFileName() + " " + s.name() + " at file offset 0x" + Long.toHexString(offset));
         addrs.add(s.value());
         checked++;
       }
       // Every file offset (and a few past the end) against the rule applied to readelf's segments.
       for (long f = 0; f < elf.fileSize() + 64; f++) {
-        assertEquals(expectedVaddr(segs, f), elf.fileOffsetToVaddr(f),
+        assertEquals(
+            expectedVaddr(segs, f),
+            elf.fileOffsetToVaddr(f),
             bin.getFileName() + " file offset 0x" + Long.toHexString(f));
       }
     }
@@ -249,13 +266,25 @@ class ElfFileTest {
             here.add(o.name());
           }
         }
-        assertTrue(here.contains(names.get(s.value())), variant + ": addr2line at 0x"
-            + Long.toHexString(s.value()) + " printed " + names.get(s.value()) + ", nm has "
-            + here);
+        assertTrue(
+            here.contains(names.get(s.value())),
+            variant
+                + ": addr2line at 0x"
+                + Long.toHexString(s.value())
+                + " printed "
+                + names.get(s.value())
+                + ", nm has "
+                + here);
       }
     }
-    System.out.println(variant + ": " + checked + " functions' file offsets back to their nm"
-        + " addresses (" + differ + " with offset != address)");
+    System.out.println(
+        variant
+            + ": "
+            + checked
+            + " functions' file offsets back to their nm"
+            + " addresses ("
+            + differ
+            + " with offset != address)");
   }
 
   /** pprof's rule, applied to what readelf printed. */
@@ -296,18 +325,28 @@ class ElfFileTest {
         }
         Path dump = dir.resolve("nopie" + s.name() + ".dump");
         // objcopy has no bfd section for the symbol and string tables: file bytes only there.
-        ExternalTool.Result r = Toolchain.tryRun(dir, List.of("objcopy", "--dump-section",
-            s.name() + "=" + dump, bin.toString(), dir.resolve("scratch2").toString()));
+        ExternalTool.Result r =
+            Toolchain.tryRun(
+                dir,
+                List.of(
+                    "objcopy",
+                    "--dump-section",
+                    s.name() + "=" + dump,
+                    bin.toString(),
+                    dir.resolve("scratch2").toString()));
         byte[] got = new byte[b.remaining()];
         b.get(got);
         if (r.exit() == 0 && Files.exists(dump)) {
           assertArrayEquals(Files.readAllBytes(dump), got, s.name());
         } else {
-          assertTrue(s.type() == ElfSection.SHT_SYMTAB || s.type() == ElfSection.SHT_STRTAB,
+          assertTrue(
+              s.type() == ElfSection.SHT_SYMTAB || s.type() == ElfSection.SHT_STRTAB,
               s.name() + ": " + r.stderr());
         }
-        assertArrayEquals(java.util.Arrays.copyOfRange(file, (int) s.offset(),
-            (int) (s.offset() + s.size())), got, s.name());
+        assertArrayEquals(
+            java.util.Arrays.copyOfRange(file, (int) s.offset(), (int) (s.offset() + s.size())),
+            got,
+            s.name());
         checked++;
       }
       assertTrue(checked > 20, checked + " sections");

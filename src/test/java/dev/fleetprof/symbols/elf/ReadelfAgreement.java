@@ -63,5 +63,4 @@ final class ReadelfAgreement {
       assertEquals(java.util.Optional.ofNullable(id), elf.buildId(), "build ID of " + bin);
     }
   }
-
 }

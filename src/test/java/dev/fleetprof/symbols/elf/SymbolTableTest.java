@@ -7,13 +7,13 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.fleetprof.output.ExternalTool;
 import dev.fleetprof.symbols.testing.Toolchain;
 import java.lang.management.ManagementFactory;
+import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
+import java.nio.channels.FileChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
-import java.nio.channels.FileChannel;
 import java.nio.file.StandardOpenOption;
-import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
@@ -33,8 +33,7 @@ import org.junit.jupiter.params.provider.ValueSource;
  * (.dynsym only).
  */
 class SymbolTableTest {
-  @TempDir
-  static Path dir;
+  @TempDir static Path dir;
 
   @BeforeAll
   static void tools() {
@@ -50,7 +49,8 @@ class SymbolTableTest {
     Path bin = TestPrograms.build(dir, variant);
     List<Toolchain.Section> sections = Toolchain.sections(dir, bin);
     for (Toolchain.Section s : sections) {
-      assertFalse(s.name().startsWith(".debug") || s.name().startsWith(".zdebug"),
+      assertFalse(
+          s.name().startsWith(".debug") || s.name().startsWith(".zdebug"),
           bin + " has DWARF (" + s.name() + "): addr2line would not use the symbols alone");
     }
     TreeSet<Long> addresses = new TreeSet<>();
@@ -66,8 +66,13 @@ class SymbolTableTest {
     // them out by design, so data addresses are not compared.)
     int data = 0;
     for (Toolchain.NmSymbol s : Toolchain.nm(dir, bin)) {
-      boolean inCode = sections.stream().anyMatch(c -> (c.flags() & ElfSection.SHF_EXECINSTR) != 0
-          && s.value() >= c.addr() && s.value() < c.addr() + c.size());
+      boolean inCode =
+          sections.stream()
+              .anyMatch(
+                  c ->
+                      (c.flags() & ElfSection.SHF_EXECINSTR) != 0
+                          && s.value() >= c.addr()
+                          && s.value() < c.addr() + c.size());
       if (!inCode) {
         data++;
         continue;
@@ -77,13 +82,30 @@ class SymbolTableTest {
       addresses.add(s.value() + Math.max(s.size(), 1) - 1);
     }
     Agreement a = compare(dir, bin, new ArrayList<>(addresses));
-    System.out.println("SymbolTable vs addr2line -f, " + variant + " (" + a.source + "): "
-        + a.agree + " of " + a.total + " code addresses agree; " + a.named + " named; "
-        + data + " symbols outside code sections not compared");
+    System.out.println(
+        "SymbolTable vs addr2line -f, "
+            + variant
+            + " ("
+            + a.source
+            + "): "
+            + a.agree
+            + " of "
+            + a.total
+            + " code addresses agree; "
+            + a.named
+            + " named; "
+            + data
+            + " symbols outside code sections not compared");
     assertEquals(a.total, a.agree, variant + ": " + a.firstDisagreements);
     assertTrue(a.named > a.total / 2, "most code bytes have a function");
-    System.out.println("  files (STT_FILE attribution): " + a.filesAgree + " of " + a.total
-        + " agree; " + a.withFile + " with a file");
+    System.out.println(
+        "  files (STT_FILE attribution): "
+            + a.filesAgree
+            + " of "
+            + a.total
+            + " agree; "
+            + a.withFile
+            + " with a file");
     assertEquals(a.total, a.filesAgree, variant + ": " + a.firstDisagreements);
     assertTrue(a.withFile > 0, "some code bytes have a file");
   }
@@ -107,8 +129,8 @@ class SymbolTableTest {
       assertEquals("asm_notype", t.lookup(label).orElseThrow().name());
       // A symbol without size covers the bytes after it.
       long nosize = nm.get("asm_nosize").value();
-      assertEquals(new ElfSymbol("asm_nosize", nosize, 0, null),
-          t.lookup(nosize + 1).orElseThrow());
+      assertEquals(
+          new ElfSymbol("asm_nosize", nosize, 0, null), t.lookup(nosize + 1).orElseThrow());
       // Inside asm_outer, from asm_inner on, the closer symbol wins.
       long inner = nm.get("asm_inner").value();
       assertEquals("asm_inner", t.lookup(inner + 1).orElseThrow().name());
@@ -117,10 +139,12 @@ class SymbolTableTest {
       // one-entry cache answers asm_outer for the whole of asm_outer's size (bfd 2.40's quirk,
       // which SymbolTable does not reproduce).
       long outer = nm.get("asm_outer").value();
-      assertEquals("asm_inner", Toolchain.addr2lineFunctions(dir, bin, List.of(inner + 1, outer))
-          .get(inner + 1));
-      assertEquals("asm_outer", Toolchain.addr2lineFunctions(dir, bin, List.of(outer, inner + 1))
-          .get(inner + 1));
+      assertEquals(
+          "asm_inner",
+          Toolchain.addr2lineFunctions(dir, bin, List.of(inner + 1, outer)).get(inner + 1));
+      assertEquals(
+          "asm_outer",
+          Toolchain.addr2lineFunctions(dir, bin, List.of(outer, inner + 1)).get(inner + 1));
       // .plt has no symbols: nothing, rather than the last function of the section before it.
       ElfSection plt = elf.section(".plt").orElseThrow();
       assertEquals(Optional.empty(), t.lookup(plt.addr() + 1));
@@ -162,8 +186,8 @@ class SymbolTableTest {
       }
     }
     Random random = new Random(42);
-    List<Toolchain.Section> code = sections.stream()
-        .filter(s -> (s.flags() & ElfSection.SHF_EXECINSTR) != 0).toList();
+    List<Toolchain.Section> code =
+        sections.stream().filter(s -> (s.flags() & ElfSection.SHF_EXECINSTR) != 0).toList();
     long codeBytes = code.stream().mapToLong(Toolchain.Section::size).sum();
     for (int i = 0; i < 3000; i++) {
       long r = (long) (random.nextDouble() * codeBytes);
@@ -176,9 +200,18 @@ class SymbolTableTest {
       }
     }
     Agreement a = compare(dir, copy, new ArrayList<>(addresses));
-    System.out.println("SymbolTable vs addr2line -f, libc.so.6 (" + a.source + ", " + functions
-        + " function symbols): " + a.agree + " of " + a.total + " addresses agree; " + a.named
-        + " named");
+    System.out.println(
+        "SymbolTable vs addr2line -f, libc.so.6 ("
+            + a.source
+            + ", "
+            + functions
+            + " function symbols): "
+            + a.agree
+            + " of "
+            + a.total
+            + " addresses agree; "
+            + a.named
+            + " named");
     assertEquals(".dynsym", a.source);
     assertTrue(a.total > 5000, a.total + " addresses");
     assertEquals(a.total, a.agree, a.firstDisagreements.toString());
@@ -223,16 +256,21 @@ class SymbolTableTest {
           a.filesAgree++;
           a.withFile += gotFile == null ? 0 : 1;
         } else if (a.firstDisagreements.size() < 20) {
-          a.firstDisagreements.add("0x" + Long.toHexString(addr) + ": addr2line file "
-              + expectedFile + ", SymbolTable " + gotFile);
+          a.firstDisagreements.add(
+              "0x"
+                  + Long.toHexString(addr)
+                  + ": addr2line file "
+                  + expectedFile
+                  + ", SymbolTable "
+                  + gotFile);
         }
         a.total++;
         if (expected.equals(got)) {
           a.agree++;
           a.named += got.equals("??") ? 0 : 1;
         } else if (a.firstDisagreements.size() < 20) {
-          a.firstDisagreements.add("0x" + Long.toHexString(addr) + ": addr2line " + expected
-              + ", SymbolTable " + got);
+          a.firstDisagreements.add(
+              "0x" + Long.toHexString(addr) + ": addr2line " + expected + ", SymbolTable " + got);
         }
       }
     }
@@ -259,9 +297,10 @@ class SymbolTableTest {
     long ms = (System.nanoTime() - start) / 1_000_000;
     long after = usedHeap();
     long retained = after - before;
-    System.out.printf("1M symbols: read in %d ms, %d kept, ~%d MB retained (heap delta),"
-        + " %d MB by the table's own count%n", ms, t.size(), retained >> 20,
-        t.retainedBytes() >> 20);
+    System.out.printf(
+        "1M symbols: read in %d ms, %d kept, ~%d MB retained (heap delta),"
+            + " %d MB by the table's own count%n",
+        ms, t.size(), retained >> 20, t.retainedBytes() >> 20);
     assertEquals(n, t.size());
     assertTrue(retained < 64L << 20, "retained " + retained + " bytes for 1M symbols");
 
@@ -285,8 +324,12 @@ class SymbolTableTest {
     }
     System.out.printf("1M lookups in %d ms%n", (System.nanoTime() - lookups) / 1_000_000);
     Agreement a = compare(dir, file, sample);
-    System.out.println("SymbolTable vs addr2line -f, 1M-symbol file: " + a.agree + " of "
-        + a.total + " addresses agree");
+    System.out.println(
+        "SymbolTable vs addr2line -f, 1M-symbol file: "
+            + a.agree
+            + " of "
+            + a.total
+            + " addresses agree");
     assertEquals(a.total, a.agree, a.firstDisagreements.toString());
     assertEquals(a.total, a.filesAgree, a.firstDisagreements.toString());
   }
@@ -303,8 +346,18 @@ class SymbolTableTest {
     }
     ElfBuilder b = new ElfBuilder(true, ByteOrder.LITTLE_ENDIAN, ElfFile.ET_EXEC);
     long textSize = 16L * n;
-    b.section(".text", ElfSection.SHT_PROGBITS, ElfSection.SHF_ALLOC | ElfSection.SHF_EXECINSTR,
-        base, 0x1000, textSize, null, 0, 0, 16, 0);
+    b.section(
+        ".text",
+        ElfSection.SHT_PROGBITS,
+        ElfSection.SHF_ALLOC | ElfSection.SHF_EXECINSTR,
+        base,
+        0x1000,
+        textSize,
+        null,
+        0,
+        0,
+        16,
+        0);
     b.symtab(syms, 0x1000 + textSize);
     Path file = dir.resolve("million.elf");
     b.write(file);

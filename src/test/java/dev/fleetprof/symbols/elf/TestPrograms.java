@@ -16,16 +16,17 @@ final class TestPrograms {
   private TestPrograms() {}
 
   /** Build variants: name to gcc flags (all -g0: symbols only, no DWARF). */
-  static final Map<String, List<String>> VARIANTS = Map.of(
-      "pie", List.of(),
-      "nopie", List.of("-no-pie"),
-      "m32", List.of("-m32"),
-      "m32nopie", List.of("-m32", "-no-pie"),
-      "lld", List.of("-fuse-ld=lld"),
-      "sha1", List.of("-Wl,--build-id=sha1"),
-      "noid", List.of("-Wl,--build-id=none"),
-      "shared", List.of("-shared", "-fPIC"),
-      "object", List.of("-c"));
+  static final Map<String, List<String>> VARIANTS =
+      Map.of(
+          "pie", List.of(),
+          "nopie", List.of("-no-pie"),
+          "m32", List.of("-m32"),
+          "m32nopie", List.of("-m32", "-no-pie"),
+          "lld", List.of("-fuse-ld=lld"),
+          "sha1", List.of("-Wl,--build-id=sha1"),
+          "noid", List.of("-Wl,--build-id=none"),
+          "shared", List.of("-shared", "-fPIC"),
+          "object", List.of("-c"));
 
   /** funcs.c and 300 generated functions of varied sizes. */
   static String source() throws IOException {
@@ -36,12 +37,24 @@ final class TestPrograms {
     StringBuilder sb = new StringBuilder(base);
     int n = 300;
     for (int i = 0; i < n; i++) {
-      sb.append("__attribute__((noinline)) ").append(i % 5 == 0 ? "static " : "")
-          .append("int gen_").append(i).append("(int x) {");
+      sb.append("__attribute__((noinline)) ")
+          .append(i % 5 == 0 ? "static " : "")
+          .append("int gen_")
+          .append(i)
+          .append("(int x) {");
       // Some loops so that sizes differ.
       for (int j = 0; j < i % 7; j++) {
-        sb.append(" for (int k").append(j).append(" = 0; k").append(j).append(" < x; k")
-            .append(j).append("++) x = x * ").append(j + 3).append(" + k").append(j).append(';');
+        sb.append(" for (int k")
+            .append(j)
+            .append(" = 0; k")
+            .append(j)
+            .append(" < x; k")
+            .append(j)
+            .append("++) x = x * ")
+            .append(j + 3)
+            .append(" + k")
+            .append(j)
+            .append(';');
       }
       sb.append(" return x * ").append(i + 1).append(" + ").append(i).append("; }\n");
     }
@@ -55,15 +68,18 @@ final class TestPrograms {
 
   /** Builds a variant into dir (once per dir) and returns the binary. */
   static Path build(Path dir, String variant, String... extraFlags) throws Exception {
-    Path out = dir.resolve(variant + (extraFlags.length == 0 ? "" : "-" + Math.abs(
-        String.join(" ", extraFlags).hashCode())));
+    Path out =
+        dir.resolve(
+            variant
+                + (extraFlags.length == 0
+                    ? ""
+                    : "-" + Math.abs(String.join(" ", extraFlags).hashCode())));
     if (Files.exists(out)) {
       return out;
     }
     List<String> flags = new ArrayList<>(List.of("-O2", "-g0"));
     flags.addAll(VARIANTS.get(variant));
     flags.addAll(Arrays.asList(extraFlags));
-    return Toolchain.gcc(dir, out.getFileName().toString(), source(),
-        flags.toArray(String[]::new));
+    return Toolchain.gcc(dir, out.getFileName().toString(), source(), flags.toArray(String[]::new));
   }
 }

@@ -28,12 +28,12 @@ import java.util.regex.Pattern;
 
 /**
  * The symbols tests' reference tools: builds test programs with gcc and parses what binutils'
- * readelf, nm, objdump, objcopy, addr2line and c++filt (and llvm-symbolizer in GNU style) say
- * about them, so that expected values come from the real tools.
+ * readelf, nm, objdump, objcopy, addr2line and c++filt (and llvm-symbolizer in GNU style) say about
+ * them, so that expected values come from the real tools.
  *
  * <p>Every method takes the test's work directory {@code dir}: tools run with {@code dir/home} as
- * their HOME, in the C locale and without debuginfod downloads, and scratch files go below
- * {@code dir}. A tool that exits non-zero fails the test.
+ * their HOME, in the C locale and without debuginfod downloads, and scratch files go below {@code
+ * dir}. A tool that exits non-zero fails the test.
  */
 public final class Toolchain {
   private Toolchain() {}
@@ -145,8 +145,10 @@ public final class Toolchain {
 
   public static Header header(Path dir, Path bin) throws Exception {
     String out = run(dir, List.of("readelf", "-hW", bin.toString()));
-    return new Header(field(out, "Class").equals("ELF64"),
-        field(out, "Data").contains("little endian"), field(out, "Type").split(" ")[0],
+    return new Header(
+        field(out, "Class").equals("ELF64"),
+        field(out, "Data").contains("little endian"),
+        field(out, "Type").split(" ")[0],
         field(out, "Machine"));
   }
 
@@ -160,19 +162,30 @@ public final class Toolchain {
 
   // ---- readelf -lW ----
 
-  public record Segment(int type, String typeName, long offset, long vaddr, long filesz,
-      long memsz, int flags) {}
+  public record Segment(
+      int type, String typeName, long offset, long vaddr, long filesz, long memsz, int flags) {}
 
-  private static final Map<String, Integer> SEGMENT_TYPES = Map.ofEntries(
-      Map.entry("NULL", 0), Map.entry("LOAD", 1), Map.entry("DYNAMIC", 2),
-      Map.entry("INTERP", 3), Map.entry("NOTE", 4), Map.entry("SHLIB", 5), Map.entry("PHDR", 6),
-      Map.entry("TLS", 7), Map.entry("GNU_EH_FRAME", 0x6474e550),
-      Map.entry("GNU_STACK", 0x6474e551), Map.entry("GNU_RELRO", 0x6474e552),
-      Map.entry("GNU_PROPERTY", 0x6474e553));
+  private static final Map<String, Integer> SEGMENT_TYPES =
+      Map.ofEntries(
+          Map.entry("NULL", 0),
+          Map.entry("LOAD", 1),
+          Map.entry("DYNAMIC", 2),
+          Map.entry("INTERP", 3),
+          Map.entry("NOTE", 4),
+          Map.entry("SHLIB", 5),
+          Map.entry("PHDR", 6),
+          Map.entry("TLS", 7),
+          Map.entry("GNU_EH_FRAME", 0x6474e550),
+          Map.entry("GNU_STACK", 0x6474e551),
+          Map.entry("GNU_RELRO", 0x6474e552),
+          Map.entry("GNU_PROPERTY", 0x6474e553));
 
-  private static final Pattern SEGMENT = Pattern.compile("^\\s+(\\S+)\\s+0x([0-9a-f]+)\\s+"
-      + "0x([0-9a-f]+)\\s+0x([0-9a-f]+)\\s+0x([0-9a-f]+)\\s+0x([0-9a-f]+)\\s([RWE ]{3})\\s+"
-      + "(?:0x)?([0-9a-f]+)$", Pattern.MULTILINE);
+  private static final Pattern SEGMENT =
+      Pattern.compile(
+          "^\\s+(\\S+)\\s+0x([0-9a-f]+)\\s+"
+              + "0x([0-9a-f]+)\\s+0x([0-9a-f]+)\\s+0x([0-9a-f]+)\\s+0x([0-9a-f]+)\\s([RWE ]{3})\\s+"
+              + "(?:0x)?([0-9a-f]+)$",
+          Pattern.MULTILINE);
 
   public static List<Segment> segments(Path dir, Path bin) throws Exception {
     String out = run(dir, List.of("readelf", "-lW", bin.toString()));
@@ -189,10 +202,19 @@ public final class Toolchain {
         }
       }
       String f = m.group(7);
-      int flags = (f.charAt(0) == 'R' ? 4 : 0) | (f.charAt(1) == 'W' ? 2 : 0)
-          | (f.charAt(2) == 'E' ? 1 : 0);
-      segs.add(new Segment(type, name, hex(m.group(2)), hex(m.group(3)), hex(m.group(5)),
-          hex(m.group(6)), flags));
+      int flags =
+          (f.charAt(0) == 'R' ? 4 : 0)
+              | (f.charAt(1) == 'W' ? 2 : 0)
+              | (f.charAt(2) == 'E' ? 1 : 0);
+      segs.add(
+          new Segment(
+              type,
+              name,
+              hex(m.group(2)),
+              hex(m.group(3)),
+              hex(m.group(5)),
+              hex(m.group(6)),
+              flags));
     }
     if (!out.contains("There are no program headers")) {
       Matcher count = Pattern.compile("There (?:are|is) (\\d+) program headers?").matcher(out);
@@ -205,22 +227,48 @@ public final class Toolchain {
 
   // ---- readelf -SW ----
 
-  public record Section(int index, String name, String typeName, long addr, long offset,
-      long size, long flags, int link, int info, long align) {}
+  public record Section(
+      int index,
+      String name,
+      String typeName,
+      long addr,
+      long offset,
+      long size,
+      long flags,
+      int link,
+      int info,
+      long align) {}
 
-  public static final Map<String, Integer> SECTION_TYPES = Map.ofEntries(
-      Map.entry("NULL", 0), Map.entry("PROGBITS", 1), Map.entry("SYMTAB", 2),
-      Map.entry("STRTAB", 3), Map.entry("RELA", 4), Map.entry("HASH", 5), Map.entry("DYNAMIC", 6),
-      Map.entry("NOTE", 7), Map.entry("NOBITS", 8), Map.entry("REL", 9), Map.entry("DYNSYM", 11),
-      Map.entry("INIT_ARRAY", 14), Map.entry("FINI_ARRAY", 15), Map.entry("PREINIT_ARRAY", 16),
-      Map.entry("GROUP", 17), Map.entry("GNU_HASH", 0x6ffffff6), Map.entry("VERSYM", 0x6fffffff),
-      Map.entry("VERNEED", 0x6ffffffe), Map.entry("VERDEF", 0x6ffffffd),
-      Map.entry("X86_64_UNWIND", 0x70000001), Map.entry("LLVM_ADDRSIG", 0x6fff4c03),
-      Map.entry("GNU_ATTRIBUTES", 0x6ffffff5), Map.entry("RELR", 19));
+  public static final Map<String, Integer> SECTION_TYPES =
+      Map.ofEntries(
+          Map.entry("NULL", 0),
+          Map.entry("PROGBITS", 1),
+          Map.entry("SYMTAB", 2),
+          Map.entry("STRTAB", 3),
+          Map.entry("RELA", 4),
+          Map.entry("HASH", 5),
+          Map.entry("DYNAMIC", 6),
+          Map.entry("NOTE", 7),
+          Map.entry("NOBITS", 8),
+          Map.entry("REL", 9),
+          Map.entry("DYNSYM", 11),
+          Map.entry("INIT_ARRAY", 14),
+          Map.entry("FINI_ARRAY", 15),
+          Map.entry("PREINIT_ARRAY", 16),
+          Map.entry("GROUP", 17),
+          Map.entry("GNU_HASH", 0x6ffffff6),
+          Map.entry("VERSYM", 0x6fffffff),
+          Map.entry("VERNEED", 0x6ffffffe),
+          Map.entry("VERDEF", 0x6ffffffd),
+          Map.entry("X86_64_UNWIND", 0x70000001),
+          Map.entry("LLVM_ADDRSIG", 0x6fff4c03),
+          Map.entry("GNU_ATTRIBUTES", 0x6ffffff5),
+          Map.entry("RELR", 19));
 
   private static final String FLAG_LETTERS = "WAXxMSILOGTC";
   private static final long[] FLAG_BITS = {
-      0x1, 0x2, 0x4, -1, 0x10, 0x20, 0x40, 0x80, 0x100, 0x200, 0x400, 0x800};
+    0x1, 0x2, 0x4, -1, 0x10, 0x20, 0x40, 0x80, 0x100, 0x200, 0x400, 0x800
+  };
 
   private static long flagMask(String letters) {
     long mask = 0;
@@ -263,8 +311,18 @@ public final class Toolchain {
       long addr = hex(t.remove(t.size() - 1));
       String type = t.remove(t.size() - 1);
       String name = String.join(" ", t);
-      secs.add(new Section(Integer.parseInt(m.group(1)), name, type, addr, off, size,
-          flagMask(flags), link, info, align));
+      secs.add(
+          new Section(
+              Integer.parseInt(m.group(1)),
+              name,
+              type,
+              addr,
+              off,
+              size,
+              flagMask(flags),
+              link,
+              info,
+              align));
     }
     return secs;
   }
@@ -281,8 +339,7 @@ public final class Toolchain {
 
   /** A section's bytes from {@code readelf -x NAME} (fixed columns: 4 groups of 4 bytes a line). */
   public static byte[] hexDump(Path dir, Path bin, String section) throws Exception {
-    String out = sh(dir, "readelf -x " + section + " " + q(bin)
-        + " | LC_ALL=C tr -c '\\n -~' '.'");
+    String out = sh(dir, "readelf -x " + section + " " + q(bin) + " | LC_ALL=C tr -c '\\n -~' '.'");
     ByteArrayOutputStream bytes = new ByteArrayOutputStream();
     for (String l : out.split("\n")) {
       if (!l.startsWith("  0x")) {
@@ -305,8 +362,8 @@ public final class Toolchain {
    * --decompress-debug-sections} and dumped with {@code --dump-section}, in section header order.
    * {@code objcopyInput} goes before the other options (e.g. {@code -I elf64-big}).
    */
-  public static Map<String, byte[]> decompressedSections(Path dir, Path bin,
-      List<String> objcopyInput, Predicate<String> wanted) throws Exception {
+  public static Map<String, byte[]> decompressedSections(
+      Path dir, Path bin, List<String> objcopyInput, Predicate<String> wanted) throws Exception {
     Files.createDirectories(dir);
     Path work = Files.createTempDirectory(dir, "sections");
     Path plain = work.resolve("plain");
@@ -359,8 +416,12 @@ public final class Toolchain {
     for (String l : out.split("\n")) {
       Matcher m = p.matcher(l);
       if (m.find()) {
-        syms.add(new NmSymbol(hex(m.group(1)), m.group(2) == null ? 0 : hex(m.group(2)),
-            m.group(3).charAt(0), m.group(4)));
+        syms.add(
+            new NmSymbol(
+                hex(m.group(1)),
+                m.group(2) == null ? 0 : hex(m.group(2)),
+                m.group(3).charAt(0),
+                m.group(4)));
       }
     }
     return syms;
@@ -374,8 +435,7 @@ public final class Toolchain {
    * Every instruction start objdump -d disassembles and the byte before each (where a return
    * address minus one lands), then, while fewer than {@code atLeast}, every byte of .text.
    */
-  public static List<Long> instructionAddresses(Path dir, Path bin, int atLeast)
-      throws Exception {
+  public static List<Long> instructionAddresses(Path dir, Path bin, int atLeast) throws Exception {
     String out = run(dir, List.of("objdump", "-d", "--no-show-raw-insn", bin.toString()));
     Set<Long> set = new LinkedHashSet<>();
     for (String line : out.split("\n")) {
@@ -425,8 +485,7 @@ public final class Toolchain {
     for (int i = 0; i < addresses.size(); i++) {
       String location = lines[2 * i + 1];
       String file = location.substring(0, location.lastIndexOf(':'));
-      names.put(addresses.get(i), new Addr2lineName(lines[2 * i], file.equals("??") ? null
-          : file));
+      names.put(addresses.get(i), new Addr2lineName(lines[2 * i], file.equals("??") ? null : file));
     }
     return names;
   }
@@ -438,9 +497,9 @@ public final class Toolchain {
 
   /**
    * {@code addr2line -a -f -i -e BIN} over the addresses, in chunks of one process each. Every
-   * chunk lists its addresses twice and the second answers are kept: addr2line caches state
-   * between addresses (which ELF name a function gets is decided at its first lookup), so its
-   * settled answer is the second.
+   * chunk lists its addresses twice and the second answers are kept: addr2line caches state between
+   * addresses (which ELF name a function gets is decided at its first lookup), so its settled
+   * answer is the second.
    */
   public static List<Answer> addr2lineChains(Path dir, Path bin, List<Long> addrs)
       throws Exception {
@@ -448,14 +507,14 @@ public final class Toolchain {
   }
 
   /** The same, collecting addr2line's standard error (its DWARF errors) in {@code stderr}. */
-  public static List<Answer> addr2lineChains(Path dir, Path bin, List<Long> addrs,
-      StringBuilder stderr) throws Exception {
+  public static List<Answer> addr2lineChains(
+      Path dir, Path bin, List<Long> addrs, StringBuilder stderr) throws Exception {
     List<Answer> answers = new ArrayList<>();
     int chunk = 4000;
     for (int from = 0; from < addrs.size(); from += chunk) {
       List<Long> part = addrs.subList(from, Math.min(addrs.size(), from + chunk));
-      List<String> cmd = new ArrayList<>(List.of("addr2line", "-a", "-f", "-i", "-e",
-          bin.toString()));
+      List<String> cmd =
+          new ArrayList<>(List.of("addr2line", "-a", "-f", "-i", "-e", bin.toString()));
       for (int pass = 0; pass < 2; pass++) {
         for (long a : part) {
           cmd.add("0x" + Long.toHexString(a));
@@ -478,9 +537,9 @@ public final class Toolchain {
   private static final Pattern DISCRIMINATOR = Pattern.compile(" \\(discriminator \\d+\\)$");
 
   /**
-   * The chains in {@code addr2line -a -f -i} output (or {@code llvm-symbolizer
-   * --output-style=GNU -a -f -i}): per address, function and file:line pairs, innermost first;
-   * "??" files become null, "?" lines 0, discriminators are dropped.
+   * The chains in {@code addr2line -a -f -i} output (or {@code llvm-symbolizer --output-style=GNU
+   * -a -f -i}): per address, function and file:line pairs, innermost first; "??" files become null,
+   * "?" lines 0, discriminators are dropped.
    */
   public static List<List<SourceLine>> parseChains(String out) {
     List<List<SourceLine>> all = new ArrayList<>();
@@ -510,8 +569,8 @@ public final class Toolchain {
   // ---- c++filt ----
 
   /**
-   * What one {@code c++filt} process prints for each name, fed one a line (skips the test, or
-   * fails it under CI, without c++filt).
+   * What one {@code c++filt} process prints for each name, fed one a line (skips the test, or fails
+   * it under CI, without c++filt).
    */
   public static List<String> cppFilt(Path dir, List<String> names) throws Exception {
     ExternalTool.require("c++filt", "binutils");
