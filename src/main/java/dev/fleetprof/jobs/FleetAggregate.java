@@ -210,6 +210,17 @@ public final class FleetAggregate {
 
     @Override
     public Args args() {
+      for (String input : inputs) {
+        if (within(output, input)) {
+          throw new IllegalArgumentException(
+              "--output "
+                  + output
+                  + " is inside --input "
+                  + input
+                  + ": every later run would read this run's output as profiles; write it"
+                  + " elsewhere");
+        }
+      }
       return new Args(
           List.copyOf(inputs),
           output,
@@ -224,6 +235,30 @@ public final class FleetAggregate {
           gmonBinary,
           !noModulePaths);
     }
+  }
+
+  /**
+   * Whether {@code path} is {@code dir} or below it, compared as normalized absolute paths (local
+   * paths made absolute; other file systems by their URI). A glob stands for the directory its
+   * literal prefix ends in.
+   */
+  static boolean within(String path, String dir) {
+    String literal = dir.split("[*?\\[{]", 2)[0];
+    if (literal.length() < dir.length()) { // a glob: the directory its matches lie in
+      literal = literal.substring(0, literal.lastIndexOf('/') + 1);
+    }
+    return absolute(path).startsWith(absolute(literal.isEmpty() ? "." : literal));
+  }
+
+  private static java.nio.file.Path absolute(String path) {
+    java.net.URI uri = new org.apache.hadoop.fs.Path(path).toUri();
+    if (uri.getScheme() == null || uri.getScheme().equals("file")) {
+      return java.nio.file.Path.of(uri.getPath()).toAbsolutePath().normalize();
+    }
+    // Another file system: its authority and path, as a path under a root of their own.
+    return java.nio.file.Path.of(
+            "/", uri.getScheme(), String.valueOf(uri.getAuthority()), uri.getPath())
+        .normalize();
   }
 
   public static void main(String[] argv) throws IOException {

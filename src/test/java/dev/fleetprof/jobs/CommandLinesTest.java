@@ -173,6 +173,14 @@ class CommandLinesTest {
             List.of("--base", "--pprof")),
         // An option no job has.
         Arguments.of(fleet, fleet.with("--bogus"), List.of("'--bogus'")),
+        // An output the next run would read back as input.
+        Arguments.of(
+            fleet, fleet.with("--output", "a/out"), List.of("--output a/out", "--input a")),
+        Arguments.of(fleet, fleet.with("--output", "./a"), List.of("--output ./a", "inside")),
+        Arguments.of(
+            fleet,
+            fleet.with("--input", "logs/date=*", "--output", "logs/out"),
+            List.of("--output logs/out", "inside")),
         Arguments.of(fleet, fleet.with("--input=x"), List.of("'--input=x'")),
         Arguments.of(export, export.with("--bogus", "x"), List.of("'--bogus'")),
         Arguments.of(symbolize, symbolize.with("-x"), List.of("'-x'")),
@@ -336,5 +344,14 @@ class CommandLinesTest {
         s.statements());
     assertEquals(7, s.maxRows());
     assertEquals(SqlRunner.Format.TABLE, s.format());
+  }
+
+  @Test
+  void outputBesideAnInputIsNotInsideIt() {
+    assertFalse(FleetAggregate.within("ab", "a"), "a sibling whose name starts the same");
+    assertFalse(FleetAggregate.within("/data/out", "/data/in"));
+    assertTrue(FleetAggregate.within("/data/in/../in/x", "/data/in"));
+    assertTrue(FleetAggregate.within("hdfs://nn:8020/p/out", "hdfs://nn:8020/p"));
+    assertFalse(FleetAggregate.within("hdfs://other:8020/p/out", "hdfs://nn:8020/p"));
   }
 }
