@@ -189,7 +189,7 @@ public record CpuProfileLayout(
         length,
         trailer,
         new MappingIndex(all),
-        all.size(),
+        text.listed(),
         text.invalidUtf8(),
         problem,
         maxMapsText);
@@ -226,16 +226,12 @@ public record CpuProfileLayout(
       lowest = recordsStart + ceilDiv(lowest - recordsStart, w) * w;
       long p = recordsStart + Math.floorDiv(length - 3L * w - recordsStart, w) * w;
       byte[] buf = new byte[SCAN_CHUNK + 3 * w];
-      boolean endsWithNewline = false;
       while (p >= lowest) {
         long windowEnd = Math.min(length, p + 3L * w);
         long windowStart = Math.max(lowest, p - SCAN_CHUNK + w);
         windowStart = recordsStart + ceilDiv(windowStart - recordsStart, w) * w;
         int n = (int) (windowEnd - windowStart);
         readFully(windowStart, buf, n);
-        if (windowEnd == length) {
-          endsWithNewline = n > 0 && buf[n - 1] == '\n';
-        }
         for (; p >= windowStart; p -= w) {
           int at = (int) (p - windowStart);
           if (CpuProfileHeader.readSlot(buf, at + w, w, big) == 1
@@ -262,7 +258,7 @@ public record CpuProfileLayout(
                 + " trailer-like patterns (0, 1, 0) in its last "
                 + (length - lowest)
                 + " bytes is preceded by a record and followed by maps text (corrupt?)";
-      } else if (lowest > recordsStart && endsWithNewline) {
+      } else if (lowest > recordsStart && endsWithNewline()) {
         why =
             "no trailer in its last "
                 + (length - lowest)
@@ -273,6 +269,12 @@ public record CpuProfileLayout(
         why = "it has no trailer (truncated?)";
       }
       return -1;
+    }
+
+    private boolean endsWithNewline() throws IOException {
+      byte[] last = new byte[1];
+      readFully(length - 1, last, 1);
+      return last[0] == '\n';
     }
 
     /** Whether a record ends at {@code trailer} (or {@code trailer} is where records start). */

@@ -25,11 +25,13 @@ final class MapsText {
   /**
    * What the text held.
    *
-   * @param mappings every mapping listed, in order (empty when the text was over the limit)
+   * @param mappings the executable mappings listed, in order (none when the text was over the
+   *     limit)
+   * @param listed how many mappings were listed, executable or not
    * @param invalidUtf8 invalid UTF-8 sequences replaced with U+FFFD
    * @param overLimit whether the text was longer than the limit (and so not parsed)
    */
-  record Parsed(List<Mapping> mappings, long invalidUtf8, boolean overLimit) {}
+  record Parsed(List<Mapping> mappings, int listed, long invalidUtf8, boolean overLimit) {}
 
   private static final byte[] NO_BYTES = new byte[0];
 
@@ -55,7 +57,7 @@ final class MapsText {
   }
 
   private Parsed parse(InputStream in, long expectedLength, long max) throws IOException {
-    ProcMapsParser parser = new ProcMapsParser(expectedLength >= 0 ? expectedLength : max);
+    ProcMapsParser parser = new ProcMapsParser(expectedLength >= 0 ? expectedLength : max, true);
     byte[] chunk = new byte[64 * 1024];
     byte[] line = NO_BYTES;
     int lineLength = 0;
@@ -64,7 +66,7 @@ final class MapsText {
     while ((got = in.read(chunk, 0, chunk.length)) >= 0) {
       total += got;
       if (total > max) {
-        return new Parsed(List.of(), invalid, true);
+        return new Parsed(List.of(), 0, invalid, true);
       }
       int from = 0;
       for (int i = 0; i < got; i++) {
@@ -85,7 +87,7 @@ final class MapsText {
         lineLength += got - from;
       }
     }
-    return new Parsed(parser.mappings(), invalid, false);
+    return new Parsed(parser.mappings(), parser.listed(), invalid, false);
   }
 
   /** {@code line}'s first {@code length} bytes followed by {@code n} bytes of {@code b}. */

@@ -41,21 +41,26 @@ public final class ProcMapsParser {
 
   private final List<Mapping> out = new ArrayList<>();
   private final Map<String, String> vars = new LinkedHashMap<>();
+  private final boolean executableOnly;
   private long budget; // characters substitution may still add
+  private int listed;
 
   /**
    * A parser fed one line at a time, for maps text read as a stream.
    *
    * @param textLength the length of the whole text (in bytes or characters), which sets how much
    *     substitution may add
+   * @param executableOnly keep only executable mappings (the others are counted): a text of a
+   *     million data mappings then costs no memory
    */
-  public ProcMapsParser(long textLength) {
+  public ProcMapsParser(long textLength, boolean executableOnly) {
     this.budget = 4L * textLength + (1 << 20);
+    this.executableOnly = executableOnly;
   }
 
   /** All mappings listed in {@code text}, executable or not, in file order. */
   public static List<Mapping> parse(String text) {
-    ProcMapsParser p = new ProcMapsParser(text.length());
+    ProcMapsParser p = new ProcMapsParser(text.length(), false);
     int pos = 0;
     int n = text.length();
     while (pos < n) {
@@ -90,7 +95,10 @@ public final class ProcMapsParser {
     }
     Mapping m = parseLine(line);
     if (m != null) {
-      out.add(m);
+      listed++;
+      if (m.executable() || !executableOnly) {
+        out.add(m);
+      }
     } else {
       int eq = line.indexOf('=');
       if (eq > 0) {
@@ -102,9 +110,17 @@ public final class ProcMapsParser {
     }
   }
 
-  /** The mappings of the lines parsed so far, executable or not, in file order. */
+  /**
+   * The mappings of the lines parsed so far in file order: all of them, or only the executable
+   * ones.
+   */
   public List<Mapping> mappings() {
     return out;
+  }
+
+  /** How many mappings the lines parsed so far listed, executable or not. */
+  public int listed() {
+    return listed;
   }
 
   /**
