@@ -14,7 +14,9 @@ import java.io.InputStream;
  * split, having read past its end, checks that the checker finds the same boundary where the next
  * split starts, so that each record is read by exactly one split or reading fails naming the file
  * and offset. A whole file ends at its trailer; one that ends before it is reported as truncated,
- * after its complete records.
+ * after its complete records. Likewise, a file whose maps text could not be read (longer than the
+ * limit, or not where the records end) is reported after its records, which are read with no module
+ * in their frames: module names are never lost silently.
  */
 public final class CpuProfileSplitReader implements ProfileRecordReader {
   private static final String KIND = "sample";

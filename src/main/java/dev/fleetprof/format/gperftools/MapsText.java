@@ -18,8 +18,10 @@ import java.util.List;
  * UTF-8 (paths are bytes; Linux tools write them as UTF-8), each invalid sequence replaced with
  * U+FFFD and counted. Only whole lines count: gperftools ends every line with a newline, so
  * whatever follows the last one is a line the file was cut inside, whose limit or path may be cut
- * short. At most {@code max} bytes are read; a longer text gives no mappings (none rather than
- * some: the same file must give the same modules however it is read).
+ * short. Lines may be of any length (pprof reads the text with a {@code bufio.Scanner} and fails
+ * the whole profile on a line over 64 KiB; the limit on the whole text is what bounds a line here).
+ * At most {@code max} bytes are read; a longer text gives no mappings (none rather than some: the
+ * same file must give the same modules however it is read).
  */
 final class MapsText {
   /**
