@@ -237,12 +237,7 @@ final class ProfileScan implements Scan, Batch {
     }
     CpuProfileLayout layout = CpuProfileLayout.read(src);
     if (!layout.splittable()) {
-      LOG.warn(
-          "profile source: {} is read as one split: {}",
-          f.path(),
-          layout.hasTrailer()
-              ? "its maps text lists no executable mapping"
-              : "it has no trailer (truncated?)");
+      LOG.warn("profile source: {} is read as one split: {}", f.path(), layout.whyNotSplittable());
       return null;
     }
     return layout;

@@ -202,12 +202,12 @@ public final class CpuProfileReader implements ProfileRecordReader {
     return in.position();
   }
 
-  /** Reads the bytes after the trailer (the maps text), at most {@code max}; null if longer. */
-  byte[] restAfterTrailer(int max) throws IOException {
+  /** The bytes after the trailer (the maps text), as a stream over what is left of the input. */
+  InputStream afterTrailer() {
     if (ended != End.TRAILER) {
       throw new IllegalStateException("not at the trailer");
     }
-    return in.rest(max);
+    return in.remaining();
   }
 
   @Override

@@ -14,7 +14,9 @@ import java.io.InputStream;
  * split, having read past its end, checks that the checker finds the same boundary where the next
  * split starts, so that each record is read by exactly one split or reading fails naming the file
  * and offset. A whole file ends at its trailer; one that ends before it is reported as truncated,
- * after its complete records.
+ * after its complete records. Likewise, a file whose maps text could not be read (longer than the
+ * limit, or not where the records end) is reported after its records, which are read with no module
+ * in their frames: module names are never lost silently.
  */
 public final class CpuProfileSplitReader implements ProfileRecordReader {
   private static final String KIND = "sample";
@@ -27,6 +29,10 @@ public final class CpuProfileSplitReader implements ProfileRecordReader {
   private final long startBoundary;
   private final boolean resynced;
   private final MappingIndex mappings;
+
+  /** The layout the mappings came from (split or whole file), or null when none were read. */
+  private final CpuProfileLayout mapsLayout;
+
   private final InputStream in;
   private final CpuProfileReader reader;
   private boolean finished;
@@ -38,20 +44,22 @@ public final class CpuProfileSplitReader implements ProfileRecordReader {
       CpuProfileLayout layout,
       long start,
       long end,
-      DecodeOptions options)
+      DecodeOptions options,
+      long maxMapsText)
       throws IOException {
     this.src = src;
     this.splitLayout = layout;
     this.splitEnd = end;
     if (layout != null) {
       this.mappings = layout.mappings();
+      this.mapsLayout = layout;
       this.checker = new CpuProfileBoundaryChecker(src, layout);
       this.resynced = start != 0;
       this.startBoundary =
           start == 0 ? header.recordsStart() : checker.firstBoundaryAtOrAfter(start);
     } else {
-      this.mappings =
-          options.needsMappings() ? CpuProfileLayout.read(src).mappings() : MappingIndex.EMPTY;
+      this.mapsLayout = options.needsMappings() ? CpuProfileLayout.read(src, maxMapsText) : null;
+      this.mappings = mapsLayout != null ? mapsLayout.mappings() : MappingIndex.EMPTY;
       this.checker = null;
       this.resynced = false;
       this.startBoundary = header.recordsStart();
@@ -82,7 +90,17 @@ public final class CpuProfileSplitReader implements ProfileRecordReader {
   /** A reader over a whole file, whose header was already parsed. */
   public static CpuProfileSplitReader wholeFile(
       ByteSource src, CpuProfileHeader header, DecodeOptions options) throws IOException {
-    return new CpuProfileSplitReader(src, header, null, 0, Long.MAX_VALUE, options);
+    return wholeFile(src, header, options, CpuProfileLayout.MAX_MAPS_TEXT);
+  }
+
+  /**
+   * As {@link #wholeFile(ByteSource, CpuProfileHeader, DecodeOptions)}, reading at most {@code
+   * maxMapsText} bytes of maps text.
+   */
+  public static CpuProfileSplitReader wholeFile(
+      ByteSource src, CpuProfileHeader header, DecodeOptions options, long maxMapsText)
+      throws IOException {
+    return new CpuProfileSplitReader(src, header, null, 0, Long.MAX_VALUE, options, maxMapsText);
   }
 
   /**
@@ -93,7 +111,16 @@ public final class CpuProfileSplitReader implements ProfileRecordReader {
   public static CpuProfileSplitReader split(
       ByteSource src, CpuProfileLayout layout, long start, long end, DecodeOptions options)
       throws IOException {
-    return new CpuProfileSplitReader(src, layout.header(), layout, start, end, options);
+    return new CpuProfileSplitReader(
+        src, layout.header(), layout, start, end, options, layout.maxMapsText());
+  }
+
+  /**
+   * How many invalid UTF-8 sequences of the file's maps text were read as U+FFFD (in module names);
+   * 0 when no maps text was read.
+   */
+  public long mapsTextInvalidUtf8() {
+    return mapsLayout == null ? 0 : mapsLayout.invalidUtf8();
   }
 
   /** Whether this split started inside the file and found its first record with the checker. */
@@ -145,6 +172,7 @@ public final class CpuProfileSplitReader implements ProfileRecordReader {
                   + splitLayout.trailerOffset()
                   + "; was the file changed while being read?");
         }
+        checkMaps(reader.stopOffset());
         break;
       case TRUNCATED:
         if (splitLayout != null) {
@@ -169,6 +197,58 @@ public final class CpuProfileSplitReader implements ProfileRecordReader {
       default:
         throw new IllegalStateException("reader ended as " + reader.end());
     }
+  }
+
+  /**
+   * Having reached the trailer at {@code trailer} (where pprof, walking the records, finds it too),
+   * reports the maps text that could not be read: frames of the records just read have no module
+   * (or modules from the wrong text), which must not pass silently.
+   */
+  private void checkMaps(long trailer) throws ProfileFormatException {
+    if (mapsLayout == null) {
+      return; // no module was asked for
+    }
+    long textStart = trailer + 3L * mapsLayout.header().slotWidth();
+    String why;
+    if (mapsLayout.trailerOffset() == trailer) {
+      if (mapsLayout.mapsProblem() == null) {
+        return;
+      }
+      why = mapsLayout.mapsProblem();
+    } else if (mapsLayout.fileLength() >= 0
+        && mapsLayout.fileLength() - textStart > mapsLayout.maxMapsText()) {
+      why =
+          "its maps text (from byte "
+              + textStart
+              + ") is "
+              + (mapsLayout.fileLength() - textStart)
+              + " bytes, more than the limit of "
+              + mapsLayout.maxMapsText()
+              + " bytes";
+    } else if (!mapsLayout.hasTrailer()) {
+      why =
+          "its maps text (from byte "
+              + textStart
+              + ") was not found from the file's end: "
+              + mapsLayout.whyNotSplittable();
+    } else {
+      throw new ProfileFormatException(
+          src.name(),
+          textStart,
+          "module names may be wrong: the records end at the trailer at byte "
+              + trailer
+              + ", but the maps text was read after a trailer-like pattern at byte "
+              + mapsLayout.trailerOffset()
+              + " (corrupt file?)");
+    }
+    throw new ProfileFormatException(
+        src.name(),
+        textStart,
+        "module names are missing: "
+            + why
+            + "; the "
+            + reader.records()
+            + " records were read with no module in their frames");
   }
 
   @Override

@@ -39,13 +39,28 @@ public final class ProcMapsParser {
   private static final Pattern BRIEF_MAPS =
       Pattern.compile("([0-9a-fA-F]+)-([0-9a-fA-F]+):\\s*(\\S+)(?:\\s.*@\\s*([0-9a-fA-F]+))?.*");
 
-  private ProcMapsParser() {}
+  private final List<Mapping> out = new ArrayList<>();
+  private final Map<String, String> vars = new LinkedHashMap<>();
+  private final boolean executableOnly;
+  private long budget; // characters substitution may still add
+  private int listed;
+
+  /**
+   * A parser fed one line at a time, for maps text read as a stream.
+   *
+   * @param textLength the length of the whole text (in bytes or characters), which sets how much
+   *     substitution may add
+   * @param executableOnly keep only executable mappings (the others are counted): a text of a
+   *     million data mappings then costs no memory
+   */
+  public ProcMapsParser(long textLength, boolean executableOnly) {
+    this.budget = 4L * textLength + (1 << 20);
+    this.executableOnly = executableOnly;
+  }
 
   /** All mappings listed in {@code text}, executable or not, in file order. */
   public static List<Mapping> parse(String text) {
-    List<Mapping> out = new ArrayList<>();
-    Map<String, String> vars = new LinkedHashMap<>();
-    long budget = 4L * text.length() + (1 << 20); // characters substitution may still add
+    ProcMapsParser p = new ProcMapsParser(text.length(), false);
     int pos = 0;
     int n = text.length();
     while (pos < n) {
@@ -53,34 +68,59 @@ public final class ProcMapsParser {
       if (eol < 0) {
         eol = n;
       }
-      String line = text.substring(pos, eol).strip();
+      p.line(text.substring(pos, eol));
       pos = eol + 1;
-      if (line.isEmpty()) {
-        continue;
-      }
-      if (!vars.isEmpty() && budget > 0 && line.indexOf('$') >= 0) {
-        String expanded = expand(line, vars, budget);
-        if (expanded == null) {
-          budget = 0; // each try may cost the budget: there is no second one
-        } else {
-          budget -= Math.max(0, expanded.length() - line.length());
-          line = expanded;
-        }
-      }
-      Mapping m = parseLine(line);
-      if (m != null) {
-        out.add(m);
+    }
+    return p.mappings();
+  }
+
+  /**
+   * Parses one line (without its newline). A line that is neither a mapping nor a definition is
+   * skipped, as pprof skips it ({@code parseProcMapsFromScanner} ignores lines its patterns do not
+   * recognise and keeps going).
+   */
+  public void line(String raw) {
+    String line = raw.strip();
+    if (line.isEmpty()) {
+      return;
+    }
+    if (!vars.isEmpty() && budget > 0 && line.indexOf('$') >= 0) {
+      String expanded = expand(line, vars, budget);
+      if (expanded == null) {
+        budget = 0; // each try may cost the budget: there is no second one
       } else {
-        int eq = line.indexOf('=');
-        if (eq > 0) {
-          String name = "$" + line.substring(0, eq).strip();
-          if (name.indexOf('$', 1) < 0 && (vars.size() < MAX_VARIABLES || vars.containsKey(name))) {
-            vars.put(name, line.substring(eq + 1).strip());
-          }
+        budget -= Math.max(0, expanded.length() - line.length());
+        line = expanded;
+      }
+    }
+    Mapping m = parseLine(line);
+    if (m != null) {
+      listed++;
+      if (m.executable() || !executableOnly) {
+        out.add(m);
+      }
+    } else {
+      int eq = line.indexOf('=');
+      if (eq > 0) {
+        String name = "$" + line.substring(0, eq).strip();
+        if (name.indexOf('$', 1) < 0 && (vars.size() < MAX_VARIABLES || vars.containsKey(name))) {
+          vars.put(name, line.substring(eq + 1).strip());
         }
       }
     }
+  }
+
+  /**
+   * The mappings of the lines parsed so far in file order: all of them, or only the executable
+   * ones.
+   */
+  public List<Mapping> mappings() {
     return out;
+  }
+
+  /** How many mappings the lines parsed so far listed, executable or not. */
+  public int listed() {
+    return listed;
   }
 
   /**

@@ -137,18 +137,28 @@ final class SlotStream {
     return true;
   }
 
-  /** Reads the rest of the stream (at most {@code max} bytes) as bytes; null if longer. */
-  byte[] rest(int max) throws IOException {
-    java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream();
-    while (true) {
-      if (pos == lim && !ensure(1)) {
-        return out.toByteArray();
+  /** The rest of the stream, from {@link #position()} on (this stream is not used after). */
+  InputStream remaining() {
+    return new InputStream() {
+      @Override
+      public int read() throws IOException {
+        byte[] one = new byte[1];
+        return read(one, 0, 1) < 0 ? -1 : one[0] & 0xff;
       }
-      if (out.size() + (lim - pos) > max) {
-        return null;
+
+      @Override
+      public int read(byte[] b, int off, int len) throws IOException {
+        if (len == 0) {
+          return 0;
+        }
+        if (pos < lim) {
+          int n = Math.min(len, lim - pos);
+          System.arraycopy(buf, pos, b, off, n);
+          pos += n;
+          return n;
+        }
+        return eof ? -1 : in.read(b, off, len);
       }
-      out.write(buf, pos, lim - pos);
-      pos = lim;
-    }
+    };
   }
 }
