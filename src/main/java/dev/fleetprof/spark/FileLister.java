@@ -258,7 +258,7 @@ final class FileLister {
   /** What a path the user gave (or a glob matched) is: links are resolved. */
   private static Entry given(FileSystem fs, FileStatus st) throws IOException {
     if ("file".equals(fs.getScheme())) {
-      java.nio.file.Path p = localPath(st);
+      java.nio.file.Path p = localPath(st.getPath());
       BasicFileAttributes a;
       try {
         a = Files.readAttributes(p, BasicFileAttributes.class);
@@ -283,7 +283,7 @@ final class FileLister {
   /** What a path found in a directory is: links are not resolved to directories. */
   private static Entry child(FileSystem fs, FileStatus st) throws IOException {
     if ("file".equals(fs.getScheme())) {
-      java.nio.file.Path p = localPath(st);
+      java.nio.file.Path p = localPath(st.getPath());
       BasicFileAttributes a;
       try {
         a = Files.readAttributes(p, BasicFileAttributes.class, LinkOption.NOFOLLOW_LINKS);
@@ -341,15 +341,19 @@ final class FileLister {
     }
   }
 
-  private static java.nio.file.Path localPath(FileStatus st) {
-    return java.nio.file.Path.of(st.getPath().toUri());
+  /**
+   * The local path of a {@code file:} path, as Hadoop's local FileSystem maps it (from the URI's
+   * decoded path: {@code Path.of(URI)} refuses names with characters outside ASCII).
+   */
+  private static java.nio.file.Path localPath(Path path) {
+    return java.nio.file.Path.of(path.toUri().getPath());
   }
 
   /** A directory's path with every link resolved, to know two names of one directory. */
   private static String realPath(FileSystem fs, Path dir) throws IOException {
     if ("file".equals(fs.getScheme())) {
       try {
-        return java.nio.file.Path.of(fs.makeQualified(dir).toUri()).toRealPath().toString();
+        return localPath(fs.makeQualified(dir)).toRealPath().toString();
       } catch (NoSuchFileException e) {
         throw new FileNotFoundException(e.getMessage());
       }
