@@ -22,7 +22,8 @@ record ProfileFileIndex(
       var conf = HadoopConf.forRead(spark, options);
       FileLister.checkExists(read.paths(), conf);
       List<FileLister.ListedFile> files =
-          FileLister.list(read.paths(), conf, read.pathGlobFilter(), read.basePath());
+          FileLister.list(
+              read.paths(), conf, read.pathGlobFilter(), read.basePath(), read.followSymlinks());
       PartitionDiscovery.Partitions partitions =
           PartitionDiscovery.discover(
               files, PartitionDiscovery.Settings.of(SQLConf.get(), options), ProfileSchema.SCHEMA);

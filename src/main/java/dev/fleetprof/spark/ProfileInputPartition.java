@@ -15,15 +15,24 @@ final class ProfileInputPartition implements InputPartition {
   private final long[] ends;
   private final long[] lengths;
   private final long[] modified;
+
+  /** Per slice, what its file is when it is not a regular file (not to be opened), else null. */
+  private final String[] notRegular;
+
   private final String[] hosts;
 
   /** Per slice, the file's partition values (Spark's internal values; null when no columns). */
   private final Object[][] partitionValues;
 
   ProfileInputPartition(
-      List<Slice> slices, Object[][] partitionValues, long[] modified, String[] hosts) {
+      List<Slice> slices,
+      Object[][] partitionValues,
+      long[] modified,
+      String[] notRegular,
+      String[] hosts) {
     this.partitionValues = partitionValues;
     this.modified = modified;
+    this.notRegular = notRegular;
     int n = slices.size();
     this.paths = new String[n];
     this.starts = new long[n];
@@ -50,6 +59,11 @@ final class ProfileInputPartition implements InputPartition {
   /** Slice {@code i}'s file's modification time, in milliseconds since the epoch. */
   long modified(int i) {
     return modified[i];
+  }
+
+  /** What slice {@code i}'s file is when it is not a regular file ({@code "a FIFO"}), else null. */
+  String notRegular(int i) {
+    return notRegular[i];
   }
 
   Object[] partitionValues(int i) {

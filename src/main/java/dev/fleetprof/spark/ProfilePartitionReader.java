@@ -145,7 +145,7 @@ final class ProfilePartitionReader implements PartitionReader<InternalRow> {
     // What input_file_name() and the other input-file functions report for the rows that follow.
     InputFileBlockHolder.set(slice.path(), slice.start(), slice.end() - slice.start());
     try {
-      current = opener.open(slice);
+      current = opener.open(slice, partition.notRegular(i));
       if (current != RowSource.EMPTY) {
         columns.setPartitionValues(current.row(), partition.partitionValues(i));
         columns.setFileMetadata(current.row(), slice, partition.modified(i));

@@ -178,10 +178,15 @@ final class ProfileScan implements Scan, Batch {
     Map<String, CpuProfileLayout> layouts = new HashMap<>();
     Map<String, Block[]> blocks = new HashMap<>();
     Map<String, Long> modifiedByPath = new HashMap<>();
+    Map<String, String> notRegularByPath = new HashMap<>();
     for (FileLister.ListedFile f : files) {
       blocks.put(f.path(), f.blocks());
       modifiedByPath.put(f.path(), f.modified());
-      CpuProfileLayout layout = f.length() > maxSplit ? splittableLayout(f, conf) : null;
+      if (f.notRegular() != null) {
+        notRegularByPath.put(f.path(), f.notRegular());
+      }
+      CpuProfileLayout layout =
+          f.length() > maxSplit && f.notRegular() == null ? splittableLayout(f, conf) : null;
       if (layout != null) {
         layouts.put(f.path(), layout);
         slices.addAll(SplitPlanner.split(f.path(), f.length(), layout.trailerOffset(), maxSplit));
@@ -195,12 +200,15 @@ final class ProfileScan implements Scan, Batch {
       List<Slice> sl = packed.get(i).slices();
       Object[][] values = new Object[sl.size()][];
       long[] modified = new long[sl.size()];
+      String[] notRegular = new String[sl.size()];
       for (int j = 0; j < values.length; j++) {
         values[j] = index.partitions().values(sl.get(j).path());
         modified[j] = modifiedByPath.get(sl.get(j).path());
+        notRegular[j] = notRegularByPath.get(sl.get(j).path());
       }
       partitions[i] =
-          new ProfileInputPartition(sl, values, modified, packed.get(i).preferredHosts());
+          new ProfileInputPartition(
+              sl, values, modified, notRegular, packed.get(i).preferredHosts());
     }
     LOG.info(
         "profile source: {} files ({} bytes, {} of them split on record boundaries) in {}"

@@ -41,6 +41,13 @@ public final class ReadOptions implements Serializable {
    */
   public static final String RECURSIVE_FILE_LOOKUP = "recursiveFileLookup";
 
+  /**
+   * Whether symbolic links to directories below the paths are followed (default false: a link such
+   * as {@code loop -> ..} would list the tree again and again); when true, a directory already
+   * listed, or one containing the link, is not entered again. Links to files are always read.
+   */
+  public static final String FOLLOW_SYMLINKS = "followSymlinks";
+
   public static final String MAX_PARTITION_BYTES = "maxPartitionBytes";
   public static final String OPEN_COST_IN_BYTES = "openCostInBytes";
 
@@ -88,6 +95,7 @@ public final class ReadOptions implements Serializable {
                 FORMAT,
                 PATH_GLOB_FILTER,
                 RECURSIVE_FILE_LOOKUP,
+                FOLLOW_SYMLINKS,
                 MAX_PARTITION_BYTES,
                 OPEN_COST_IN_BYTES,
                 BASE_PATH,
@@ -108,6 +116,7 @@ public final class ReadOptions implements Serializable {
   private final String format;
   private final String pathGlobFilter;
   private final boolean recursiveFileLookup;
+  private final boolean followSymlinks;
   private final String basePath;
   private final long maxPartitionBytes;
   private final long openCostInBytes;
@@ -134,6 +143,7 @@ public final class ReadOptions implements Serializable {
     }
     this.pathGlobFilter = options.get(PATH_GLOB_FILTER);
     this.recursiveFileLookup = bool(options, RECURSIVE_FILE_LOOKUP, false);
+    this.followSymlinks = bool(options, FOLLOW_SYMLINKS, false);
     this.basePath = options.get(BASE_PATH);
     this.maxPartitionBytes = bytes(options, MAX_PARTITION_BYTES, session.filesMaxPartitionBytes());
     if (maxPartitionBytes <= 0) {
@@ -242,6 +252,11 @@ public final class ReadOptions implements Serializable {
     return recursiveFileLookup;
   }
 
+  /** Whether symbolic links to directories below the paths are followed. */
+  public boolean followSymlinks() {
+    return followSymlinks;
+  }
+
   /** The {@code basePath} option, or null. */
   public String basePath() {
     return basePath;
@@ -290,6 +305,7 @@ public final class ReadOptions implements Serializable {
         && format.equals(r.format)
         && Objects.equals(pathGlobFilter, r.pathGlobFilter)
         && recursiveFileLookup == r.recursiveFileLookup
+        && followSymlinks == r.followSymlinks
         && Objects.equals(basePath, r.basePath)
         && maxPartitionBytes == r.maxPartitionBytes
         && openCostInBytes == r.openCostInBytes
@@ -305,6 +321,7 @@ public final class ReadOptions implements Serializable {
         format,
         pathGlobFilter,
         recursiveFileLookup,
+        followSymlinks,
         basePath,
         maxPartitionBytes,
         openCostInBytes,

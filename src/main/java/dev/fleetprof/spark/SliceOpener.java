@@ -4,6 +4,7 @@ import dev.fleetprof.format.ByteArraySource;
 import dev.fleetprof.format.ByteSource;
 import dev.fleetprof.format.DecodeOptions;
 import dev.fleetprof.format.ProfileFormat;
+import dev.fleetprof.format.ProfileFormatException;
 import dev.fleetprof.format.ProfileFormats;
 import dev.fleetprof.format.gperftools.CpuProfileLayout;
 import dev.fleetprof.format.gperftools.CpuProfileSplitReader;
@@ -64,8 +65,16 @@ final class SliceOpener {
     return format;
   }
 
-  RowSource open(Slice slice) throws IOException {
+  /**
+   * Opens a slice; {@code notRegular} says what its file is when the listing found it is not a
+   * regular file (then it is not opened: opening a FIFO blocks until a writer comes), else null.
+   */
+  RowSource open(Slice slice, String notRegular) throws IOException {
     format = null;
+    if (notRegular != null) {
+      throw new ProfileFormatException(
+          slice.path(), 0, "not a regular file (" + notRegular + "); it was not opened");
+    }
     HadoopByteSource file = new HadoopByteSource(slice.path(), slice.fileLength(), conf);
     CpuProfileLayout layout = splitLayouts.get(slice.path());
     if (layout != null) { // a split of a large profile: the driver already read its layout

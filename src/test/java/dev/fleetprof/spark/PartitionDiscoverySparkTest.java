@@ -360,7 +360,11 @@ class PartitionDiscoverySparkTest {
       throws Exception {
     List<FileLister.ListedFile> files =
         FileLister.list(
-            List.of(root.toString()), spark.sparkContext().hadoopConfiguration(), null, null);
+            List.of(root.toString()),
+            spark.sparkContext().hadoopConfiguration(),
+            null,
+            null,
+            false);
     return PartitionDiscovery.discover(
         files,
         PartitionDiscovery.Settings.of(SQLConf.get(), new CaseInsensitiveStringMap(options)),
