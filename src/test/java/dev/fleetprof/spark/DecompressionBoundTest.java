@@ -12,6 +12,9 @@ import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Arrays;
@@ -129,6 +132,36 @@ class DecompressionBoundTest {
     String message = messages(e);
     assertTrue(message.contains("zeros.prof.gz: at byte offset "), message);
     assertTrue(message.contains("a gzip bomb? raise maxCompressionRatio to read it"), message);
+  }
+
+  /**
+   * gprof files are tried under each layout that might fit, each from the start: a bomb is refused
+   * in each, and the reading that got furthest (the refusal) is the one reported.
+   */
+  @Test
+  @Timeout(60)
+  void aGmonHistogramOfZerosIsRefusedToo() throws IOException {
+    ByteBuffer header = ByteBuffer.allocate(20 + 41).order(ByteOrder.LITTLE_ENDIAN);
+    header.put("gmon".getBytes(StandardCharsets.US_ASCII)).putInt(1).put(new byte[12]);
+    int bins = Integer.MAX_VALUE; // 4 GiB of 2-byte bins, all zero
+    header.put((byte) 0).putLong(0x400000L).putLong(0x400000L + 4L * bins).putInt(bins);
+    header.putInt(100).put(Arrays.copyOf("seconds".getBytes(StandardCharsets.US_ASCII), 15));
+    header.put((byte) 's');
+    Path gmon = dir.resolve("gmon-zeros.out.gz");
+    try (OutputStream out = Files.newOutputStream(gmon)) {
+      out.write(gzip(header.array()));
+      byte[] zerosMember = gzip(new byte[ZEROS_PER_MEMBER]);
+      for (int i = 0; i < 64; i++) {
+        out.write(zerosMember);
+      }
+    }
+    Exception e =
+        assertThrows(
+            Exception.class,
+            () -> read(gmon, Map.of("mode", "FAILFAST", "format", "gprof")).count());
+    String message = messages(e);
+    assertTrue(message.contains("gmon-zeros.out.gz: at byte offset "), message);
+    assertTrue(message.contains("raise maxCompressionRatio to read it"), message);
   }
 
   private static String messages(Throwable e) {
