@@ -56,6 +56,7 @@ final class ProfileReaderFactory implements PartitionReaderFactory {
             splitLayouts,
             ProfileFormats.byName(read.format()),
             read.formatOptions(),
+            read.gzipLimits(),
             columns,
             metrics,
             bytes);

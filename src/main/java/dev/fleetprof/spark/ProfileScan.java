@@ -234,7 +234,7 @@ final class ProfileScan implements Scan, Batch {
             || read.format().equals(GperftoolsFormat.NAME))) {
       return null;
     }
-    HadoopByteSource src = new HadoopByteSource(f.path(), f.length(), conf);
+    HadoopByteSource src = new HadoopByteSource(f.path(), f.length(), conf, read.gzipLimits());
     byte[] head = new byte[ProfileFormats.HEAD_BYTES];
     int n;
     try (InputStream in = src.open(0)) {

@@ -25,7 +25,7 @@ import org.apache.spark.sql.util.CaseInsensitiveStringMap;
  * runs.
  */
 public final class ReadOptions implements Serializable {
-  private static final long serialVersionUID = 2L;
+  private static final long serialVersionUID = 3L;
 
   /** {@code auto} (default: each file's format from its bytes) or one format's name. */
   public static final String FORMAT = "format";
@@ -62,6 +62,18 @@ public final class ReadOptions implements Serializable {
 
   public static final String IGNORE_CORRUPT_FILES = "ignoreCorruptFiles";
   public static final String IGNORE_MISSING_FILES = "ignoreMissingFiles";
+
+  /**
+   * {@code .gz} files: the most bytes one may decompress to (a size, e.g. {@code 16g}); past it the
+   * file is a problem, handled as the mode says. See {@link HadoopByteSource.GzipLimits}.
+   */
+  public static final String MAX_DECOMPRESSED_BYTES = "maxDecompressedBytes";
+
+  /**
+   * {@code .gz} files: the most decompressed bytes per compressed byte, checked once 64 MiB have
+   * been decompressed; past it the file is a problem (a gzip bomb), handled as the mode says.
+   */
+  public static final String MAX_COMPRESSION_RATIO = "maxCompressionRatio";
 
   /**
    * Whether queries that need no call chains read column batches (default true); false reads rows,
@@ -104,6 +116,8 @@ public final class ReadOptions implements Serializable {
                 IGNORE_CORRUPT_FILES,
                 IGNORE_MISSING_FILES,
                 COLUMNAR,
+                MAX_DECOMPRESSED_BYTES,
+                MAX_COMPRESSION_RATIO,
                 FAIL_FIRST_ATTEMPT_AFTER_ROWS));
     names.addAll(ProfileFormats.optionNames());
     for (String k : names) {
@@ -123,6 +137,7 @@ public final class ReadOptions implements Serializable {
   private final HashMap<String, String> formatOptions = new HashMap<>();
   private final ProblemPolicy problemPolicy;
   private final boolean columnar;
+  private final HadoopByteSource.GzipLimits gzipLimits;
 
   /** Resolves {@code options} against the active session's configuration. */
   ReadOptions(CaseInsensitiveStringMap options) {
@@ -183,6 +198,37 @@ public final class ReadOptions implements Serializable {
             bool(options, IGNORE_MISSING_FILES, session.ignoreMissingFiles()),
             options.getLong(FAIL_FIRST_ATTEMPT_AFTER_ROWS, -1));
     this.columnar = bool(options, COLUMNAR, true);
+    this.gzipLimits = gzipLimits(options);
+  }
+
+  private static HadoopByteSource.GzipLimits gzipLimits(CaseInsensitiveStringMap options) {
+    long maxBytes =
+        bytes(
+            options,
+            MAX_DECOMPRESSED_BYTES,
+            HadoopByteSource.GzipLimits.DEFAULT_MAX_DECOMPRESSED_BYTES);
+    if (maxBytes <= 0) {
+      throw new IllegalArgumentException(
+          "profile source: option " + MAX_DECOMPRESSED_BYTES + " must be positive");
+    }
+    double maxRatio = HadoopByteSource.GzipLimits.DEFAULT_MAX_COMPRESSION_RATIO;
+    String ratio = options.get(MAX_COMPRESSION_RATIO);
+    if (ratio != null) {
+      try {
+        maxRatio = Double.parseDouble(ratio.trim());
+      } catch (NumberFormatException e) {
+        maxRatio = Double.NaN;
+      }
+      if (!(maxRatio >= 1) || Double.isInfinite(maxRatio)) {
+        throw new IllegalArgumentException(
+            "profile source: option "
+                + MAX_COMPRESSION_RATIO
+                + "='"
+                + ratio
+                + "' is not a number of at least 1 (decompressed bytes per compressed byte)");
+      }
+    }
+    return new HadoopByteSource.GzipLimits(maxBytes, maxRatio);
   }
 
   private static boolean bool(CaseInsensitiveStringMap options, String key, boolean fallback) {
@@ -287,6 +333,11 @@ public final class ReadOptions implements Serializable {
     return columnar;
   }
 
+  /** How far {@code .gz} files may inflate. */
+  HadoopByteSource.GzipLimits gzipLimits() {
+    return gzipLimits;
+  }
+
   /** Options to pass on to Hadoop's Configuration (credentials, fs.* settings, ...). */
   static Map<String, String> hadoopOptions(CaseInsensitiveStringMap options) {
     Map<String, String> out = new HashMap<>();
@@ -311,7 +362,8 @@ public final class ReadOptions implements Serializable {
         && openCostInBytes == r.openCostInBytes
         && formatOptions.equals(r.formatOptions)
         && problemPolicy.equals(r.problemPolicy)
-        && columnar == r.columnar;
+        && columnar == r.columnar
+        && gzipLimits.equals(r.gzipLimits);
   }
 
   @Override
@@ -327,6 +379,7 @@ public final class ReadOptions implements Serializable {
         openCostInBytes,
         formatOptions,
         problemPolicy,
-        columnar);
+        columnar,
+        gzipLimits);
   }
 }

@@ -28,6 +28,7 @@ final class SliceOpener {
   private final Map<String, CpuProfileLayout> splitLayouts;
   private final ProfileFormat fixedFormat;
   private final DecodeOptions decodeOptions;
+  private final HadoopByteSource.GzipLimits gzipLimits;
   private final RequiredColumns columns;
   private final ReadMetrics metrics;
   private final byte[] head = new byte[ProfileFormats.HEAD_BYTES];
@@ -46,12 +47,14 @@ final class SliceOpener {
       Map<String, CpuProfileLayout> splitLayouts,
       ProfileFormat fixedFormat,
       Map<String, String> formatOptions,
+      HadoopByteSource.GzipLimits gzipLimits,
       RequiredColumns columns,
       ReadMetrics metrics,
       long partitionBytes) {
     this.conf = conf;
     this.splitLayouts = splitLayouts;
     this.fixedFormat = fixedFormat;
+    this.gzipLimits = gzipLimits;
     this.columns = columns;
     this.metrics = metrics;
     // One read buffer for every file of the task: 1 MiB, or less when the task reads less.
@@ -75,7 +78,8 @@ final class SliceOpener {
       throw new ProfileFormatException(
           slice.path(), 0, "not a regular file (" + notRegular + "); it was not opened");
     }
-    HadoopByteSource file = new HadoopByteSource(slice.path(), slice.fileLength(), conf);
+    HadoopByteSource file =
+        new HadoopByteSource(slice.path(), slice.fileLength(), conf, gzipLimits);
     CpuProfileLayout layout = splitLayouts.get(slice.path());
     if (layout != null) { // a split of a large profile: the driver already read its layout
       if (slice.start() == 0) {
