@@ -32,7 +32,8 @@ final class HadoopBinaryFiles implements BinaryFiles {
   public boolean isFile(String path) throws IOException {
     try {
       Path p = new Path(path);
-      return p.getFileSystem(conf).getFileStatus(p).isFile();
+      FileSystem fs = p.getFileSystem(conf);
+      return regular(fs, fs.getFileStatus(p));
     } catch (FileNotFoundException | IllegalArgumentException e) {
       return false;
     }
@@ -49,7 +50,7 @@ final class HadoopBinaryFiles implements BinaryFiles {
         return out;
       }
       for (FileStatus s : fs.listStatus(p)) {
-        if (s.isFile()) {
+        if (regular(fs, s)) {
           out.add(s.getPath().toString());
         }
       }
@@ -58,6 +59,19 @@ final class HadoopBinaryFiles implements BinaryFiles {
     }
     out.sort(null);
     return out;
+  }
+
+  /**
+   * A regular file, never a FIFO, socket or device: Hadoop's local file system reports those as
+   * files, and opening a FIFO found among the binaries would block the job forever.
+   */
+  private static boolean regular(FileSystem fs, FileStatus status) {
+    if (!status.isFile()) {
+      return false;
+    }
+    java.net.URI uri = fs.makeQualified(status.getPath()).toUri();
+    return !"file".equals(uri.getScheme())
+        || java.nio.file.Files.isRegularFile(java.nio.file.Path.of(uri.getPath()));
   }
 
   @Override
