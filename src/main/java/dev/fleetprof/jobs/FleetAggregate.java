@@ -24,6 +24,8 @@ import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
 import org.apache.spark.sql.SaveMode;
 import org.apache.spark.sql.SparkSession;
+import org.apache.spark.sql.types.DataTypes;
+import org.apache.spark.sql.types.StructType;
 import org.apache.spark.storage.StorageLevel;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -602,6 +604,28 @@ public final class FleetAggregate {
     }
   }
 
+  /**
+   * The partitions of {@code dates} in a dataset, and only those: the summary reads back what this
+   * run committed, so a corrupt or half-written file of another date (another run's work) can never
+   * fail a run after its commit. The date column stays (basePath is the dataset).
+   */
+  private static Dataset<Row> readDates(
+      SparkSession spark, String dataset, List<Object> dates, StructType whenEmpty)
+      throws IOException {
+    Configuration conf = spark.sparkContext().hadoopConfiguration();
+    List<String> paths = new ArrayList<>();
+    for (Object d : dates) {
+      Path p = new Path(dataset, "date=" + d);
+      if (p.getFileSystem(conf).exists(p)) {
+        paths.add(p.toString());
+      }
+    }
+    if (paths.isEmpty()) { // nothing of this run's dates in it (never reading other dates)
+      return spark.createDataFrame(List.of(), whenEmpty);
+    }
+    return spark.read().option("basePath", dataset).parquet(paths.toArray(new String[0]));
+  }
+
   /** The day of each row: the date= directory, else --date, else today. */
   private static Column dateOf(Set<String> columns, LocalDate date) {
     Column fromPath =
@@ -630,7 +654,14 @@ public final class FleetAggregate {
       long started,
       String symbolization)
       throws IOException {
-    Dataset<Row> files = spark.read().parquet(args.output() + "/files");
+    StructType noFiles =
+        new StructType()
+            .add("date", DataTypes.DateType)
+            .add("path", DataTypes.StringType)
+            .add("records", DataTypes.LongType)
+            .add("count", DataTypes.createDecimalType(38, 0))
+            .add("problems", DataTypes.LongType);
+    Dataset<Row> files = readDates(spark, args.output() + "/files", dates, noFiles);
     // Only this run's dates: other dates in the output are other runs' work.
     Column thisRun = col("date").isin(dates.toArray());
     Row totals =
@@ -644,7 +675,15 @@ public final class FleetAggregate {
             .first();
     Map<String, Long> rows = new LinkedHashMap<>();
     for (String t : written) {
-      rows.put(t, spark.read().parquet(args.output() + "/" + t).where(thisRun).count());
+      rows.put(
+          t,
+          readDates(
+                  spark,
+                  args.output() + "/" + t,
+                  dates,
+                  new StructType().add("date", DataTypes.DateType))
+              .where(thisRun)
+              .count());
     }
     long bytes = 0;
     Configuration conf = spark.sparkContext().hadoopConfiguration();

@@ -1,6 +1,7 @@
 package dev.fleetprof.jobs;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -162,6 +163,35 @@ class FleetAggregateTest {
         dec(sampleTotal(one) + sampleTotal(other)),
         stacks.where("date = '2026-11-21'").selectExpr("sum(count)").first().getDecimal(0),
         "replaced, not appended");
+  }
+
+  @Test
+  void aCorruptPartFileOfAnotherDateNeverFailsARun(@TempDir Path tmp) throws Exception {
+    List<Path> one = List.of(SampleData.GPERFTOOLS.resolve("multithreaded.prof"));
+    FleetFixture fleet =
+        new FleetFixture(tmp.resolve("in"))
+            .copy("2026-11-20", "a", one)
+            .copy("2026-11-21", "a", one);
+    String out = tmp.resolve("fleet").toString();
+    run("--input", fleet.root().toString(), "--output", out);
+    // Every part file of the 20th in every dataset is overwritten with garbage (a disk fault, a
+    // half-copied backup): Parquet would fail on any of them, at its footer.
+    List<Path> parts;
+    try (var walk = Files.walk(Path.of(out))) {
+      parts =
+          walk.filter(p -> p.toString().contains("date=2026-11-20"))
+              .filter(p -> p.getFileName().toString().startsWith("part-"))
+              .toList();
+    }
+    assertFalse(parts.isEmpty());
+    for (Path p : parts) {
+      Files.write(p, "not parquet".getBytes(java.nio.charset.StandardCharsets.US_ASCII));
+    }
+    FleetAggregate.Summary s =
+        run("--input", fleet.root().toString(), "--output", out, "--date", "2026-11-21");
+    assertEquals(List.of("2026-11-21"), s.dates());
+    assertEquals(1, s.files());
+    assertEquals(dec(sampleTotal(one)), s.totalCount(), "the 21st's samples, read back");
   }
 
   @Test
