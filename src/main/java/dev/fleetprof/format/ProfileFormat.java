@@ -53,4 +53,14 @@ public interface ProfileFormat {
    *     this format
    */
   ProfileRecordReader open(ByteSource file, DecodeOptions options) throws IOException;
+
+  /**
+   * As {@link #open(ByteSource, DecodeOptions)}, for a caller that already read the file's first
+   * {@code headLength} bytes (to detect its format): a format whose header fits in them parses it
+   * from there instead of opening the file once more.
+   */
+  default ProfileRecordReader open(
+      ByteSource file, byte[] head, int headLength, DecodeOptions options) throws IOException {
+    return open(file, options);
+  }
 }

@@ -265,11 +265,7 @@ final class FileLister {
       } catch (NoSuchFileException e) {
         return new Entry(Kind.GONE, st, null);
       }
-      return a.isDirectory()
-          ? new Entry(Kind.DIRECTORY, st, null)
-          : a.isRegularFile()
-              ? new Entry(Kind.FILE, st, null)
-              : new Entry(Kind.NOT_REGULAR, st, describe(p));
+      return localEntry(st, p, a);
     }
     FileStatus resolved = st.isSymlink() ? resolve(fs, st) : st;
     if (resolved == null) {
@@ -296,11 +292,7 @@ final class FileLister {
       } catch (NoSuchFileException e) {
         return new Entry(Kind.GONE, st, null);
       }
-      return a.isDirectory()
-          ? new Entry(Kind.DIRECTORY, st, null)
-          : a.isRegularFile()
-              ? new Entry(Kind.FILE, st, null)
-              : new Entry(Kind.NOT_REGULAR, st, describe(p));
+      return localEntry(st, p, a);
     }
     if (st.isSymlink()) {
       FileStatus target = resolve(fs, st);
@@ -312,6 +304,16 @@ final class FileLister {
           : otherFile(st, target);
     }
     return st.isDirectory() ? new Entry(Kind.DIRECTORY, st, null) : otherFile(st, st);
+  }
+
+  /** A local directory, regular file or other file, by its attributes. */
+  private static Entry localEntry(FileStatus st, java.nio.file.Path p, BasicFileAttributes a) {
+    if (a.isDirectory()) {
+      return new Entry(Kind.DIRECTORY, st, null);
+    }
+    return a.isRegularFile()
+        ? new Entry(Kind.FILE, st, null)
+        : new Entry(Kind.NOT_REGULAR, st, describe(p));
   }
 
   /** A non-directory elsewhere than on the local file system; {@code target} is its status. */

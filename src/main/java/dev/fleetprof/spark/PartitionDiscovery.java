@@ -29,7 +29,6 @@ import org.apache.spark.sql.types.DecimalType;
 import org.apache.spark.sql.types.Metadata;
 import org.apache.spark.sql.types.StructField;
 import org.apache.spark.sql.types.StructType;
-import org.apache.spark.sql.util.CaseInsensitiveStringMap;
 import org.apache.spark.unsafe.types.UTF8String;
 
 /**
@@ -107,15 +106,14 @@ final class PartitionDiscovery {
       boolean recursiveFileLookup) {
 
     /** As Spark's file index reads them, the {@code timeZone} option before the session's. */
-    static Settings of(SQLConf conf, CaseInsensitiveStringMap options) {
-      String zone = options.getOrDefault("timeZone", conf.sessionLocalTimeZone());
+    static Settings of(SQLConf conf, ReadOptions read) {
       return new Settings(
           conf.partitionColumnTypeInferenceEnabled(),
           conf.caseSensitiveAnalysis(),
           conf.validatePartitionColumns(),
-          zoneId(zone),
+          zoneId(read.timeZone()),
           DataTypes.TimestampNTZType.equals(conf.timestampType()),
-          Boolean.parseBoolean(options.getOrDefault(ReadOptions.RECURSIVE_FILE_LOOKUP, "false")));
+          read.recursiveFileLookup());
     }
   }
 

@@ -26,6 +26,8 @@ public final class ProfileDataSource implements TableProvider, DataSourceRegiste
   /** The listing behind the last inferred schema, so that getTable does not list again. */
   private Map<String, String> listedFor;
 
+  private ReadOptions listedRead;
+
   private ProfileFileIndex listed;
 
   /** The source's columns plus the partition columns of the directories ({@code date=...}). */
@@ -35,16 +37,17 @@ public final class ProfileDataSource implements TableProvider, DataSourceRegiste
   }
 
   @Override
-  public Table getTable(
+  public synchronized Table getTable(
       StructType schema, Transform[] partitioning, Map<String, String> properties) {
-    return new ProfileTable(
-        new ReadOptions(new CaseInsensitiveStringMap(properties)), index(properties));
+    ProfileFileIndex index = index(properties);
+    return new ProfileTable(listedRead, index);
   }
 
   private synchronized ProfileFileIndex index(Map<String, String> properties) {
     if (listed == null || !properties.equals(listedFor)) {
       CaseInsensitiveStringMap options = new CaseInsensitiveStringMap(properties);
-      listed = ProfileFileIndex.list(SparkSession.active(), new ReadOptions(options), options);
+      listedRead = new ReadOptions(options);
+      listed = ProfileFileIndex.list(SparkSession.active(), listedRead, options);
       listedFor = Map.copyOf(properties);
     }
     return listed;

@@ -26,7 +26,7 @@ record ProfileFileIndex(
               read.paths(), conf, read.pathGlobFilter(), read.basePath(), read.followSymlinks());
       PartitionDiscovery.Partitions partitions =
           PartitionDiscovery.discover(
-              files, PartitionDiscovery.Settings.of(SQLConf.get(), options), ProfileSchema.SCHEMA);
+              files, PartitionDiscovery.Settings.of(SQLConf.get(), read), ProfileSchema.SCHEMA);
       return new ProfileFileIndex(files, partitions);
     } catch (IOException e) {
       throw new UncheckedIOException(e.getMessage(), e);

@@ -131,6 +131,7 @@ public final class ReadOptions implements Serializable {
   private final String pathGlobFilter;
   private final boolean recursiveFileLookup;
   private final boolean followSymlinks;
+  private final String timeZone;
   private final String basePath;
   private final long maxPartitionBytes;
   private final long openCostInBytes;
@@ -159,6 +160,7 @@ public final class ReadOptions implements Serializable {
     this.pathGlobFilter = options.get(PATH_GLOB_FILTER);
     this.recursiveFileLookup = bool(options, RECURSIVE_FILE_LOOKUP, false);
     this.followSymlinks = bool(options, FOLLOW_SYMLINKS, false);
+    this.timeZone = options.getOrDefault(TIME_ZONE, session.sessionLocalTimeZone());
     this.basePath = options.get(BASE_PATH);
     this.maxPartitionBytes = bytes(options, MAX_PARTITION_BYTES, session.filesMaxPartitionBytes());
     if (maxPartitionBytes <= 0) {
@@ -303,6 +305,11 @@ public final class ReadOptions implements Serializable {
     return followSymlinks;
   }
 
+  /** The zone of timestamp partition values: the option, else the session's time zone. */
+  public String timeZone() {
+    return timeZone;
+  }
+
   /** The {@code basePath} option, or null. */
   public String basePath() {
     return basePath;
@@ -357,6 +364,7 @@ public final class ReadOptions implements Serializable {
         && Objects.equals(pathGlobFilter, r.pathGlobFilter)
         && recursiveFileLookup == r.recursiveFileLookup
         && followSymlinks == r.followSymlinks
+        && timeZone.equals(r.timeZone)
         && Objects.equals(basePath, r.basePath)
         && maxPartitionBytes == r.maxPartitionBytes
         && openCostInBytes == r.openCostInBytes
@@ -374,6 +382,7 @@ public final class ReadOptions implements Serializable {
         pathGlobFilter,
         recursiveFileLookup,
         followSymlinks,
+        timeZone,
         basePath,
         maxPartitionBytes,
         openCostInBytes,

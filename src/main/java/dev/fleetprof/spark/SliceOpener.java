@@ -115,6 +115,7 @@ final class SliceOpener {
             ? fixedFormat
             : ProfileFormats.require(src.name(), head, n, src.length());
     format = f.name();
-    return new ProfileRows(f.open(src, decodeOptions), format, src.name(), columns, metrics);
+    return new ProfileRows(
+        f.open(src, head, n, decodeOptions), format, src.name(), columns, metrics);
   }
 }

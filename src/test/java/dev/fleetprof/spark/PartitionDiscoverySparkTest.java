@@ -367,7 +367,8 @@ class PartitionDiscoverySparkTest {
             false);
     return PartitionDiscovery.discover(
         files,
-        PartitionDiscovery.Settings.of(SQLConf.get(), new CaseInsensitiveStringMap(options)),
+        PartitionDiscovery.Settings.of(
+            SQLConf.get(), new ReadOptions(new CaseInsensitiveStringMap(options))),
         ProfileSchema.SCHEMA);
   }
 

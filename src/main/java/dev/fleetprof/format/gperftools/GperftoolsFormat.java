@@ -24,6 +24,13 @@ public final class GperftoolsFormat implements ProfileFormat {
   }
 
   @Override
+  public CpuProfileSplitReader open(
+      ByteSource file, byte[] head, int headLength, DecodeOptions options) throws IOException {
+    return CpuProfileSplitReader.wholeFile(
+        file, CpuProfileHeader.parse(file.name(), head, headLength, file.length()), options);
+  }
+
+  @Override
   public CpuProfileSplitReader open(ByteSource file, DecodeOptions options) throws IOException {
     return CpuProfileSplitReader.wholeFile(
         file, CpuProfileLayout.readHeader(file, file.length()), options);
