@@ -1,35 +1,51 @@
--- One day per host: files read, files with problems, records, samples and share of the fleet,
--- and the module that used the most CPU there.
--- Run: jobs/sql [-d output=...] [-d date=YYYY-MM-DD] jobs/by-host.sql
+-- One day per host: files read, files with problems, records, CPU time (or -d measure=...) and
+-- the host's share of the fleet's, and the module that used the most there.
+-- Run: jobs/sql [-d output=...] [-d date=YYYY-MM-DD] [-d measure=cpu] jobs/by-host.sql
 CREATE OR REPLACE TEMPORARY VIEW files AS
 SELECT * FROM parquet.`${output:-target/fleet-output}/files`;
+CREATE OR REPLACE TEMPORARY VIEW host_stacks AS
+SELECT * FROM parquet.`${output:-target/fleet-output}/host_stacks`
+WHERE measure = '${measure:-cpu}';
 CREATE OR REPLACE TEMPORARY VIEW modules AS
-SELECT * FROM parquet.`${output:-target/fleet-output}/modules`;
+SELECT * FROM parquet.`${output:-target/fleet-output}/modules`
+WHERE measure = '${measure:-cpu}';
 
 CREATE OR REPLACE TEMPORARY VIEW chosen AS
-SELECT coalesce(try_cast('${date:-latest}' AS DATE), (SELECT max(date) FROM files)) AS date;
+SELECT coalesce(try_cast('${date:-latest}' AS DATE), (SELECT max(date) FROM host_stacks)) AS date;
 
-WITH per_host AS (
-  SELECT host,
-         count(*)                                  AS files,
-         count_if(problems > 0)                    AS files_with_problems,
-         sum(records)                              AS records,
-         sum(count)                                AS count
-  FROM files WHERE date = (SELECT date FROM chosen)
-  GROUP BY host
-),
-top_module AS (
-  SELECT host, max_by(module, self_count) AS top_module, max(self_count) AS top_module_self
-  FROM (SELECT host, module, sum(self_count) AS self_count
-        FROM modules WHERE date = (SELECT date FROM chosen) AND kind = 'sample'
-        GROUP BY host, module)
-  GROUP BY host
-)
-SELECT (SELECT date FROM chosen)                    AS date,
-       coalesce(p.host, '(no host= directory)')     AS host,
-       p.files, p.files_with_problems, p.records, p.count,
-       round(100 * p.count / sum(p.count) OVER (), 2) AS pct_of_fleet,
-       regexp_extract(t.top_module, '[^/]*$', 0)    AS top_module,
-       t.top_module_self
-FROM per_host p LEFT JOIN top_module t ON p.host <=> t.host
-ORDER BY p.count DESC;
+CREATE OR REPLACE TEMPORARY VIEW per_host_files AS
+SELECT host,
+       count(*)                                  AS files,
+       count_if(problems > 0)                    AS files_with_problems,
+       sum(records)                              AS records
+FROM files WHERE date = (SELECT date FROM chosen)
+GROUP BY host;
+
+CREATE OR REPLACE TEMPORARY VIEW per_host AS
+SELECT host, unit, sum(value) AS value, sum(count) AS count, sum(profiles) AS profiles
+FROM host_stacks WHERE date = (SELECT date FROM chosen)
+GROUP BY host, unit;
+
+CREATE OR REPLACE TEMPORARY VIEW top_module AS
+SELECT host, max_by(module, self_value) AS top_module, max(self_value) AS top_module_self
+FROM (SELECT host, module, sum(self_value) AS self_value
+      FROM modules WHERE date = (SELECT date FROM chosen)
+      GROUP BY host, module)
+GROUP BY host;
+
+SELECT (SELECT date FROM chosen)                                                        AS date,
+       coalesce(f.host, '(no host= directory)')                                         AS host,
+       f.files,
+       f.files_with_problems,
+       f.records,
+       round(p.value / CASE p.unit WHEN 'nanoseconds' THEN 1000000000 ELSE 1 END, 3)   AS value,
+       CASE p.unit WHEN 'nanoseconds' THEN 's' ELSE p.unit END                          AS unit,
+       round(100 * p.value / (SELECT sum(value) FROM per_host), 2)                      AS pct_of_fleet,
+       p.count                                                                          AS samples,
+       regexp_extract(t.top_module, '[^/]*$', 0)                                        AS top_module,
+       round(t.top_module_self / CASE p.unit WHEN 'nanoseconds' THEN 1000000000 ELSE 1 END, 3)
+                                                                                        AS top_module_self
+FROM per_host_files f
+LEFT JOIN per_host p ON f.host <=> p.host
+LEFT JOIN top_module t ON f.host <=> t.host
+ORDER BY p.value DESC NULLS LAST, f.host;

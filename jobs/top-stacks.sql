@@ -1,23 +1,53 @@
--- The heaviest call stacks of one day, fleet-wide, from the fleet job's output.
--- Frames print as module+0xoffset (the module's base name), leaf first.
--- Run: jobs/sql [-d output=target/fleet-output] [-d date=YYYY-MM-DD] [-d limit=20] jobs/top-stacks.sql
--- (date defaults to the latest date in the output).
+-- The heaviest call stacks of one day, fleet-wide, from the fleet job's output, their frames
+-- named: each frame's functions (inlined ones included, innermost first), or module+0xoffset
+-- (the module's base name) where the binary was not found; leaf first.
+-- One measure: CPU time by default (seconds), or -d measure=calls, ...
+-- Run: jobs/sql [-d output=target/fleet-output] [-d date=YYYY-MM-DD] [-d measure=cpu] [-d limit=20] jobs/top-stacks.sql
+-- (date defaults to the latest date in the output with the measure).
 CREATE OR REPLACE TEMPORARY VIEW stacks AS
-SELECT * FROM parquet.`${output:-target/fleet-output}/stacks`;
+SELECT * FROM parquet.`${output:-target/fleet-output}/stacks`
+WHERE measure = '${measure:-cpu}';
 
 CREATE OR REPLACE TEMPORARY VIEW day AS
 SELECT * FROM stacks
 WHERE date = coalesce(try_cast('${date:-latest}' AS DATE), (SELECT max(date) FROM stacks));
 
-SELECT date,
-       format,
-       kind,
-       count,
-       round(100 * count / sum(count) OVER (PARTITION BY format, kind), 2) AS pct_of_kind,
-       hosts,
-       profiles,
-       transform(frames, f -> concat(coalesce(regexp_extract(f.module, '[^/]*$', 0), '?'),
-                                     '+0x', lower(hex(f.offset)))) AS stack
-FROM day
-ORDER BY count DESC
-LIMIT ${limit:-20};
+CREATE OR REPLACE TEMPORARY VIEW top AS
+SELECT monotonically_increasing_id() AS id, *
+FROM (SELECT date, format, frames, unit,
+             sum(value) AS value, sum(count) AS count, sum(profiles) AS profiles,
+             max(hosts) AS hosts
+      FROM day
+      GROUP BY date, format, frames, unit
+      ORDER BY value DESC
+      LIMIT ${limit:-20});
+
+-- A location's inline chain, innermost first, from locations/ (the names the job found).
+CREATE OR REPLACE TEMPORARY VIEW names AS
+SELECT module, offset, first(lines, true) AS lines
+FROM parquet.`${output:-target/fleet-output}/locations`
+WHERE date = (SELECT max(date) FROM day) AND lines IS NOT NULL
+GROUP BY module, offset;
+
+CREATE OR REPLACE TEMPORARY VIEW named AS
+SELECT e.id,
+       flatten(transform(array_sort(collect_list(struct(e.pos,
+         coalesce(transform(n.lines, l -> coalesce(l.function, '?')),
+                  array(concat(coalesce(regexp_extract(e.frame.module, '[^/]*$', 0), '?'),
+                               '+0x', lower(hex(e.frame.offset)))))
+         AS names))), s -> s.names)) AS stack
+FROM (SELECT id, posexplode(frames) AS (pos, frame) FROM top) e
+LEFT JOIN names n ON n.module <=> e.frame.module AND n.offset = e.frame.offset
+GROUP BY e.id;
+
+SELECT t.date,
+       t.format,
+       round(t.value / CASE t.unit WHEN 'nanoseconds' THEN 1000000000 ELSE 1 END, 3) AS value,
+       round(100 * t.value / (SELECT sum(value) FROM day), 2)                          AS pct,
+       CASE t.unit WHEN 'nanoseconds' THEN 's' ELSE t.unit END                         AS unit,
+       t.count,
+       t.hosts,
+       t.profiles,
+       n.stack
+FROM top t JOIN named n ON t.id = n.id
+ORDER BY t.value DESC, t.count DESC;

@@ -7,6 +7,7 @@ import dev.fleetprof.output.ValueMeaning;
 import java.io.IOException;
 import java.math.BigDecimal;
 import java.time.LocalDate;
+import java.util.List;
 import org.apache.spark.sql.Column;
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
@@ -29,7 +30,7 @@ public final class ExportProfile {
       String host,
       LocalDate base,
       String format,
-      String kind,
+      String measure,
       StandardOutputs.Targets targets) {
     /** A command line's arguments, or an IllegalArgumentException saying what is wrong with it. */
     static Args parse(String[] argv) {
@@ -43,7 +44,7 @@ public final class ExportProfile {
       sortOptions = false,
       customSynopsis = {
         "export-profile --from DIR --date YYYY-MM-DD [--host H] [--base YYYY-MM-DD]",
-        "                      [--format F] [--kind K] (--pprof FILE | --folded FILE |"
+        "                      [--measure M] [--format F] (--pprof FILE | --folded FILE |"
             + " --flamegraph FILE)..."
       },
       description =
@@ -79,20 +80,22 @@ public final class ExportProfile {
     private LocalDate base;
 
     @Option(
-        names = "--format",
-        paramLabel = "F",
-        defaultValue = "gperftools",
-        converter = CommandLines.FormatName.class,
-        completionCandidates = CommandLines.FormatName.class,
-        description = "${COMPLETION-CANDIDATES} (default ${DEFAULT-VALUE})")
-    private String format;
+        names = "--measure",
+        paramLabel = "M",
+        defaultValue = Measures.CPU,
+        description =
+            "what to export (the measure column): cpu (default: CPU time of every format's"
+                + " CPU samples, in nanoseconds), calls, executions, or a DCPI event such as"
+                + " cycles")
+    private String measure;
 
     @Option(
-        names = "--kind",
-        paramLabel = "K",
-        defaultValue = "sample",
-        description = "what the rows count: sample (default), histogram, arc, basic_block")
-    private String kind;
+        names = "--format",
+        paramLabel = "F",
+        converter = CommandLines.FormatName.class,
+        completionCandidates = CommandLines.FormatName.class,
+        description = "only this format's rows: ${COMPLETION-CANDIDATES} (default: all)")
+    private String format;
 
     @Option(
         names = "--pprof",
@@ -122,7 +125,7 @@ public final class ExportProfile {
       if (base != null && (folded != null || flamegraph != null)) {
         throw new IllegalArgumentException("a difference (--base) can only be written as --pprof");
       }
-      return new Args(from, date, host, base, format, kind, targets);
+      return new Args(from, date, host, base, format, measure, targets);
     }
   }
 
@@ -136,21 +139,25 @@ public final class ExportProfile {
         spark
             .read()
             .parquet(args.from() + "/" + (args.host() != null ? "host_stacks" : "stacks"))
-            .where(col("format").equalTo(args.format()).and(col("kind").equalTo(args.kind())));
+            .where(col("measure").equalTo(args.measure()));
+    if (args.format() != null) {
+      table = table.where(col("format").equalTo(args.format()));
+    }
     if (args.host() != null) {
       table = table.where(col("host").equalTo(args.host()));
     }
     Dataset<Row> day = table.where(col("date").equalTo(lit(args.date())));
-    ValueMeaning meaning = StandardOutputs.meaningOf(day);
+    ValueMeaning meaning = meaningOf(day, args.measure());
     String title =
         "fleetprof: "
-            + args.format()
-            + " "
-            + args.kind()
+            + args.measure()
+            + (args.format() != null ? " (" + args.format() + ")" : "")
             + " "
             + args.date()
             + (args.host() != null ? " host " + args.host() : "");
-    Dataset<Row> aggregate = day.select("format", "frames", "count");
+    // The measure's value (CPU time in nanoseconds, calls, events): what adds up across profiles
+    // sampled at different rates.
+    Dataset<Row> aggregate = day.selectExpr("format", "frames", "value AS count");
     if (args.base() != null) {
       Dataset<Row> base = table.where(col("date").equalTo(lit(args.base())));
       BigDecimal dayTotal = total(day);
@@ -166,10 +173,16 @@ public final class ExportProfile {
               base.selectExpr(
                   "format",
                   "frames",
-                  "CAST(round(-count * " + scale + ") AS DECIMAL(38,0)) AS count"));
+                  "CAST(round(-value * " + scale + ") AS DECIMAL(38,0)) AS count"));
       title += " minus " + args.base() + " (scaled by " + scale.replace("BD", "") + ")";
     }
-    StandardOutputs.write(spark, aggregate, symbols(spark, args), meaning, args.targets(), title);
+    StandardOutputs.write(
+        spark,
+        aggregate,
+        symbols(spark, args),
+        meaning,
+        args.targets(),
+        StandardOutputs.Labels.titled(title));
   }
 
   /**
@@ -186,13 +199,30 @@ public final class ExportProfile {
       dates = dates.or(col("date").equalTo(lit(args.base())));
     }
     return locations
-        .where(dates.and(col("format").equalTo(args.format())))
+        .where(args.format() == null ? dates : dates.and(col("format").equalTo(args.format())))
         .select("format", "module", "offset", "lines")
         .dropDuplicates("format", "module", "offset");
   }
 
+  /**
+   * A measure's one unit in the rows (a measure has one unit; rows of none: nanoseconds for cpu,
+   * else count), as the outputs label their values.
+   */
+  private static ValueMeaning meaningOf(Dataset<Row> rows, String measure) {
+    List<Row> units = rows.select("unit").distinct().collectAsList();
+    if (units.size() > 1) {
+      throw new IllegalStateException(
+          "measure " + measure + " has several units in the output: " + units);
+    }
+    String unit =
+        units.isEmpty()
+            ? (Measures.CPU.equals(measure) ? "nanoseconds" : "count")
+            : units.get(0).getString(0);
+    return ValueMeaning.counts(measure, unit);
+  }
+
   private static BigDecimal total(Dataset<Row> stacks) {
-    Row r = stacks.selectExpr("sum(count)").first();
+    Row r = stacks.selectExpr("sum(value)").first();
     return r.isNullAt(0) ? BigDecimal.ZERO : r.getDecimal(0);
   }
 }

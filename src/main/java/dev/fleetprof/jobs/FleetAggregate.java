@@ -16,6 +16,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.TreeMap;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.Path;
 import org.apache.spark.sql.Column;
@@ -72,7 +73,8 @@ public final class FleetAggregate {
       String mode,
       List<String> binaries,
       String gmonBinary,
-      boolean useModulePaths) {
+      boolean useModulePaths,
+      Map<String, Long> effectivePeriods) {
     /** A command line's arguments, or an IllegalArgumentException saying what is wrong with it. */
     static Args parse(String[] argv) {
       return CommandLines.parse(new Options(), argv);
@@ -93,19 +95,23 @@ public final class FleetAggregate {
             + " (date=2026-11-20/host=web042/) become columns. Writes Parquet datasets under"
             + " --output, each partitioned by date (re-running a date replaces exactly that"
             + " date's partitions):",
-        "  stacks/       format, kind, period, period_unit, frames"
-            + " -> count, records, profiles, hosts",
+        "  stacks/       format, kind, measure, unit, period, period_unit, value_per_count,"
+            + " frames -> count, value, records, profiles, hosts",
         "  host_stacks/  the same per host",
-        "  locations/    format, kind, module, offset"
-            + " -> self_count (leaf), total_count (on stack),",
+        "  locations/    format, kind, measure, unit, module, offset"
+            + " -> self_count/self_value (leaf), total_count/total_value (on stack),",
         "                lines (the inline chain: function, file, line, symbol; innermost first)",
-        "  functions/    format, kind, module, function"
-            + " -> self_count, total_count (as pprof -top)",
-        "  modules/      host, format, kind, module -> self_count, total_count",
-        "  files/        host, path, format -> records, count, stacks, problems, problem",
-        "Counts are DECIMAL(38,0). Frames are (module, offset in the module's file), leaf first;"
-            + " as in pprof, caller frames of CPU samples hold the return address minus one (the"
-            + " call instruction)."
+        "  functions/    format, kind, measure, unit, module, function"
+            + " -> self_count, total_count, self_value, total_value (as pprof -top)",
+        "  modules/      host, format, kind, measure, unit, module -> the same",
+        "  files/        host, path, format -> records, count, cpu_nanoseconds, stacks, problems,"
+            + " problem",
+        "A count is what a profile counted (samples, calls, events); measure and unit say what it"
+            + " stands for and value is the measure: cpu (nanoseconds: samples x period, for"
+            + " gperftools samples and gprof histograms alike), calls, executions, or a DCPI event"
+            + " (e.g. cycles). Counts and values are DECIMAL(38,0). Frames are (module, offset in"
+            + " the module's file), leaf first; as in pprof, caller frames of CPU samples hold the"
+            + " return address minus one (the call instruction)."
       },
       optionListHeading = "%nOptions:%n",
       footerHeading = "%n",
@@ -144,8 +150,8 @@ public final class FleetAggregate {
         names = "--pprof",
         paramLabel = "FILE",
         description =
-            "also write this run's CPU-sample aggregate (gperftools samples) as a"
-                + " gzipped pprof profile.proto (go tool pprof FILE)")
+            "also write this run's CPU time (the CPU samples of every format, in nanoseconds)"
+                + " as a gzipped pprof profile.proto (go tool pprof FILE)")
     private String pprof;
 
     @Option(
@@ -185,6 +191,16 @@ public final class FleetAggregate {
         names = "--no-module-paths",
         description = "do not fall back to the modules' own paths on this machine")
     private boolean noModulePaths;
+
+    @Option(
+        names = "--effective-period",
+        paramLabel = "FORMAT=DURATION",
+        description =
+            "what one CPU sample of a format really stands for, when it is not the period the"
+                + " profile records (repeatable): a gperftools profile asks for 1000 samples per"
+                + " second, but the kernel ticks at CONFIG_HZ, so on a 250 Hz kernel each sample"
+                + " is 4 ms of CPU: gperftools=4ms. Default: the recorded (nominal) period")
+    private List<String> effectivePeriods = new ArrayList<>();
 
     @Option(
         names = "--format",
@@ -235,7 +251,8 @@ public final class FleetAggregate {
           mode.name(),
           List.copyOf(binaries),
           gmonBinary,
-          !noModulePaths);
+          !noModulePaths,
+          Measures.effectivePeriods(effectivePeriods));
     }
   }
 
@@ -308,11 +325,13 @@ public final class FleetAggregate {
       raw = raw.where(col("date").isNull().or(col("date").equalTo(lit(args.date()))));
     }
     Dataset<Row> base =
-        pprofFrames(
-            raw.withColumn("date", dateOf(columns, args.date()))
-                .withColumn("host", hostOf(columns)),
-            columns,
-            args.gmonBinary());
+        Measures.withMeasure(
+            pprofFrames(
+                raw.withColumn("date", dateOf(columns, args.date()))
+                    .withColumn("host", hostOf(columns)),
+                columns,
+                args.gmonBinary()),
+            args.effectivePeriods());
     if (args.date() != null) {
       base = base.where(col("date").equalTo(lit(args.date())));
     }
@@ -320,7 +339,9 @@ public final class FleetAggregate {
     // The only wide shuffle of the stacks: by stack (frames and what gives their counts a meaning),
     // before any aggregation. The per-file, per-host and fleet-wide aggregates all group by a
     // superset of these columns, so Spark plans them in the partitions this one exchange made,
-    // instead of shuffling every frames array again at each level.
+    // instead of shuffling every frames array again at each level. The measure, its unit and
+    // value_per_count follow from format, kind, period and period_unit (and the run's options):
+    // grouping by them too splits nothing further.
     Dataset<Row> byStack =
         base.select(
                 col("date"),
@@ -328,8 +349,11 @@ public final class FleetAggregate {
                 col("path"),
                 col("format"),
                 col("kind"),
+                col("measure"),
+                col("unit"),
                 col("period"),
                 col("period_unit"),
+                col("value_per_count"),
                 col("frames"),
                 col("error"),
                 col("count"))
@@ -349,32 +373,58 @@ public final class FleetAggregate {
                     col("path"),
                     col("format"),
                     col("kind"),
+                    col("measure"),
+                    col("unit"),
                     col("period"),
                     col("period_unit"),
+                    col("value_per_count"),
                     col("frames"),
                     col("error"))
                 .agg(
                     sum(expr(UNSIGNED_COUNT)).cast("decimal(38,0)").as("count"),
-                    count(lit(1)).as("records")));
+                    count(lit(1)).as("records"))
+                .withColumn("value", expr(Measures.value("count"))));
     // Each of these feeds several outputs: persisted, so that no write recomputes it.
     Dataset<Row> hostStacks =
         persist(
             fileStacks
                 .where("kind <> 'error'")
-                .groupBy("date", "host", "format", "kind", "period", "period_unit", "frames")
+                .groupBy(
+                    "date",
+                    "host",
+                    "format",
+                    "kind",
+                    "measure",
+                    "unit",
+                    "period",
+                    "period_unit",
+                    "value_per_count",
+                    "frames")
                 .agg(
                     sum("count").cast("decimal(38,0)").as("count"),
+                    sum("value").cast("decimal(38,0)").as("value"),
                     sum("records").as("records"),
                     count(lit(1)).as("profiles")));
     Dataset<Row> stacks =
         persist(
             hostStacks
-                .groupBy("date", "format", "kind", "period", "period_unit", "frames")
+                .groupBy(
+                    "date",
+                    "format",
+                    "kind",
+                    "measure",
+                    "unit",
+                    "period",
+                    "period_unit",
+                    "value_per_count",
+                    "frames")
                 .agg(
                     sum("count").cast("decimal(38,0)").as("count"),
+                    sum("value").cast("decimal(38,0)").as("value"),
                     sum("records").as("records"),
                     sum("profiles").as("profiles"),
-                    count(col("host")).as("hosts")));
+                    // Unknown (no host= directory anywhere) is null, not 0 hosts.
+                    expr("nullif(count(host), 0)").as("hosts")));
     Dataset<Row> symbols = null;
     try {
       // A location on the stack twice (recursion) counts once. array_distinct over structs
@@ -386,16 +436,15 @@ public final class FleetAggregate {
                   "date",
                   "format",
                   "kind",
+                  "measure",
+                  "unit",
                   "count",
+                  "value",
                   "try_element_at(frames, 1) AS leaf",
                   "explode(IF(size(array_distinct(frames.offset)) = size(frames), frames,"
                       + " array_distinct(frames))) AS frame")
-              .groupBy("date", "format", "kind", "frame.module", "frame.offset")
-              .agg(
-                  sum(expr("CASE WHEN frame = leaf THEN count ELSE 0 END"))
-                      .cast("decimal(38,0)")
-                      .as("self_count"),
-                  sum("count").cast("decimal(38,0)").as("total_count"));
+              .groupBy("date", "format", "kind", "measure", "unit", "frame.module", "frame.offset")
+              .agg(selfAndTotal("frame = leaf")[0], rest(selfAndTotal("frame = leaf")));
       // Names: the run's distinct locations, symbolized once each, joined back.
       symbols =
           persist(
@@ -412,21 +461,26 @@ public final class FleetAggregate {
                   "host",
                   "format",
                   "kind",
+                  "measure",
+                  "unit",
                   "count",
+                  "value",
                   "try_element_at(frames, 1).module AS leaf_module",
                   "explode(array_distinct(frames.module)) AS module")
-              .groupBy("date", "host", "format", "kind", "module")
+              .groupBy("date", "host", "format", "kind", "measure", "unit", "module")
               .agg(
-                  sum(expr("CASE WHEN module <=> leaf_module THEN count ELSE 0 END"))
-                      .cast("decimal(38,0)")
-                      .as("self_count"),
-                  sum("count").cast("decimal(38,0)").as("total_count"));
+                  selfAndTotal("module <=> leaf_module")[0],
+                  rest(selfAndTotal("module <=> leaf_module")));
       Dataset<Row> files =
           fileStacks
               .groupBy("date", "host", "path", "format")
               .agg(
                   sum(expr("CASE WHEN kind = 'error' THEN 0 ELSE records END")).as("records"),
                   sum("count").cast("decimal(38,0)").as("count"),
+                  // null, not 0, for a file with no CPU samples: "none" and "unknown" differ
+                  sum(expr("CASE WHEN measure = '" + Measures.CPU + "' THEN value END"))
+                      .cast("decimal(38,0)")
+                      .as("cpu_nanoseconds"),
                   count(expr("CASE WHEN kind <> 'error' THEN 1 END")).as("stacks"),
                   count(col("error")).as("problems"),
                   expr("min(error)").as("problem"));
@@ -447,12 +501,21 @@ public final class FleetAggregate {
       }
       Summary summary =
           summarise(spark, args, tables.keySet(), dates, started, symbolizationReport(symbols));
-      StandardOutputs.writeCpuSamples(
+      MeasureTotal cpu = summary.measures().get(Measures.CPU);
+      StandardOutputs.writeCpuTime(
           spark,
           stacks.where(col("date").isin(dates.toArray())),
           symbols,
           new StandardOutputs.Targets(args.pprof(), args.folded(), args.flamegraph()),
-          "fleetprof: CPU samples of " + summary.dates() + ", " + summary.files() + " files");
+          new StandardOutputs.Labels(
+              "fleet " + fleetName(args.inputs()) + " " + String.join(",", summary.dates()),
+              String.format(
+                  "fleetprof: CPU time of %s on %s: %d of %d files gave CPU samples",
+                  String.join(", ", args.inputs()),
+                  String.join(", ", summary.dates()),
+                  cpu == null ? 0 : cpu.files(),
+                  summary.files()),
+              periodNote(args.effectivePeriods())));
       return summary;
     } finally {
       if (symbols != null) {
@@ -513,29 +576,33 @@ public final class FleetAggregate {
                 "date",
                 "format",
                 "kind",
+                "measure",
+                "unit",
                 "count",
+                "value",
                 "posexplode(frames) AS (frame_pos, frame)");
+    Column[] sums = selfAndTotal("is_self");
     return Symbolization.joinNames(frames, "frame.module", "frame.offset", symbols)
         .selectExpr(
             "stack_id",
             "date",
             "format",
             "kind",
+            "measure",
+            "unit",
             "count",
+            "value",
             "frame_pos",
             "frame.module AS module",
             "posexplode(coalesce(lines.function, array(CAST(NULL AS STRING))))"
                 + " AS (line_pos, function)")
-        .groupBy("stack_id", "date", "format", "kind", "module", "function")
+        .groupBy("stack_id", "date", "format", "kind", "measure", "unit", "module", "function")
         .agg(
             expr("max(frame_pos = 0 AND line_pos = 0)").as("is_self"),
-            expr("first(count)").as("count"))
-        .groupBy("date", "format", "kind", "module", "function")
-        .agg(
-            sum(expr("CASE WHEN is_self THEN count ELSE 0 END"))
-                .cast("decimal(38,0)")
-                .as("self_count"),
-            sum("count").cast("decimal(38,0)").as("total_count"));
+            expr("first(count)").as("count"),
+            expr("first(value)").as("value"))
+        .groupBy("date", "format", "kind", "measure", "unit", "module", "function")
+        .agg(sums[0], rest(sums));
   }
 
   /**
@@ -565,6 +632,27 @@ public final class FleetAggregate {
               m.getLong(1), m.isNullAt(0) ? "(no module)" : m.getString(0), m.getString(2)));
     }
     return sb.toString();
+  }
+
+  /**
+   * {@code self_count}, {@code total_count}, {@code self_value}, {@code total_value} of exploded
+   * stack rows ({@code count}, {@code value}), where {@code isSelf} says the row's frame or module
+   * is the stack's leaf. A value unknown for every row stays null, never 0.
+   */
+  static Column[] selfAndTotal(String isSelf) {
+    String decimal = "decimal(38,0)";
+    return new Column[] {
+      sum(expr("CASE WHEN " + isSelf + " THEN count ELSE 0 END")).cast(decimal).as("self_count"),
+      sum("count").cast(decimal).as("total_count"),
+      sum(expr("CASE WHEN " + isSelf + " THEN value WHEN value IS NOT NULL THEN 0 END"))
+          .cast(decimal)
+          .as("self_value"),
+      sum("value").cast(decimal).as("total_value")
+    };
+  }
+
+  private static Column[] rest(Column[] columns) {
+    return java.util.Arrays.copyOfRange(columns, 1, columns.length);
   }
 
   private static Dataset<Row> persist(Dataset<Row> d) {
@@ -695,6 +783,37 @@ public final class FleetAggregate {
         // gone since it was read: the summary counts what is still there
       }
     }
+    Map<String, MeasureTotal> measures = new TreeMap<>();
+    Dataset<Row> stacks =
+        readDates(
+            spark,
+            args.output() + "/stacks",
+            dates,
+            new StructType()
+                .add("date", DataTypes.DateType)
+                .add("measure", DataTypes.StringType)
+                .add("unit", DataTypes.StringType)
+                .add("count", DataTypes.createDecimalType(38, 0))
+                .add("value", DataTypes.createDecimalType(38, 0)));
+    // Files that gave CPU samples (files/ has cpu_nanoseconds, null for a file without).
+    long cpuFiles =
+        Set.of(files.columns()).contains("cpu_nanoseconds")
+            ? files.where(thisRun).where("cpu_nanoseconds IS NOT NULL").count()
+            : 0;
+    for (Row r :
+        stacks
+            .where(thisRun)
+            .groupBy("measure", "unit")
+            .agg(sum("count"), sum("value"))
+            .collectAsList()) {
+      measures.put(
+          r.getString(0),
+          new MeasureTotal(
+              r.getString(1),
+              r.isNullAt(2) ? BigDecimal.ZERO : r.getDecimal(2),
+              r.isNullAt(3) ? null : r.getDecimal(3),
+              Measures.CPU.equals(r.getString(0)) ? cpuFiles : 0));
+    }
     Summary s =
         new Summary(
             totals.getLong(0),
@@ -705,25 +824,74 @@ public final class FleetAggregate {
             rows,
             dates.stream().map(String::valueOf).sorted().toList(),
             (System.nanoTime() - started) / 1_000_000,
-            args.output());
-    String line =
+            args.output(),
+            measures);
+    StringBuilder line =
+        new StringBuilder(
+            String.format(
+                "fleet-aggregate: %d files (%d with problems, see files/), %d records, %,d bytes,"
+                    + " dates %s",
+                s.files(), s.filesWithProblems(), s.records(), s.bytes(), s.dates()));
+    for (Map.Entry<String, MeasureTotal> m : measures.entrySet()) {
+      line.append(String.format("%n  %-10s %s", m.getKey(), m.getValue().describe()));
+    }
+    if (measures.containsKey(Measures.CPU)) {
+      line.append(String.format("%n  (%s)", periodNote(args.effectivePeriods())));
+    }
+    line.append(
         String.format(
-            "fleet-aggregate: %d files (%d with problems, see files/), %d"
-                + " records, %,d bytes, total count %s, dates %s -> rows written %s under %s in %.1f s",
-            s.files(),
-            s.filesWithProblems(),
-            s.records(),
-            s.bytes(),
-            s.totalCount().toPlainString(),
-            s.dates(),
-            s.rowsWritten(),
-            s.output(),
-            s.millis() / 1000.0);
-    LOG.info(line);
+            "%n  rows written %s under %s in %.1f s",
+            s.rowsWritten(), s.output(), s.millis() / 1000.0));
+    LOG.info(line.toString());
     System.out.println(line);
     LOG.info("fleet-aggregate: {}", symbolization);
     System.out.println("fleet-aggregate: " + symbolization);
     return s;
+  }
+
+  /** How CPU time was computed: the recorded periods, or the ones the user gave. */
+  static String periodNote(Map<String, Long> effective) {
+    if (effective.isEmpty()) {
+      return "CPU time = samples x the period each profile records (nominal: a kernel that ticks"
+          + " slower than the sampling rate makes each sample longer; see --effective-period)";
+    }
+    StringBuilder b = new StringBuilder("CPU time = samples x the effective period given:");
+    effective.forEach(
+        (format, nanos) -> b.append(' ').append(format).append('=').append(nanos).append("ns"));
+    b.append(" (other formats: the period each profile records)");
+    return b.toString();
+  }
+
+  /** A name for the fleet in labels: the input's last directory name (e.g. fleet). */
+  static String fleetName(List<String> inputs) {
+    String first = inputs.get(0).replaceAll("/+$", "");
+    String name = first.substring(first.lastIndexOf('/') + 1);
+    return (name.isEmpty() ? first : name) + (inputs.size() > 1 ? " +" + (inputs.size() - 1) : "");
+  }
+
+  /**
+   * One measure's totals in a run: counts as profiles counted them, the value in {@code unit} (null
+   * when no period is known), and how many files gave rows of it.
+   */
+  record MeasureTotal(String unit, BigDecimal count, BigDecimal value, long files) {
+    String describe() {
+      if ("nanoseconds".equals(unit)) {
+        return String.format(
+            "%s s (%,d samples)%s",
+            value == null
+                ? "?"
+                : value.movePointLeft(9).setScale(3, java.math.RoundingMode.HALF_UP),
+            count.toBigInteger(),
+            files > 0 ? String.format(" from %d files", files) : "");
+      }
+      return String.format(
+          "%s %s%s",
+          value == null ? count.toPlainString() : String.format("%,d", value.toBigInteger()),
+          unit,
+          value != null && value.compareTo(count) != 0
+              ? String.format(" (%,d samples)", count.toBigInteger())
+              : "");
+    }
   }
 
   /** What a run did. */
@@ -736,5 +904,6 @@ public final class FleetAggregate {
       Map<String, Long> rowsWritten,
       List<String> dates,
       long millis,
-      String output) {}
+      String output,
+      Map<String, MeasureTotal> measures) {}
 }

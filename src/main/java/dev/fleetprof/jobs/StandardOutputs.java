@@ -1,7 +1,5 @@
 package dev.fleetprof.jobs;
 
-import static org.apache.spark.sql.functions.col;
-
 import dev.fleetprof.output.Frame;
 import dev.fleetprof.output.StackWriter;
 import dev.fleetprof.output.ValueMeaning;
@@ -42,45 +40,32 @@ final class StandardOutputs {
   private StandardOutputs() {}
 
   /**
-   * The fleet job's CPU samples (gperftools {@code sample} rows of {@code stacks}: the run's dates,
-   * all hosts) to the files the command line asked for.
+   * What the outputs say about themselves: {@code file} is what pprof shows as "File:" (null: the
+   * heaviest program's name), {@code title} heads the flame graph and is the pprof profile's first
+   * comment, {@code note} (may be null) a further comment and a line under the title.
    */
-  static void writeCpuSamples(
-      SparkSession spark, Dataset<Row> stacks, Dataset<Row> symbols, Targets targets, String title)
+  record Labels(String file, String title, String note) {
+    static Labels titled(String title) {
+      return new Labels(null, title, null);
+    }
+  }
+
+  /**
+   * The fleet job's CPU time ({@code cpu} rows of {@code stacks}: CPU-time samples of every format,
+   * the run's dates, all hosts), valued in nanoseconds so that profiles sampled at different rates
+   * add up, to the files the command line asked for.
+   */
+  static void writeCpuTime(
+      SparkSession spark, Dataset<Row> stacks, Dataset<Row> symbols, Targets targets, Labels labels)
       throws IOException {
     if (!targets.any()) {
       return;
     }
-    Dataset<Row> cpu = stacks.where("format = 'gperftools' AND kind = 'sample'");
-    write(spark, cpu, symbols, meaningOf(cpu), targets, title);
-  }
-
-  /**
-   * The one meaning of an aggregate's rows. CPU profiles of one fleet share a sampling period; if
-   * they do not, counts are still summed (a count is a sample whatever the rate) and the most
-   * common period labels them, with a warning naming the others.
-   */
-  static ValueMeaning meaningOf(Dataset<Row> stacks) {
-    List<Row> groups =
+    Dataset<Row> cpu =
         stacks
-            .groupBy("kind", "period", "period_unit")
-            .agg(org.apache.spark.sql.functions.sum("count").as("n"))
-            .orderBy(col("n").desc())
-            .collectAsList();
-    if (groups.isEmpty()) {
-      return ValueMeaning.forKind("sample", null, null);
-    }
-    Row top = groups.get(0);
-    if (groups.size() > 1) {
-      LOG.warn(
-          "stacks of {} different (kind, period, unit) groups are written as one aggregate"
-              + " labelled with the largest, {}: {}",
-          groups.size(),
-          top,
-          groups);
-    }
-    return ValueMeaning.forKind(
-        top.getString(0), top.isNullAt(1) ? null : top.getLong(1), top.getString(2));
+            .where("measure = '" + Measures.CPU + "' AND value IS NOT NULL")
+            .selectExpr("format", "frames", "value AS count");
+    write(spark, cpu, symbols, ValueMeaning.counts(Measures.CPU, "nanoseconds"), targets, labels);
   }
 
   /**
@@ -94,7 +79,7 @@ final class StandardOutputs {
       Dataset<Row> symbols,
       ValueMeaning meaning,
       Targets targets,
-      String title)
+      Labels labels)
       throws IOException {
     Dataset<Row> rows =
         stacks
@@ -105,13 +90,24 @@ final class StandardOutputs {
     List<StackWriter> writers = new ArrayList<>();
     try {
       if (targets.pprof() != null) {
-        writers.add(new PprofWriter(open(spark, targets.pprof()), meaning).comment(title));
+        PprofWriter pprof =
+            new PprofWriter(open(spark, targets.pprof()), meaning)
+                .comment(labels.title())
+                .fileLabel(labels.file());
+        if (labels.note() != null) {
+          pprof.comment(labels.note());
+        }
+        writers.add(pprof);
       }
       if (targets.folded() != null) {
         writers.add(new FoldedWriter(open(spark, targets.folded())));
       }
       if (targets.flamegraph() != null) {
-        writers.add(new FlameGraphWriter(open(spark, targets.flamegraph()), title, meaning));
+        writers.add(
+            new FlameGraphWriter(
+                open(spark, targets.flamegraph()),
+                labels.note() == null ? labels.title() : labels.title() + ". " + labels.note(),
+                meaning));
       }
       long n = 0;
       Iterator<Row> it = rows.toLocalIterator();

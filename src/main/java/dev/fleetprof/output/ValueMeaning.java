@@ -61,10 +61,22 @@ public record ValueMeaning(String type, String unit, long period, String periodU
    * cycles}, or no period).
    */
   public long nanosPerPeriodUnit() {
-    if (periodUnit == null) {
+    return nanosPer(periodUnit);
+  }
+
+  /**
+   * Nanoseconds in one {@code unit} when the values themselves are time (e.g. {@code cpu}/{@code
+   * nanoseconds}), else 0.
+   */
+  public long nanosPerUnit() {
+    return nanosPer(unit);
+  }
+
+  private static long nanosPer(String unit) {
+    if (unit == null) {
       return 0;
     }
-    return switch (periodUnit.toLowerCase(Locale.ROOT)) {
+    return switch (unit.toLowerCase(Locale.ROOT)) {
       case "nanoseconds", "ns" -> 1L;
       case "microseconds", "us" -> 1_000L;
       case "milliseconds", "ms" -> 1_000_000L;

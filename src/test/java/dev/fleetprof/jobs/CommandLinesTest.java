@@ -66,6 +66,7 @@ class CommandLinesTest {
                   "--binaries",
                   "--gmon-binary",
                   "--no-module-paths",
+                  "--effective-period",
                   "--format",
                   "--glob",
                   "--mode",
@@ -79,8 +80,8 @@ class CommandLinesTest {
                   "--date",
                   "--host",
                   "--base",
+                  "--measure",
                   "--format",
-                  "--kind",
                   "--pprof",
                   "--folded",
                   "--flamegraph",
@@ -186,6 +187,22 @@ class CommandLinesTest {
         Arguments.of(symbolize, symbolize.with("-x"), List.of("'-x'")),
         Arguments.of(sql, sql.with("--bogus"), List.of("'--bogus'")),
         // What the value of an option must look like.
+        Arguments.of(
+            fleet,
+            fleet.with("--effective-period", "gperftools"),
+            List.of("--effective-period gperftools", "FORMAT=DURATION")),
+        Arguments.of(
+            fleet,
+            fleet.with("--effective-period", "gperftools=4"),
+            List.of("--effective-period gperftools=4", "4ms")),
+        Arguments.of(
+            fleet,
+            fleet.with("--effective-period", "perf=4ms"),
+            List.of("--effective-period perf=4ms", "unknown format perf")),
+        Arguments.of(
+            fleet,
+            fleet.with("--effective-period", "gperftools=0ms"),
+            List.of("--effective-period gperftools=0ms", "positive")),
         Arguments.of(sql, sql.with("--view", "p"), List.of("--view", "'p'", "NAME=VALUE")),
         Arguments.of(sql, sql.with("-d", "date"), List.of("--define", "'date'", "NAME=VALUE")));
   }
@@ -280,21 +297,21 @@ class CommandLinesTest {
               "2026-11-21",
               "--base",
               "2026-11-20",
-              "--kind",
-              "basic_block",
+              "--measure",
+              "executions",
               "--format",
               "GProf",
               "--pprof",
               "p"
             });
     assertEquals(
-        List.of("o", "2026-11-21", "2026-11-20", "gprof", "basic_block", "p"),
+        List.of("o", "2026-11-21", "2026-11-20", "gprof", "executions", "p"),
         List.of(
             e.from(),
             e.date().toString(),
             e.base().toString(),
             e.format(),
-            e.kind(),
+            e.measure(),
             e.targets().pprof()));
     SymbolizeOutput.Args s =
         SymbolizeOutput.Args.parse(

@@ -63,6 +63,32 @@ record PprofTop(long total, Map<String, long[]> counts, Map<String, double[]> pe
     return new PprofTop(Long.parseLong(showing.group(1)), counts, percents);
   }
 
+  /**
+   * The CPU time {@code go tool pprof -top -sample_index=cpu} gives a profile in all, in
+   * nanoseconds (pprof's own samples x period).
+   */
+  static long cpuNanos(Path profile, Path work) throws Exception {
+    Path go = ExternalTool.require("go", "golang-go");
+    ExternalTool.Result r =
+        ExternalTool.run(
+            List.of(
+                go.toString(),
+                "tool",
+                "pprof",
+                "-top",
+                "-symbolize=none",
+                "-sample_index=cpu",
+                "-unit=ns",
+                profile.toAbsolutePath().toString()),
+            work.resolve("home"),
+            Map.of("PPROF_TMPDIR", work.resolve("pprof-tmp").toString()),
+            300);
+    assertEquals(0, r.exit(), r.stderr());
+    Matcher m = Pattern.compile("of (\\d+)ns total").matcher(r.stdout());
+    assertTrue(m.find(), r.stdout());
+    return Long.parseLong(m.group(1));
+  }
+
   private static double percent(String text) {
     assertTrue(text.endsWith("%"), text);
     return Double.parseDouble(text.substring(0, text.length() - 1));

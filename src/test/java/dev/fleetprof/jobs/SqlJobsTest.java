@@ -229,7 +229,18 @@ class SqlJobsTest {
     PprofTop pprof = pprofTop(profile);
     String day = profileDay(PROFILES.indexOf(profile));
     List<Row> rows =
-        runByProfile("top-functions.sql", "date", day, "limit", "100000").collectAsList();
+        runByProfile("top-functions.sql", "date", day, "format", "gperftools", "limit", "100000")
+            .collectAsList();
+    // CPU time, in seconds, is what pprof makes of the samples: samples x the profile's period.
+    BigDecimal seconds =
+        rows.stream()
+            .map(r -> (BigDecimal) r.getAs("self"))
+            .reduce(BigDecimal.ZERO, BigDecimal::add);
+    assertEquals(
+        PprofTop.cpuNanos(SampleData.GPERFTOOLS.resolve(profile + ".prof"), tmp),
+        seconds.movePointRight(9).longValueExact(),
+        "CPU time as pprof -sample_index=cpu computes it");
+    assertTrue(rows.stream().allMatch(r -> "s".equals(r.getAs("unit"))));
     BigDecimal total =
         rows.stream()
             .map(r -> (BigDecimal) r.getAs("self_count"))
@@ -288,40 +299,61 @@ class SqlJobsTest {
     assertEquals(want, got, "top-functions.sql of " + profile + " vs go tool pprof -top");
   }
 
+  /**
+   * By default top-functions ranks CPU time of every format on the latest day that has any: the
+   * gprof day after the CPU profiles; {@code -d format=gperftools} the latest day of CPU profiles.
+   * On a day with a CPU profile and a gmon.out, the day's CPU time is both: pprof's samples x 1 ms
+   * plus gprof's samples x its tick.
+   */
   @Test
-  void topFunctionsDefaultsToTheLatestDayOfCpuSamples() throws Exception {
+  void topFunctionsRanksCpuTimeOfEveryFormatOnTheLatestDay() throws Exception {
     List<Row> all = runByProfile("top-functions.sql", "limit", "100000").collectAsList();
-    assertFalse(all.isEmpty(), "the latest day with gperftools samples, not the later gprof day");
+    assertFalse(all.isEmpty());
+    assertTrue(all.stream().allMatch(r -> r.getAs("date").toString().equals(GMON[1][0])), "" + all);
+    List<Row> cpuProfiles =
+        runByProfile("top-functions.sql", "format", "gperftools", "limit", "100000")
+            .collectAsList();
     assertTrue(
-        all.stream().allMatch(r -> r.getAs("date").toString().equals(profileDay(3))), "" + all);
-    for (int i = 1; i < all.size(); i++) {
+        cpuProfiles.stream().allMatch(r -> r.getAs("date").toString().equals(profileDay(3))),
+        "" + cpuProfiles);
+    for (int i = 1; i < cpuProfiles.size(); i++) {
       int bySelf =
-          ((BigDecimal) all.get(i - 1).getAs("self_count"))
-              .compareTo(all.get(i).getAs("self_count"));
+          ((BigDecimal) cpuProfiles.get(i - 1).getAs("self"))
+              .compareTo(cpuProfiles.get(i).getAs("self"));
       assertTrue(
           bySelf > 0
               || bySelf == 0
-                  && ((BigDecimal) all.get(i - 1).getAs("total_count"))
-                          .compareTo(all.get(i).getAs("total_count"))
+                  && ((BigDecimal) cpuProfiles.get(i - 1).getAs("total"))
+                          .compareTo(cpuProfiles.get(i).getAs("total"))
                       >= 0,
-          "hottest first: " + all);
+          "hottest first: " + cpuProfiles);
     }
     assertEquals(
-        all.subList(0, 2).toString(),
-        runByProfile("top-functions.sql", "limit", "2").collectAsList().toString());
-    // The first day has a gmon.out beside the CPU profile: its rows are not CPU samples.
-    assertTrue(
-        runByProfile("top-functions.sql", "date", profileDay(0)).collectAsList().stream()
-            .noneMatch(r -> "workload".equals(r.getAs("module"))));
+        cpuProfiles.subList(0, 2).toString(),
+        runByProfile("top-functions.sql", "format", "gperftools", "limit", "2")
+            .collectAsList()
+            .toString());
+
+    ExternalTool.require("gprof", "binutils");
+    List<Row> mixed =
+        runByProfile("top-functions.sql", "date", profileDay(0), "limit", "100000").collectAsList();
+    assertTrue(mixed.stream().anyMatch(r -> GMON[0][1].equals(r.getAs("module"))), "" + mixed);
+    GprofFlat gprof = gprofFlat(GMON[0]);
+    double expected =
+        PprofTop.cpuNanos(SampleData.GPERFTOOLS.resolve(PROFILES.get(0) + ".prof"), tmp) / 1e9
+            + gprof.samples() * gprof.tick();
+    double seconds =
+        mixed.stream().mapToDouble(r -> ((BigDecimal) r.getAs("self")).doubleValue()).sum();
+    assertEquals(expected, seconds, 1e-6, "pprof's CPU time plus gprof's");
     assertEquals(
         0,
-        runByProfile("top-functions.sql", "date", profileDay(0), "kind", "histogram").count(),
-        "format is gperftools unless told otherwise");
+        runByProfile("top-functions.sql", "date", profileDay(0), "measure", "cycles").count(),
+        "no DCPI events that day");
   }
 
   /**
-   * {@code top-functions.sql -d format=gprof -d kind=histogram} against {@code gprof -b -p}: the
-   * same total of samples, and per function the self time within one sample (gprof splits a bin
+   * {@code top-functions.sql -d format=gprof} (CPU time: histograms) against {@code gprof -b -p}:
+   * the same total of samples, and per function the self time within one sample (gprof splits a bin
    * that straddles two functions; the job gives it to the function of its first byte). workload is
    * C at -O1 -fno-inline: its innermost functions are its ELF symbols.
    */
@@ -330,16 +362,7 @@ class SqlJobsTest {
     ExternalTool.require("gprof", "binutils");
     GprofFlat gprof = gprofFlat(GMON[0]);
     List<Row> rows =
-        runByProfile(
-                "top-functions.sql",
-                "format",
-                "gprof",
-                "kind",
-                "histogram",
-                "date",
-                GMON[0][0],
-                "limit",
-                "100000")
+        runByProfile("top-functions.sql", "format", "gprof", "date", GMON[0][0], "limit", "100000")
             .collectAsList();
     assertTrue(rows.stream().allMatch(r -> r.getAs("module").equals(GMON[0][1])), "" + rows);
     long total =
@@ -375,8 +398,7 @@ class SqlJobsTest {
 
     GprofFlat later = gprofFlat(GMON[1]);
     List<Row> latest =
-        runByProfile("top-functions.sql", "format", "gprof", "kind", "histogram", "limit", "100000")
-            .collectAsList();
+        runByProfile("top-functions.sql", "format", "gprof", "limit", "100000").collectAsList();
     assertTrue(
         latest.stream()
             .allMatch(

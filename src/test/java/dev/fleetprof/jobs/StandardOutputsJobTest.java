@@ -26,7 +26,7 @@ import org.junit.jupiter.api.io.TempDir;
  * tables they came from; pprof's totals are read by the real {@code go tool pprof}.
  */
 class StandardOutputsJobTest {
-  private static final Pattern TOTAL = Pattern.compile("of (-?\\d+) total");
+  private static final Pattern TOTAL = Pattern.compile("of (-?\\d+)(?:ns)? total");
   private static SparkSession spark;
   @TempDir static Path tmp;
   private static String out;
@@ -85,8 +85,8 @@ class StandardOutputsJobTest {
         spark
             .read()
             .parquet(out + "/" + table)
-            .where("format = 'gperftools' AND kind = 'sample' AND " + where)
-            .selectExpr("sum(count)")
+            .where("measure = 'cpu' AND " + where)
+            .selectExpr("sum(value)")
             .first()
             .getDecimal(0);
     return d.longValueExact();
@@ -102,7 +102,8 @@ class StandardOutputsJobTest {
                 "pprof",
                 "-top",
                 "-symbolize=none",
-                "-sample_index=samples",
+                "-sample_index=cpu",
+                "-unit=ns",
                 profile.toString()),
             tmp.resolve("home"),
             Map.of("PPROF_TMPDIR", tmp.resolve("pprof").toString()),
@@ -119,8 +120,8 @@ class StandardOutputsJobTest {
         spark
             .read()
             .parquet(StandardOutputsJobTest.out + "/stacks")
-            .where("format = 'gperftools' AND kind = 'sample' AND date = '" + date + "'")
-            .select("frames", "count")
+            .where("measure = 'cpu' AND date = '" + date + "'")
+            .select("frames", "value")
             .collectAsList()) {
       out.merge(r.getList(0).toString(), r.getDecimal(1), BigDecimal::add);
     }
@@ -144,7 +145,8 @@ class StandardOutputsJobTest {
     }
     assertEquals(parquet, folded);
     String html = Files.readString(Path.of(out, "cpu.html"));
-    assertTrue(html.contains("fleetprof: CPU samples of [2026-11-20]"), "titled");
+    assertTrue(html.contains("fleetprof: CPU time of "), "titled");
+    assertTrue(html.contains(" on 2026-11-20: "), "titled with the date");
   }
 
   /**
@@ -168,7 +170,8 @@ class StandardOutputsJobTest {
                 "pprof",
                 "-top",
                 "-symbolize=none",
-                "-sample_index=samples",
+                "-sample_index=cpu",
+                "-unit=ns",
                 "-nodecount=1000",
                 day.toString()),
             tmp.resolve("home"),
@@ -180,12 +183,13 @@ class StandardOutputsJobTest {
             .read()
             .parquet(out + "/functions")
             .where("date = '2026-11-21' AND function IN ('spin', 'descend', 'main')")
-            .selectExpr("function", "CAST(self_count AS BIGINT)")
+            .where("measure = 'cpu'")
+            .selectExpr("function", "CAST(self_value AS BIGINT)")
             .collectAsList();
     assertEquals(3, named.size(), "functions/ names them: " + named);
     for (Row f : named) {
       assertTrue(
-          Pattern.compile("(?m)^\\s*" + f.getLong(1) + "\\s.*\\s" + f.getString(0) + "$")
+          Pattern.compile("(?m)^\\s*" + f.getLong(1) + "(?:ns)?\\s.*\\s" + f.getString(0) + "$")
               .matcher(r.stdout())
               .find(),
           f + " in\n" + r.stdout());

@@ -124,7 +124,12 @@ public final class FlameGraphWriter implements StackWriter {
   private String totals(int drawn) {
     long total = trie.total(0);
     StringBuilder b =
-        new StringBuilder(String.format(Locale.ROOT, "Total %,d %s", total, meaning.type()));
+        meaning.nanosPerUnit() > 0
+            ? new StringBuilder("Total ")
+                .append(duration(total * (double) meaning.nanosPerUnit()))
+                .append(" of ")
+                .append(meaning.type())
+            : new StringBuilder(String.format(Locale.ROOT, "Total %,d %s", total, meaning.type()));
     long nanos = meaning.nanosPerPeriodUnit();
     if (nanos > 0) {
       b.append(" = ")
@@ -241,6 +246,8 @@ public final class FlameGraphWriter implements StackWriter {
     }
     return "{\"type\":"
         + json(meaning.type())
+        + ",\"nanos\":"
+        + meaning.nanosPerUnit()
         + ",\"modules\":["
         + modules
         + "],\"frames\":["
@@ -354,7 +361,12 @@ public final class FlameGraphWriter implements StackWriter {
         const maxDepth = depth.reduce((a, b) => Math.max(a, b), 0);
         const all = total[0] || 1;
         const svg = document.getElementById("flame"), details = document.getElementById("details");
-        const fmt = v => v.toLocaleString("en-US");
+        // Values that are time (cpu in nanoseconds) read as durations, counts as counts.
+        const fmt = v => {
+          if (!(D.nanos > 0)) return v.toLocaleString("en-US");
+          const sec = v * D.nanos / 1e9;
+          return sec >= 1 ? sec.toFixed(2) + " s" : (sec * 1e3).toPrecision(3) + " ms";
+        };
         const pct = v => (100 * v / all).toFixed(2) + "%";
         const name = i => i === 0 ? "all" : D.frames[fi[i]][0];
         const hash = s => { let h = 2166136261; for (const c of s) { h = Math.imul(h ^ c.charCodeAt(0), 16777619); } return h >>> 0; };
@@ -367,7 +379,7 @@ public final class FlameGraphWriter implements StackWriter {
           return "hsl(" + (h % 50) + ", " + (70 + h % 20) + "%, " + (55 + v) + "%)";
         }
         function describe(i) {
-          let s = (i === 0 ? "all" : D.frames[fi[i]][1]) + " \\u2014 " + fmt(total[i]) + " " + D.type
+          let s = (i === 0 ? "all" : D.frames[fi[i]][1]) + " \\u2014 " + fmt(total[i]) + (D.nanos > 0 ? " of " : " ") + D.type
             + " (" + pct(total[i]) + ")";
           if (self[i] > 0) s += ", self " + fmt(self[i]) + " (" + pct(self[i]) + ")";
           if (hidden[i] > 0) s += ", " + fmt(hidden[i]) + " in frames too small to draw";

@@ -93,6 +93,7 @@ public final class PprofWriter implements StackWriter {
   private final ValueMeaning meaning;
   private final long valueMultiplier;
   private final List<String> comments = new ArrayList<>();
+  private String fileLabel;
   private final Map<Frame, Long> locationIds = new HashMap<>();
   private final List<Frame> locations = new ArrayList<>();
   private final List<ModuleStats> locationModules = new ArrayList<>();
@@ -133,6 +134,16 @@ public final class PprofWriter implements StackWriter {
   public static void write(Path file, ValueMeaning meaning, Iterable<WeightedStack> stacks)
       throws IOException {
     new PprofWriter(Files.newOutputStream(file), meaning).writeAll(stacks);
+  }
+
+  /**
+   * What pprof shows as "File:" (the base name of the profile's first mapping), e.g. the fleet and
+   * date of an aggregate of many programs; null (the default): the heaviest program. Written as an
+   * empty first mapping, which no location uses.
+   */
+  public PprofWriter fileLabel(String label) {
+    this.fileLabel = label == null ? null : label.replace('/', '_');
+    return this;
   }
 
   /** Adds a line of free text to the profile ({@code pprof -comments} prints them). */
@@ -227,8 +238,13 @@ public final class PprofWriter implements StackWriter {
             .thenComparing(Comparator.comparingDouble((ModuleStats m) -> m.weight).reversed())
             .thenComparing(m -> m.name));
     Map<ModuleStats, Long> mappingIds = new HashMap<>();
+    long labelMappings = 0;
+    if (fileLabel != null) {
+      labelMappings = 1;
+      p.addMapping(Mapping.newBuilder().setId(1).setFilename(strings.index(fileLabel)));
+    }
     for (ModuleStats m : order) {
-      long id = mappingIds.size() + 1L;
+      long id = labelMappings + mappingIds.size() + 1L;
       mappingIds.put(m, id);
       long limit = m.maxAddress == -1L ? -1L : m.maxAddress + 1;
       p.addMapping(

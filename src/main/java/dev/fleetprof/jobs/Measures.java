@@ -1,0 +1,167 @@
+package dev.fleetprof.jobs;
+
+import static org.apache.spark.sql.functions.expr;
+
+import dev.fleetprof.format.ProfileFormats;
+import java.util.Locale;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.apache.spark.sql.Dataset;
+import org.apache.spark.sql.Row;
+
+/**
+ * What the fleet job's counts measure, named as pprof names sample types, so that no output adds or
+ * ranks two different things together. A row's {@code count} is what its profile counted (samples,
+ * calls, executions, events); its measure says what that stands for:
+ *
+ * <ul>
+ *   <li>{@code cpu} in {@code nanoseconds}: CPU-time samples (gperftools samples, gprof histogram
+ *       bins). One count stands for one sampling period of CPU time, so CPU time of every format
+ *       adds up: {@code value = count x period}.
+ *   <li>{@code calls} (gprof call arcs) and {@code executions} (gprof basic-block counts), in
+ *       {@code count}: {@code value = count}.
+ *   <li>a DCPI profile's event (e.g. {@code cycles}), in {@code count}: one count stands for {@code
+ *       period} events, so {@code value = count x period}.
+ * </ul>
+ *
+ * <p>The period is the one the profile records (nominal), unless the user gives the effective one
+ * for a format: a gperftools profile asks for 1000 samples a second of CPU time, but the kernel
+ * delivers them at its tick, so on a {@code CONFIG_HZ=250} kernel each sample really stands for 4
+ * ms ({@code --effective-period gperftools=4ms}).
+ */
+final class Measures {
+  /** CPU time, the measure every CPU profile has and the default of every output. */
+  static final String CPU = "cpu";
+
+  private static final Pattern DURATION =
+      Pattern.compile("([0-9]+)\\s*(ns|us|µs|ms|s)", Pattern.CASE_INSENSITIVE);
+
+  private Measures() {}
+
+  /**
+   * The effective sampling period per format, in nanoseconds, from {@code FORMAT=DURATION} values
+   * ({@code gperftools=4ms}); an IllegalArgumentException names a bad one.
+   */
+  static Map<String, Long> effectivePeriods(Iterable<String> specs) {
+    Map<String, Long> out = new TreeMap<>();
+    for (String spec : specs) {
+      int eq = spec.indexOf('=');
+      if (eq <= 0) {
+        throw new IllegalArgumentException(
+            "--effective-period " + spec + ": expected FORMAT=DURATION, e.g. gperftools=4ms");
+      }
+      String format = spec.substring(0, eq).trim().toLowerCase(Locale.ROOT);
+      if (!ProfileFormats.names().contains(format)) {
+        throw new IllegalArgumentException(
+            "--effective-period "
+                + spec
+                + ": unknown format "
+                + format
+                + " (one of "
+                + ProfileFormats.names()
+                + ")");
+      }
+      out.put(format, nanos(spec, spec.substring(eq + 1).trim()));
+    }
+    return out;
+  }
+
+  private static long nanos(String spec, String duration) {
+    Matcher m = DURATION.matcher(duration);
+    if (!m.matches()) {
+      throw new IllegalArgumentException(
+          "--effective-period "
+              + spec
+              + ": "
+              + duration
+              + " is not a duration such as 4ms,"
+              + " 4000us or 4000000ns");
+    }
+    long per =
+        switch (m.group(2).toLowerCase(Locale.ROOT)) {
+          case "ns" -> 1L;
+          case "us", "µs" -> 1_000L;
+          case "ms" -> 1_000_000L;
+          default -> 1_000_000_000L;
+        };
+    try {
+      long n = Math.multiplyExact(Long.parseLong(m.group(1)), per);
+      if (n <= 0) {
+        throw new IllegalArgumentException("--effective-period " + spec + ": must be positive");
+      }
+      return n;
+    } catch (ArithmeticException | NumberFormatException e) {
+      throw new IllegalArgumentException("--effective-period " + spec + ": too long", e);
+    }
+  }
+
+  /**
+   * Adds {@code measure}, {@code unit} and {@code value_per_count} (what one count adds to the
+   * measure's value; null when unknown, e.g. a gprof histogram whose bin is not a whole number of
+   * microseconds) to rows of the profile source. Error rows get nulls.
+   */
+  static Dataset<Row> withMeasure(Dataset<Row> rows, Map<String, Long> effectiveNanos) {
+    String measure =
+        "CASE WHEN kind = 'error' THEN NULL"
+            + " WHEN (format = 'gperftools' AND kind = 'sample')"
+            + "   OR (format = 'gprof' AND kind = 'histogram') THEN '"
+            + CPU
+            + "'"
+            + " WHEN kind = 'arc' THEN 'calls'"
+            + " WHEN kind = 'basic_block' THEN 'executions'"
+            + " WHEN format = 'dcpi' THEN coalesce(nullif(period_unit, ''), 'events')"
+            + " ELSE kind END";
+    String recorded = "try_multiply(period, " + nanosPerUnit("period_unit") + ")";
+    StringBuilder cpuPeriod = new StringBuilder();
+    for (Map.Entry<String, Long> e : effectiveNanos.entrySet()) {
+      cpuPeriod
+          .append(" WHEN format = '")
+          .append(e.getKey())
+          .append("' THEN CAST(")
+          .append(e.getValue())
+          .append(" AS BIGINT)");
+    }
+    String cpuNanos =
+        cpuPeriod.length() == 0 ? recorded : "CASE" + cpuPeriod + " ELSE " + recorded + " END";
+    return rows.withColumn("measure", expr(measure))
+        .withColumn(
+            "unit",
+            expr(
+                "CASE WHEN measure IS NULL THEN NULL WHEN measure = '"
+                    + CPU
+                    + "'"
+                    + " THEN 'nanoseconds' ELSE 'count' END"))
+        .withColumn(
+            "value_per_count",
+            expr(
+                "CASE WHEN measure IS NULL THEN NULL WHEN measure = '"
+                    + CPU
+                    + "' THEN "
+                    + cpuNanos
+                    + " WHEN format = 'dcpi' THEN coalesce(period, CAST(1 AS BIGINT))"
+                    + " ELSE CAST(1 AS BIGINT) END"));
+  }
+
+  /** Nanoseconds in one of the time unit a column names; null for any other unit. */
+  private static String nanosPerUnit(String column) {
+    return "CASE lower("
+        + column
+        + ") WHEN 'nanoseconds' THEN CAST(1 AS BIGINT)"
+        + " WHEN 'microseconds' THEN CAST(1000 AS BIGINT)"
+        + " WHEN 'milliseconds' THEN CAST(1000000 AS BIGINT)"
+        + " WHEN 'seconds' THEN CAST(1000000000 AS BIGINT) END";
+  }
+
+  /**
+   * {@code count x value_per_count} as DECIMAL(38,0): the measure's value of a summed count (null
+   * when value_per_count is, or when the product leaves 38 digits).
+   */
+  static String value(String count) {
+    return "CAST(try_multiply("
+        + count
+        + ", CAST(value_per_count AS DECIMAL(20,0)))"
+        + " AS DECIMAL(38,0))";
+  }
+}
