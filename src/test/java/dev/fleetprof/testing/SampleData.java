@@ -35,6 +35,18 @@ public final class SampleData {
   public static final Path DCPI = ROOT.resolve("dcpi");
   public static final Path DCPI_REFERENCE = DCPI.resolve("_reference");
 
+  /**
+   * The demo fleet the quick start aggregates ({@code date=/host=/program=} directories), beside
+   * {@link #ROOT} rather than in it: a partitioned subtree next to the per-format folders would
+   * make {@link #ROOT} a conflicting directory structure.
+   */
+  public static final Path FLEET = Path.of("sample-fleet");
+
+  public static final Path FLEET_REFERENCE = FLEET.resolve("_reference");
+
+  /** The demo fleet's programs and libfleetwork.so, for symbolization. */
+  public static final Path FLEET_BINARIES = FLEET_REFERENCE.resolve("bin");
+
   private SampleData() {}
 
   /**

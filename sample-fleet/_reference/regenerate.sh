@@ -1,0 +1,106 @@
+#!/usr/bin/env bash
+# Rebuilds the demo fleet in sample-fleet/ with the real profilers: three small C services, built
+# and installed under $PREFIX (default /opt/demo, as on a deployed host; its paths show up in the
+# profiles' maps text), run once per host and day with different inputs, their profiles placed as
+#   sample-fleet/date=YYYY-MM-DD/host=NAME/program=PROG/{cpu.prof,gmon.out}
+# Not run by CI. Needs root (for $PREFIX and apt) on Debian 12 (bookworm), amd64. Run from anywhere:
+#   bash sample-fleet/_reference/regenerate.sh
+# Sources, this script, the binaries (bin/, for symbolization) and what pprof and gprof say of each
+# profile (pprof/, gprof/) stay in _reference/, which readers skip like any name starting with '_'.
+# $PREFIX is wiped first; the date= directories of sample-fleet and pprof/, gprof/ here are
+# rewritten. SKIP_APT=1 skips the package step.
+set -euo pipefail
+
+REF="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+FLEET="$(dirname "$REF")"
+SRC="$REF/src"
+PREFIX="${PREFIX:-/opt/demo}"
+WORK="$(mktemp -d)"
+trap 'rm -rf "$WORK"' EXIT
+
+# ---- 1. packages ---------------------------------------------------------------------------
+APT="apt-get -o DPkg::Lock::Timeout=900"
+if [ "${SKIP_APT:-0}" != 1 ]; then
+    $APT update || echo "warning: apt-get update reported errors; continuing with the indexes we have" >&2
+    DEBIAN_FRONTEND=noninteractive $APT install -y --no-install-recommends \
+        gcc binutils google-perftools libgoogle-perftools-dev golang-go
+fi
+
+# ---- 2. build and install ------------------------------------------------------------------
+# -O1 as a release build might be; -fno-inline keeps every function of the sources a function of
+# its own (so each one shows up by name, in pprof and in gprof alike); frame pointers and -g for
+# the profilers and for symbolization.
+CFLAGS="-O1 -fno-inline -fno-omit-frame-pointer -g"
+rm -rf "${PREFIX:?}"
+mkdir -p "$PREFIX/bin" "$PREFIX/lib" "$PREFIX/src"
+# Built from a copy of the sources in $PREFIX/src, so the debug info names /opt/demo/src/*.c.
+cp "$SRC"/*.c "$SRC"/*.h "$PREFIX/src/"
+cd "$PREFIX/src"
+gcc $CFLAGS -fPIC -shared -o "$PREFIX/lib/libfleetwork.so" libfleetwork.c
+for prog in api-server indexer; do
+    # PIE (Debian's default), libfleetwork from $PREFIX/lib, libprofiler started by CPUPROFILE.
+    gcc $CFLAGS -o "$PREFIX/bin/$prog" "$prog.c" \
+        -L"$PREFIX/lib" -lfleetwork -Wl,-rpath,"$PREFIX/lib" -Wl,--no-as-needed -lprofiler
+done
+gcc $CFLAGS -pg -o "$PREFIX/bin/report-gen" report-gen.c
+
+# The binaries, with their debug info, for symbolization (jobs/fleet-aggregate --binaries finds
+# them by file name; a gmon.out is named by its program= directory, hence report-gen's name).
+rm -rf "$REF/bin"
+mkdir -p "$REF/bin"
+cp "$PREFIX/bin/api-server" "$PREFIX/bin/indexer" "$PREFIX/bin/report-gen" \
+    "$PREFIX/lib/libfleetwork.so" "$REF/bin/"
+
+# ---- 3. run --------------------------------------------------------------------------------
+# date host program arguments. web-2 serves more traffic than web-1; on 2026-11-21 web-2 turns
+# the strict-escaping flag on (the regression); batch-1's corpus and logs grow every day.
+RUNS="
+2026-11-19 web-1   api-server 60000 1901
+2026-11-19 web-2   api-server 75000 1902
+2026-11-19 batch-1 indexer    20000 1903
+2026-11-19 batch-1 report-gen 1800000 1904
+2026-11-20 web-1   api-server 62000 2001
+2026-11-20 web-2   api-server 78000 2002
+2026-11-20 batch-1 indexer    22000 2003
+2026-11-20 batch-1 report-gen 2000000 2004
+2026-11-21 web-1   api-server 61000 2101
+2026-11-21 web-2   api-server 77000 2102 strict-escaping
+2026-11-21 batch-1 indexer    25000 2103
+2026-11-21 batch-1 report-gen 2200000 2104
+"
+rm -rf "$FLEET"/date=* "$REF/pprof" "$REF/gprof"
+export CPUPROFILE_FREQUENCY=1000   # samples per second of CPU time -> period 1000 us
+export HOME="$WORK/home" PPROF_TMPDIR="$WORK/pprof-tmp" PPROF_BINARY_PATH="$REF/bin"
+mkdir -p "$HOME" "$PPROF_TMPDIR"
+while read -r date host prog args; do
+    [ -n "$date" ] || continue
+    dir="$FLEET/date=$date/host=$host/program=$prog"
+    ref="date=$date/host=$host/program=$prog"
+    mkdir -p "$dir" "$WORK/run"
+    # shellcheck disable=SC2086
+    if [ "$prog" = report-gen ]; then
+        (cd "$WORK/run" && rm -f gmon.out && "$PREFIX/bin/$prog" $args > /dev/null)
+        mv "$WORK/run/gmon.out" "$dir/gmon.out"
+        mkdir -p "$REF/gprof/$ref"
+        gprof -b -p "$REF/bin/$prog" "$dir/gmon.out" > "$REF/gprof/$ref/gprof-p.txt"
+    else
+        CPUPROFILE="$dir/cpu.prof" "$PREFIX/bin/$prog" $args > /dev/null
+        mkdir -p "$REF/pprof/$ref"
+        # -raw without symbols: the records as pprof reads them (the sample totals to compare);
+        # -top with the committed binaries: what it names.
+        go tool pprof -raw -symbolize=none "$dir/cpu.prof" > "$REF/pprof/$ref/cpu.pprof-raw.txt"
+        go tool pprof -top -nodecount=1000 "$REF/bin/$prog" "$dir/cpu.prof" \
+            > "$REF/pprof/$ref/cpu.pprof-top.txt" 2>/dev/null
+    fi
+done <<< "$RUNS"
+
+# ---- 4. summary ----------------------------------------------------------------------------
+dpkg-query -W -f='${Package} ${Version}\n' \
+    gcc-12 binutils google-perftools libgoogle-perftools-dev libunwind8 golang-go 2>/dev/null \
+    > "$REF/versions.txt" || true
+{ gcc --version | head -n 1; go version; uname -srm; } >> "$REF/versions.txt"
+cd "$FLEET"
+find date=* -type f | sort | while read -r f; do
+    printf '%-50s %7d bytes\n' "$f" "$(stat -c %s "$f")"
+done
+du -sh "$FLEET"
