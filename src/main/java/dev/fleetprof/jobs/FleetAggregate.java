@@ -18,6 +18,8 @@ import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
 import org.apache.hadoop.conf.Configuration;
+import org.apache.hadoop.fs.FileStatus;
+import org.apache.hadoop.fs.FileSystem;
 import org.apache.hadoop.fs.Path;
 import org.apache.spark.sql.Column;
 import org.apache.spark.sql.DataFrameReader;
@@ -310,7 +312,29 @@ public final class FleetAggregate {
     }
   }
 
+  /** The datasets a run writes, in the order it writes them. */
+  static final List<String> DATASETS =
+      List.of("files", "stacks", "host_stacks", "locations", "modules", "functions");
+
   private static Summary aggregate(SparkSession spark, Args args) throws IOException {
+    // A run for a given date holds it from the start: no other run replaces files this one reads
+    // back, and its markers go at once. Without --date the dates come from the data, and are taken
+    // once known.
+    DateLease early =
+        args.date() != null
+            ? beginDates(spark, args.output(), DATASETS, List.of(args.date()))
+            : null;
+    try {
+      return aggregate(spark, args, early);
+    } finally {
+      if (early != null) {
+        early.close();
+      }
+    }
+  }
+
+  private static Summary aggregate(SparkSession spark, Args args, DateLease early)
+      throws IOException {
     long started = System.nanoTime();
     LOG.info("fleet-aggregate: reading {} -> {}", args.inputs(), args.output());
     DataFrameReader reader =
@@ -496,11 +520,21 @@ public final class FleetAggregate {
       tables.put("locations", locations);
       tables.put("modules", modules);
       tables.put("functions", functions);
-      for (Map.Entry<String, Dataset<Row>> t : tables.entrySet()) {
-        writeDated(spark, t.getValue(), args.output() + "/" + t.getKey(), dates);
+      if (!tables.keySet().equals(new java.util.LinkedHashSet<>(DATASETS))) {
+        throw new IllegalStateException("datasets " + tables.keySet() + " are not " + DATASETS);
       }
-      Summary summary =
-          summarise(spark, args, tables.keySet(), dates, started, symbolizationReport(symbols));
+      Summary summary;
+      try (DateLease lease =
+          early != null ? early : beginDates(spark, args.output(), DATASETS, dates)) {
+        for (Map.Entry<String, Dataset<Row>> t : tables.entrySet()) {
+          lease.check();
+          writeDated(spark, t.getValue(), args.output() + "/" + t.getKey(), dates);
+        }
+        lease.check();
+        commitDates(spark, args.output(), tables.keySet(), dates);
+        summary =
+            summarise(spark, args, tables.keySet(), dates, started, symbolizationReport(symbols));
+      }
       MeasureTotal cpu = summary.measures().get(Measures.CPU);
       StandardOutputs.writeCpuTime(
           spark,
@@ -660,8 +694,9 @@ public final class FleetAggregate {
   }
 
   /**
-   * Writes a dataset partitioned by date with dynamic partition overwrite (the dates it has rows
-   * for are replaced, other dates stay), then its {@code _SUCCESS} markers.
+   * Writes a dataset partitioned by date with dynamic partition overwrite: the dates it has rows
+   * for are replaced, other dates stay. No markers: {@link #commitDates} writes them once every
+   * dataset of the run is written.
    */
   static void writeDated(SparkSession spark, Dataset<Row> table, String path, List<Object> dates)
       throws IOException {
@@ -672,24 +707,92 @@ public final class FleetAggregate {
         .option("partitionOverwriteMode", "dynamic")
         .partitionBy("date")
         .parquet(path);
-    markDone(spark, path, dates);
   }
 
   /**
-   * Writes {@code _SUCCESS} markers for schedulers: in the dataset and in each date partition this
-   * run wrote. Spark's dynamic partition overwrite commits the partitions but leaves no marker.
+   * Starts replacing {@code dates}: takes their leases (one writer per date; see {@link
+   * DateLease}), then removes what says they are complete (each dataset's {@code _SUCCESS}, the
+   * dates' {@code _SUCCESS} in every dataset, the dates' run records), so that a scheduler waiting
+   * on a marker never goes ahead on a date this run is still replacing, or failed to. Staging
+   * directories a killed run left (older than a lease lives) are deleted.
    */
-  private static void markDone(SparkSession spark, String dataset, List<Object> dates)
+  static DateLease beginDates(
+      SparkSession spark, String output, Iterable<String> datasets, List<Object> dates)
       throws IOException {
-    Configuration conf = spark.sparkContext().hadoopConfiguration();
-    List<Path> markers = new ArrayList<>();
-    markers.add(new Path(dataset, "_SUCCESS"));
+    Path out = new Path(output);
+    FileSystem fs = out.getFileSystem(spark.sparkContext().hadoopConfiguration());
+    DateLease lease = DateLease.acquire(fs, out, dates, java.util.UUID.randomUUID().toString());
+    try {
+      for (Object d : dates) {
+        fs.delete(runRecord(out, d), false);
+      }
+      long stale = System.currentTimeMillis() - DateLease.TIMEOUT.toMillis();
+      for (String dataset : datasets) {
+        Path dir = new Path(out, dataset);
+        fs.delete(new Path(dir, "_SUCCESS"), false);
+        for (Object d : dates) {
+          fs.delete(new Path(dir, "date=" + d + "/_SUCCESS"), false);
+        }
+        if (fs.exists(dir)) {
+          for (FileStatus st : fs.listStatus(dir, p -> p.getName().startsWith(".spark-staging-"))) {
+            if (st.getModificationTime() < stale) {
+              LOG.info("deleting {}, left by a run that died", st.getPath());
+              fs.delete(st.getPath(), true);
+            }
+          }
+        }
+      }
+      return lease;
+    } catch (IOException | RuntimeException e) {
+      lease.close();
+      throw e;
+    }
+  }
+
+  /**
+   * Marks {@code dates} complete, once every dataset of the run is written: {@code _SUCCESS} in
+   * each dataset and in each of its date partitions, then one run record per date ({@code
+   * OUTPUT/_runs/date=D}), the marker that says all datasets of the date are this run's.
+   */
+  static void commitDates(
+      SparkSession spark, String output, Iterable<String> datasets, List<Object> dates)
+      throws IOException {
+    Path out = new Path(output);
+    FileSystem fs = out.getFileSystem(spark.sparkContext().hadoopConfiguration());
+    for (String dataset : datasets) {
+      for (Object d : dates) {
+        Path partition = new Path(out, dataset + "/date=" + d);
+        if (fs.exists(partition)) {
+          fs.create(new Path(partition, "_SUCCESS"), true).close();
+        }
+      }
+      fs.create(new Path(new Path(out, dataset), "_SUCCESS"), true).close();
+    }
+    String committed = java.time.Instant.now().toString();
     for (Object d : dates) {
-      markers.add(new Path(dataset, "date=" + d + "/_SUCCESS"));
+      try (java.io.OutputStream o = fs.create(runRecord(out, d), true)) {
+        o.write(
+            ("{\"date\": \""
+                    + d
+                    + "\", \"committed\": \""
+                    + committed
+                    + "\", \"datasets\": "
+                    + jsonNames(datasets)
+                    + "}\n")
+                .getBytes(java.nio.charset.StandardCharsets.UTF_8));
+      }
     }
-    for (Path p : markers) {
-      p.getFileSystem(conf).create(p, true).close();
-    }
+  }
+
+  private static String jsonNames(Iterable<String> names) {
+    List<String> quoted = new ArrayList<>();
+    names.forEach(n -> quoted.add("\"" + n + "\""));
+    return "[" + String.join(", ", quoted) + "]";
+  }
+
+  /** The file that says every dataset of a date was written by one run that completed. */
+  static Path runRecord(Path output, Object date) {
+    return new Path(new Path(output, "_runs"), "date=" + date);
   }
 
   /**

@@ -122,8 +122,15 @@ public final class SymbolizeOutput {
       long l = newLocations.count();
       long f = newFunctions.count();
       String report = FleetAggregate.symbolizationReport(symbols);
-      FleetAggregate.writeDated(spark, newLocations, args.output() + "/locations", dates);
-      FleetAggregate.writeDated(spark, newFunctions, args.output() + "/functions", dates);
+      List<String> rewritten = List.of("locations", "functions");
+      try (DateLease lease = FleetAggregate.beginDates(spark, args.output(), rewritten, dates)) {
+        lease.check();
+        FleetAggregate.writeDated(spark, newLocations, args.output() + "/locations", dates);
+        lease.check();
+        FleetAggregate.writeDated(spark, newFunctions, args.output() + "/functions", dates);
+        lease.check();
+        FleetAggregate.commitDates(spark, args.output(), rewritten, dates);
+      }
       String line =
           String.format(
               "symbolize: dates %s: %d locations, %d functions rewritten under"

@@ -1,6 +1,7 @@
 package dev.fleetprof.jobs;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.fleetprof.testing.ChildJvm;
@@ -63,6 +64,12 @@ class FleetAggregateKillTest {
       job.destroyForcibly();
     }
 
+    // The killed run had started replacing the date: nothing says the date is complete.
+    for (String t : FleetAggregate.DATASETS) {
+      assertFalse(Files.exists(Path.of(out, t, "date=2026-11-20", "_SUCCESS")), t + " unmarked");
+    }
+    assertFalse(Files.exists(Path.of(out, "_runs", "date=2026-11-20")), "no run record");
+    assertTrue(Files.exists(Path.of(out, "_leases", "date=2026-11-20")), "the dead run's lease");
     int i = 0;
     for (String t : List.of("stacks", "locations", "files")) {
       Dataset<Row> now = spark.read().parquet(out + "/" + t);
@@ -76,6 +83,10 @@ class FleetAggregateKillTest {
             FleetAggregate.Args.parse(
                 new String[] {"--input", in, "--output", out, "--date", "2026-11-20"}));
     assertEquals(files, again.files(), "the next run succeeds over the killed run's leftovers");
+    for (String t : FleetAggregate.DATASETS) {
+      assertTrue(Files.exists(Path.of(out, t, "date=2026-11-20", "_SUCCESS")), t + " marked");
+    }
+    assertTrue(Files.exists(Path.of(out, "_runs", "date=2026-11-20")));
     before.forEach(Dataset::unpersist);
   }
 
