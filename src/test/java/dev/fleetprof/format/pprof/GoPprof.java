@@ -17,19 +17,19 @@ import java.util.Map;
  * sample's labels and frames, parsed here). Locally a missing {@code go} skips the test; with
  * {@code CI=true} it fails.
  */
-final class GoPprof {
+public final class GoPprof {
   /** One sample of {@code -traces}: its label lines ("key: value") and frame lines. */
-  record Trace(List<String> labels, List<String> frames) {}
+  public record Trace(List<String> labels, List<String> frames) {}
 
   private final Path home;
 
-  GoPprof(Path home) {
+  public GoPprof(Path home) {
     ExternalTool.require("go", "golang-go");
     this.home = home;
   }
 
   /** {@code go tool pprof ARGS}'s standard output; fails the test when it fails. */
-  String run(String... args) throws IOException, InterruptedException {
+  public String run(String... args) throws IOException, InterruptedException {
     List<String> command = new ArrayList<>(List.of("go", "tool", "pprof"));
     command.addAll(List.of(args));
     ExternalTool.Result r = ExternalTool.run(command, home, Map.of(), 120);
@@ -37,12 +37,12 @@ final class GoPprof {
     return r.stdout();
   }
 
-  PprofRaw raw(Path profile) throws IOException, InterruptedException {
+  public PprofRaw raw(Path profile) throws IOException, InterruptedException {
     return PprofRaw.parse(run("-raw", profile.toString()));
   }
 
   /** {@code -traces -lines} for the sample type at {@code index}. */
-  List<Trace> traces(Path profile, int index) throws IOException, InterruptedException {
+  public List<Trace> traces(Path profile, int index) throws IOException, InterruptedException {
     String text = run("-traces", "-lines", "-sample_index=" + index, profile.toString());
     List<Trace> out = new ArrayList<>();
     Trace current = null;

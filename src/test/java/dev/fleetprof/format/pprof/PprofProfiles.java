@@ -23,11 +23,11 @@ import java.util.zip.GZIPInputStream;
  * labels, heap, mutex, an uncompressed heap profile), each gperftools sample converted by {@code go
  * tool pprof -proto}, and one written by our own {@link PprofWriter}.
  */
-final class PprofProfiles {
+public final class PprofProfiles {
   private PprofProfiles() {}
 
   /** The Go samples in sample-data/pprof. */
-  static List<Path> goSamples() {
+  public static List<Path> goSamples() {
     try (var s = Files.list(SampleData.PPROF)) {
       return s.filter(Files::isRegularFile).sorted().toList();
     } catch (IOException e) {
@@ -36,7 +36,7 @@ final class PprofProfiles {
   }
 
   /** Every gperftools sample as {@code go tool pprof -proto} writes it, in {@code dir}. */
-  static List<Path> convertedGperftools(Path dir) throws IOException, InterruptedException {
+  public static List<Path> convertedGperftools(Path dir) throws IOException, InterruptedException {
     ExternalTool.require("go", "golang-go");
     List<Path> out = new ArrayList<>();
     for (Path prof : SampleData.gperftoolsProfiles()) {
@@ -56,7 +56,7 @@ final class PprofProfiles {
   }
 
   /** A profile written by {@link PprofWriter}: symbolized, inlined, unmapped and plain frames. */
-  static Path writtenByPprofWriter(Path dir) throws IOException {
+  public static Path writtenByPprofWriter(Path dir) throws IOException {
     SourceLine inner = new SourceLine("mix", "_Z3mixm", "work.c", 8);
     SourceLine outer = new SourceLine("work", "_Z4workv", "work.c", 16);
     Frame inlined = new Frame("/opt/app/bin/server", 0x1105, List.of(inner, outer));
@@ -76,7 +76,7 @@ final class PprofProfiles {
   }
 
   /** A file's bytes, inflated when it is gzip data (as pprof reads any file). */
-  static byte[] protobuf(Path file) throws IOException {
+  public static byte[] protobuf(Path file) throws IOException {
     byte[] data = Files.readAllBytes(file);
     if (data.length > 2 && (data[0] & 0xff) == 0x1f && (data[1] & 0xff) == 0x8b) {
       try (InputStream in = new GZIPInputStream(new java.io.ByteArrayInputStream(data))) {
@@ -86,7 +86,7 @@ final class PprofProfiles {
     return data;
   }
 
-  static byte[] gzip(byte[] data) throws IOException {
+  public static byte[] gzip(byte[] data) throws IOException {
     ByteArrayOutputStream out = new ByteArrayOutputStream();
     try (var gz = new java.util.zip.GZIPOutputStream(out)) {
       gz.write(data);
