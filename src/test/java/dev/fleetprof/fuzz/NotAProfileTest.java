@@ -151,12 +151,12 @@ class NotAProfileTest {
         e.getMessage()
             .endsWith(
                 ": not a profile file of any known format (gperftools,"
-                    + " gprof, dcpi): it looks like "
+                    + " gprof, dcpi, pprof): it looks like "
                     + what),
         e.getMessage());
     if (!looksLike.equals("a PNG image")) { // a forced gprof decoder reads the PNG above: forced
       for (Decode.Decoder forced :
-          new Decode.Decoder[] {Decode::gperftools, Decode::gprof, Decode::dcpi}) {
+          new Decode.Decoder[] {Decode::gperftools, Decode::gprof, Decode::dcpi, Decode::pprof}) {
         Decoded d = Decode.checked(forced, src, bytes(src));
         assertNotNull(d.error(), file + ": a forced decoder read it: " + d.outcome());
         assertEquals(0, d.records().size(), file.toString());
