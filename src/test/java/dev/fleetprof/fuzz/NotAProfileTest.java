@@ -69,7 +69,9 @@ class NotAProfileTest {
     new Random(6).nextBytes(garbage);
     byte[] gz = TestSources.compress(garbage);
     refused(write("garbage.gz", gz), "binary data of no known profile format");
-    refused(write("garbage.bin", gz), "gzip data (only files named *.gz are decompressed)");
+    refused(
+        write("garbage.bin", gz),
+        "gzip data (only files named *.gz, and pprof profiles, are decompressed)");
     refused(
         write("README.gz", TestSources.compress(Files.readAllBytes(Path.of("README.md")))), "text");
     // The same path for a real profile: a .gz profile is detected from its decompressed bytes.

@@ -8,6 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.fleetprof.format.pprof.GoPprof;
 import dev.fleetprof.format.pprof.PprofProfiles;
 import dev.fleetprof.testing.PprofRaw;
+import dev.fleetprof.testing.SampleData;
 import dev.fleetprof.testing.TestSpark;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -26,7 +27,7 @@ import org.junit.jupiter.api.io.TempDir;
  * pprof files through the {@code profile} source: detected among other files or named with {@code
  * format=pprof}, their rows agree with {@code go tool pprof} (per-chain sums of every sample type,
  * the inline chains of {@code -traces -lines}), and any split size gives the same rows (a pprof
- * file is one partition).
+ * file is one partition). Gzip data is read whatever the file's name, as Go names its profiles.
  */
 class PprofSourceTest {
   private final SparkSession spark = TestSpark.get();
@@ -42,6 +43,8 @@ class PprofSourceTest {
     for (Path p : PprofProfiles.goSamples()) {
       Files.copy(p, dir.resolve(p.getFileName()));
     }
+    // As `go test -cpuprofile cpu.pprof` names it: gzip data under a name without .gz.
+    Files.copy(SampleData.PPROF.resolve("cpu-labels.pb.gz"), dir.resolve("cpu.pprof"));
     Path converted = Files.createDirectories(tmp.resolve("converted"));
     for (Path p : PprofProfiles.convertedGperftools(converted)) {
       Files.copy(p, dir.resolve(p.getFileName()));
