@@ -5,8 +5,11 @@ import dev.fleetprof.format.pprof.PprofReader;
 import dev.fleetprof.format.pprof.PprofTables;
 import org.apache.spark.sql.catalyst.expressions.GenericInternalRow;
 import org.apache.spark.sql.catalyst.expressions.UnsafeArrayData;
+import org.apache.spark.sql.catalyst.expressions.UnsafeProjection;
 import org.apache.spark.sql.catalyst.util.ArrayData;
 import org.apache.spark.sql.catalyst.util.GenericArrayData;
+import org.apache.spark.sql.types.ArrayType;
+import org.apache.spark.sql.types.StructType;
 import org.apache.spark.unsafe.types.UTF8String;
 
 /**
@@ -18,6 +21,17 @@ import org.apache.spark.unsafe.types.UTF8String;
  */
 final class PprofColumn implements FormatColumns {
   private static final Object[] NO_OBJECTS = new Object[0];
+
+  /** Turns one location's chain into an {@code UnsafeArrayData} (not thread-safe: per column). */
+  private final UnsafeProjection linesProjection =
+      UnsafeProjection.create(
+          new StructType()
+              .add(
+                  "lines",
+                  ((ArrayType)
+                      ((ArrayType) ProfileSchema.PPROF_TYPE.apply("lines").dataType())
+                          .elementType()),
+                  false));
 
   private final int ordinal;
   private final PprofTables tables;
@@ -38,7 +52,13 @@ final class PprofColumn implements FormatColumns {
                 UTF8String.fromString(tables.sampleUnit(i))
               });
     }
-    this.sampleTypes = new GenericArrayData(types);
+    this.sampleTypes =
+        UnsafeProjection.create(
+                new StructType()
+                    .add("t", ProfileSchema.PPROF_TYPE.apply("sample_types").dataType(), false))
+            .apply(new GenericInternalRow(new Object[] {new GenericArrayData(types)}))
+            .getArray(0)
+            .copy();
     this.lines = new ArrayData[tables.locations()];
     this.linesBuilt = new boolean[tables.locations()];
     this.values = new long[tables.sampleTypes()];
@@ -99,7 +119,13 @@ final class PprofColumn implements FormatColumns {
                   orNull(tables.lineSymbol(location, j))
                 });
       }
-      out = new GenericArrayData(entries);
+      // In Spark's binary layout: every row holding the location copies it as bytes instead of
+      // converting its structs and strings again.
+      out =
+          linesProjection
+              .apply(new GenericInternalRow(new Object[] {new GenericArrayData(entries)}))
+              .getArray(0)
+              .copy();
     }
     lines[location] = out;
     linesBuilt[location] = true;
