@@ -9,7 +9,10 @@ public final class ForeignFiles {
   /** Signatures of files often found beside profiles, and what to call them. */
   private static final Object[][] FOREIGN = {
     {new byte[] {0x7f, 'E', 'L', 'F'}, "an ELF file"},
-    {new byte[] {(byte) 0x1f, (byte) 0x8b}, "gzip data (only files named *.gz are decompressed)"},
+    {
+      new byte[] {(byte) 0x1f, (byte) 0x8b},
+      "gzip data (only files named *.gz, and pprof profiles, are decompressed)"
+    },
     {new byte[] {(byte) 0x89, 'P', 'N', 'G', '\r', '\n', 0x1a, '\n'}, "a PNG image"},
     {new byte[] {(byte) 0xff, (byte) 0xd8, (byte) 0xff}, "a JPEG image"},
     {new byte[] {'%', 'P', 'D', 'F', '-'}, "a PDF document"},

@@ -3,6 +3,7 @@ package dev.fleetprof.format;
 import dev.fleetprof.format.dcpi.DcpiFormat;
 import dev.fleetprof.format.gperftools.GperftoolsFormat;
 import dev.fleetprof.format.gprof.GprofFormat;
+import dev.fleetprof.format.pprof.PprofFormat;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -14,7 +15,7 @@ import java.util.List;
 public final class ProfileFormats {
   /** Every format; signatures are tried in this order, then the structure-only recognisers. */
   public static final List<ProfileFormat> ALL =
-      List.of(new GperftoolsFormat(), new GprofFormat(), new DcpiFormat());
+      List.of(new GperftoolsFormat(), new GprofFormat(), new DcpiFormat(), new PprofFormat());
 
   /** Bytes of a file's start that {@link #detect} wants (fewer is fine for short files). */
   public static final int HEAD_BYTES = 64;

@@ -16,9 +16,10 @@ import org.apache.hadoop.fs.Path;
 
 /**
  * A file on any Hadoop FileSystem (local, HDFS, S3A, ...) as a decoder's {@link ByteSource}. Files
- * whose names end in {@code .gz} are decompressed transparently (and have an unknown length, so
- * they are never split), within the {@link GzipLimits}: a gzip bomb fails its read with a {@link
- * ProfileFormatException} at the decompressed offset where a limit was passed.
+ * whose names end in {@code .gz} (and, through {@link #decompressed()}, gzip data the reader chose
+ * to inflate) are decompressed transparently (and have an unknown length, so they are never split),
+ * within the {@link GzipLimits}: a gzip bomb fails its read with a {@link ProfileFormatException}
+ * at the decompressed offset where a limit was passed.
  */
 public final class HadoopByteSource implements ByteSource {
   private final Path path;
@@ -33,11 +34,29 @@ public final class HadoopByteSource implements ByteSource {
   }
 
   public HadoopByteSource(String path, long length, Configuration conf, GzipLimits limits) {
+    this(path, length, conf, limits, isGzip(path));
+  }
+
+  private HadoopByteSource(
+      String path, long length, Configuration conf, GzipLimits limits, boolean gzip) {
     this.path = new Path(path);
     this.conf = conf;
     this.length = length;
-    this.gzip = isGzip(path);
+    this.gzip = gzip;
     this.limits = limits;
+  }
+
+  /**
+   * The same file read through gzip whatever its name, within the same limits: for gzip data in a
+   * file not named {@code .gz} (Go writes its pprof profiles gzipped under any name).
+   */
+  public HadoopByteSource decompressed() {
+    return gzip ? this : new HadoopByteSource(path.toString(), length, conf, limits, true);
+  }
+
+  /** Whether {@code head} starts with gzip's magic bytes. */
+  public static boolean isGzipData(byte[] head, int len) {
+    return len >= 2 && (head[0] & 0xff) == 0x1f && (head[1] & 0xff) == 0x8b;
   }
 
   public static boolean isGzip(String path) {

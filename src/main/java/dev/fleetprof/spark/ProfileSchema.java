@@ -23,6 +23,7 @@ public final class ProfileSchema {
   public static final String RECORD_OFFSET = "record_offset";
   public static final String HISTOGRAM = "histogram";
   public static final String DCPI = "dcpi";
+  public static final String PPROF = "pprof";
   public static final String ERROR = "error";
 
   /**
@@ -69,6 +70,45 @@ public final class ProfileSchema {
               false);
 
   /**
+   * One entry of a location's inline chain, innermost first (pprof's {@code Location.line}): the
+   * same struct as the fleet job's {@code locations.lines}. {@code function} is the function's
+   * name, {@code symbol} its system (mangled) name.
+   */
+  public static final StructType PPROF_LINE_TYPE =
+      new StructType()
+          .add("function", DataTypes.StringType, false)
+          .add("file", DataTypes.StringType, true)
+          .add("line", DataTypes.LongType, true)
+          .add("symbol", DataTypes.StringType, true);
+
+  /** A pprof sample's label: a string label has {@code str}, a numeric one {@code num} (+ unit). */
+  public static final StructType PPROF_LABEL_TYPE =
+      new StructType()
+          .add("key", DataTypes.StringType, false)
+          .add("str", DataTypes.StringType, true)
+          .add("num", DataTypes.LongType, true)
+          .add("num_unit", DataTypes.StringType, true);
+
+  public static final StructType PPROF_SAMPLE_TYPE_TYPE =
+      new StructType()
+          .add("type", DataTypes.StringType, false)
+          .add("unit", DataTypes.StringType, false);
+
+  /**
+   * pprof rows: every value of the sample and every sample type (count is one of them), the
+   * sample's labels, the profile's time and duration, and per pc (parallel to {@code pcs}) the
+   * location's inline chain, null where the profile has no line information for it.
+   */
+  public static final StructType PPROF_TYPE =
+      new StructType()
+          .add("values", new ArrayType(DataTypes.LongType, false), false)
+          .add("sample_types", new ArrayType(PPROF_SAMPLE_TYPE_TYPE, false), false)
+          .add("labels", new ArrayType(PPROF_LABEL_TYPE, false), false)
+          .add("time_nanos", DataTypes.LongType, false)
+          .add("duration_nanos", DataTypes.LongType, false)
+          .add("lines", new ArrayType(new ArrayType(PPROF_LINE_TYPE, false), true), false);
+
+  /**
    * {@code _metadata}: the fields Spark's file sources give it, with the same meanings (the block
    * is the slice of the file the row's task read; the path is URL-encoded, as Spark's is).
    */
@@ -85,7 +125,7 @@ public final class ProfileSchema {
       new StructType(
           new StructField[] {
             field(PATH, DataTypes.StringType, false, "the file the row came from"),
-            field(FORMAT, DataTypes.StringType, false, "gperftools | gprof | dcpi"),
+            field(FORMAT, DataTypes.StringType, false, "gperftools | gprof | dcpi | pprof"),
             field(
                 KIND,
                 DataTypes.StringType,
@@ -120,6 +160,12 @@ public final class ProfileSchema {
                 true,
                 "gprof histogram rows: bin end (exclusive), rate and dimension; null on other rows"),
             field(DCPI, DCPI_TYPE, true, "DCPI rows: the header's facts; null on other rows"),
+            field(
+                PPROF,
+                PPROF_TYPE,
+                true,
+                "pprof rows: all values and sample types, labels, times and each pc's inline"
+                    + " chain; null on other rows"),
             field(
                 ERROR,
                 DataTypes.StringType,

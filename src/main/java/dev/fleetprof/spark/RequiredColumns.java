@@ -25,6 +25,7 @@ record RequiredColumns(
     int recordOffset,
     int histogram,
     int dcpi,
+    int pprof,
     int error,
     int metadata,
     int[] partitions)
@@ -49,6 +50,7 @@ record RequiredColumns(
         index(schema, ProfileSchema.RECORD_OFFSET),
         index(schema, ProfileSchema.HISTOGRAM),
         index(schema, ProfileSchema.DCPI),
+        index(schema, ProfileSchema.PPROF),
         index(schema, ProfileSchema.ERROR),
         index(schema, ProfileSchema.METADATA),
         partitions);

@@ -9,6 +9,7 @@ import dev.fleetprof.format.ProfileFormats;
 import dev.fleetprof.format.gperftools.CpuProfileLayout;
 import dev.fleetprof.format.gperftools.CpuProfileSplitReader;
 import dev.fleetprof.format.gperftools.GperftoolsFormat;
+import dev.fleetprof.format.pprof.PprofFormat;
 import dev.fleetprof.split.SplitPlanner.Slice;
 import java.io.IOException;
 import java.io.InputStream;
@@ -69,6 +70,29 @@ final class SliceOpener {
   }
 
   /**
+   * {@code file} (gzip data not named {@code .gz}) decompressed, when its content is a pprof
+   * profile (Go writes them gzipped under any name: {@code cpu.prof}, {@code cpu.pprof}); null
+   * otherwise, and the file is then refused as gzip data, as before. Only pprof is looked for: the
+   * other formats' files are written uncompressed and compressed by name.
+   */
+  private ByteSource gzippedPprof(HadoopByteSource file) throws IOException {
+    if (fixedFormat != null && !(fixedFormat instanceof PprofFormat)) {
+      return null;
+    }
+    HadoopByteSource inflated = file.decompressed();
+    byte[] inner = new byte[ProfileFormats.HEAD_BYTES];
+    int m;
+    try (InputStream in = inflated.open(0)) {
+      m = in.readNBytes(inner, 0, inner.length);
+    } catch (IOException e) {
+      return null; // not even gzip: refused as what its bytes look like
+    }
+    boolean pprof =
+        fixedFormat != null || ProfileFormats.detect(inner, m, -1) instanceof PprofFormat;
+    return pprof ? inflated : null;
+  }
+
+  /**
    * Opens a slice; {@code notRegular} says what its file is when the listing found it is not a
    * regular file (then it is not opened: opening a FIFO blocks until a writer comes), else null.
    */
@@ -109,6 +133,15 @@ final class SliceOpener {
     }
     if (n == 0) {
       return RowSource.EMPTY; // a profiler reset before its first flush leaves a 0-byte file
+    }
+    if (HadoopByteSource.isGzipData(head, n) && !file.gzip()) {
+      ByteSource inflated = gzippedPprof(file);
+      if (inflated != null) {
+        src = inflated;
+        try (InputStream in = src.open(0)) {
+          n = in.readNBytes(head, 0, head.length);
+        }
+      }
     }
     ProfileFormat f =
         fixedFormat != null

@@ -78,6 +78,32 @@ class BenchHarnessTest {
     assertEquals(w.countSum(), got[1]);
   }
 
+  @Test
+  void pprofGeneratorMatchesTheDecoderAndGoToolPprof() throws Exception {
+    Path file = dir.resolve("large.pb");
+    Written w = LargePprof.write(file, 6L << 20, 9);
+    assertEquals(Files.size(file), w.bytes());
+    long records = 0;
+    long sum = 0;
+    try (var r = dev.fleetprof.format.pprof.PprofReader.open(TestSources.file(file), null)) {
+      while (r.next()) {
+        records++;
+        sum += r.count();
+      }
+    }
+    assertEquals(w.records(), records);
+    assertEquals(w.countSum(), sum);
+    ExternalTool.require("go", "golang-go");
+    ExternalTool.Result raw =
+        ExternalTool.run(
+            List.of("go", "tool", "pprof", "-raw", "-symbolize=none", file.toString()),
+            dir.resolve("home"),
+            Map.of(),
+            300);
+    assertEquals(0, raw.exit(), raw.stderr());
+    assertEquals(w.countSum(), dev.fleetprof.testing.PprofRaw.parse(raw.stdout()).totalSamples());
+  }
+
   /** The bench programs at a small scale, built once for the fleet tests. */
   @TempDir static Path programs;
 

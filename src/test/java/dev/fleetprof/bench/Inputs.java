@@ -158,6 +158,15 @@ final class Inputs {
         target -> LargeDcpi.write(target, bytes, 29));
   }
 
+  Input pprof(long bytes) throws IOException {
+    return get(
+        "pprof-" + fileSize(bytes) + ".pb",
+        "pprof profile, " + size(bytes),
+        1,
+        "bytes=" + bytes,
+        target -> LargePprof.write(target, bytes, 31));
+  }
+
   private Input get(String name, String label, int files, String params, Generator gen)
       throws IOException {
     Path target = dir.resolve(name);

@@ -121,8 +121,11 @@ public final class ScanBenchmark {
     if (opt.runs("formats")) {
       Input gmon = inputs.gmon(opt.gmonBytes());
       Input dcpi = inputs.dcpi(opt.dcpiBytes());
+      // A quarter of the DCPI size: go tool pprof holds a whole profile as Go objects.
+      Input pprofFile = inputs.pprof(opt.dcpiBytes() / 4);
       session(2);
-      otherFormats(gmon, dcpi);
+      otherFormats(gmon, dcpi, pprofFile);
+      goPprofRaw(pprofFile);
     }
     if (spark != null) {
       spark.stop();
@@ -498,8 +501,8 @@ public final class ScanBenchmark {
 
   // ------------------------------------------------------------------ gmon and DCPI
 
-  private void otherFormats(Input gmon, Input dcpi) throws Exception {
-    for (Input in : List.of(gmon, dcpi)) {
+  private void otherFormats(Input gmon, Input dcpi, Input pprofFile) throws Exception {
+    for (Input in : List.of(gmon, dcpi, pprofFile)) {
       String path = in.path().toString();
       report.add(
           best(
@@ -512,6 +515,60 @@ public final class ScanBenchmark {
       long[] got = sumCount(path);
       check(in.label(), in, got[0], got[1]);
     }
+  }
+
+  /**
+   * {@code go tool pprof -raw} on the large pprof file (parsing it whole, printing its merged
+   * samples): the reference tool's rate on the file the source read. Checked: its total of
+   * samples/count.
+   */
+  private void goPprofRaw(Input in) throws Exception {
+    String what = "`go tool pprof -raw` on the same file";
+    if (!opt.pprof()) {
+      return;
+    }
+    if (!onPath("go")) {
+      report.add(new Row(what, in.label(), Double.NaN, 0, 0, "not run: no `go`"));
+      return;
+    }
+    System.out.println("go tool pprof -raw ...");
+    Outcome o =
+        Processes.run(
+            List.of(
+                "go",
+                "tool",
+                "pprof",
+                "-raw",
+                "-symbolize=none",
+                PPROF_BINARY,
+                in.path().toString()),
+            inputs.dir().resolve("pprof-large-raw.txt"),
+            opt.pprofTimeout(),
+            pprofEnv(inputs.dir()));
+    if (!o.ok()) {
+      report.problem("go tool pprof -raw failed: " + o.tail());
+      report.add(new Row(what, in.label(), Double.NaN, 0, 0, "failed"));
+      return;
+    }
+    long total = PprofRaw.parse(o.output()).totalSamples();
+    if (total != in.countSum()) {
+      report.problem(
+          "go tool pprof -raw counts "
+              + total
+              + " samples in "
+              + in.label()
+              + ", which holds "
+              + in.countSum());
+    }
+    report.add(
+        new Row(
+            what,
+            in.label(),
+            o.seconds(),
+            in.bytes(),
+            in.records(),
+            "go " + goVersion(),
+            o.cpuSeconds() / o.seconds()));
   }
 
   // ------------------------------------------------------------------ the fleet job and pprof

@@ -1,10 +1,12 @@
 package dev.fleetprof.fuzz;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 
 import dev.fleetprof.format.ByteSource;
+import dev.fleetprof.format.DecodeOptions;
 import dev.fleetprof.format.Mapping;
 import dev.fleetprof.format.MappingIndex;
 import dev.fleetprof.format.ProfileFormat;
@@ -22,6 +24,9 @@ import dev.fleetprof.format.gprof.GmonLayout;
 import dev.fleetprof.format.gprof.GmonOptions;
 import dev.fleetprof.format.gprof.GmonReader;
 import dev.fleetprof.format.gprof.GprofFormat;
+import dev.fleetprof.format.pprof.PprofFormat;
+import dev.fleetprof.format.pprof.PprofReader;
+import dev.fleetprof.format.pprof.PprofTables;
 import dev.fleetprof.testing.DecodedRecord;
 import dev.fleetprof.testing.TestSources;
 import java.io.IOException;
@@ -210,6 +215,8 @@ final class Decode {
         return gprof(src);
       case DcpiFormat.NAME:
         return dcpi(src);
+      case PprofFormat.NAME:
+        return pprof(src);
       default:
         throw new AssertionError("unknown format " + format);
     }
@@ -367,6 +374,34 @@ final class Decode {
           null,
           Decoded.COMPLETE,
           List.of(new Mapping(h.tstart(), h.textLimit(), 0, h.pathOrImage(), true)));
+    } catch (ProfileFormatException e) {
+      return new Decoded(recs, e, null, List.of());
+    }
+  }
+
+  /**
+   * Tables then samples, as the {@code profile} source reads a pprof file: every sample's
+   * locations, values and labels resolved (the {@code pprof} column's work).
+   */
+  static Decoded pprof(ByteSource src) throws IOException {
+    List<DecodedRecord> recs = new ArrayList<>();
+    try (PprofReader r = new PprofFormat().open(src, DecodeOptions.ALL)) {
+      PprofTables t = r.tables();
+      while (r.next()) {
+        long[] pcs = new long[r.depth()];
+        for (int i = 0; i < pcs.length; i++) {
+          pcs[i] = r.pc(i);
+          for (int j = 0; j < t.lineCount(r.location(i)); j++) {
+            assertNotNull(t.lineFunction(r.location(i), j));
+            assertNotNull(t.lineFile(r.location(i), j));
+          }
+        }
+        for (int i = 0; i < r.labels(); i++) {
+          assertNotNull(r.labelKey(i));
+        }
+        recs.add(new DecodedRecord(r.recordOffset(), r.count(), pcs));
+      }
+      return new Decoded(recs, null, Decoded.COMPLETE, mappings(r.mappings()));
     } catch (ProfileFormatException e) {
       return new Decoded(recs, e, null, List.of());
     }

@@ -44,6 +44,13 @@ class DecoderFuzzTest {
     Decode.both(Decode::dcpi, "fuzz.dcpi", data, data.length, false);
   }
 
+  /** pprof's profile.proto: tables read first, then the samples streamed. */
+  @FuzzTest
+  @Timeout(10)
+  void pprof(byte[] data) {
+    Decode.both(Decode::pprof, "fuzz.pb", data, data.length);
+  }
+
   /**
    * The maps text at the end of a gperftools profile: free text, never an error, so the fuzz target
    * only asks for a result in bounded time and memory. The binary targets seldom reach it (it needs

@@ -69,7 +69,9 @@ class NotAProfileTest {
     new Random(6).nextBytes(garbage);
     byte[] gz = TestSources.compress(garbage);
     refused(write("garbage.gz", gz), "binary data of no known profile format");
-    refused(write("garbage.bin", gz), "gzip data (only files named *.gz are decompressed)");
+    refused(
+        write("garbage.bin", gz),
+        "gzip data (only files named *.gz, and pprof profiles, are decompressed)");
     refused(
         write("README.gz", TestSources.compress(Files.readAllBytes(Path.of("README.md")))), "text");
     // The same path for a real profile: a .gz profile is detected from its decompressed bytes.
@@ -151,12 +153,12 @@ class NotAProfileTest {
         e.getMessage()
             .endsWith(
                 ": not a profile file of any known format (gperftools,"
-                    + " gprof, dcpi): it looks like "
+                    + " gprof, dcpi, pprof): it looks like "
                     + what),
         e.getMessage());
     if (!looksLike.equals("a PNG image")) { // a forced gprof decoder reads the PNG above: forced
       for (Decode.Decoder forced :
-          new Decode.Decoder[] {Decode::gperftools, Decode::gprof, Decode::dcpi}) {
+          new Decode.Decoder[] {Decode::gperftools, Decode::gprof, Decode::dcpi, Decode::pprof}) {
         Decoded d = Decode.checked(forced, src, bytes(src));
         assertNotNull(d.error(), file + ": a forced decoder read it: " + d.outcome());
         assertEquals(0, d.records().size(), file.toString());

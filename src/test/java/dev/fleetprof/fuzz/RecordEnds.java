@@ -98,4 +98,31 @@ final class RecordEnds {
     }
     return all.subList(0, lo);
   }
+
+  /** A pprof sample's end: its tag byte, its length varint and its bytes. */
+  static ToLongFunction<DecodedRecord> pprof(byte[] d) {
+    return r -> {
+      int at = (int) r.offset() + 1;
+      long len = 0;
+      for (int shift = 0; ; shift += 7) {
+        int b = d[at++] & 0xff;
+        len |= (long) (b & 0x7f) << shift;
+        if (b < 0x80) {
+          return at + len;
+        }
+      }
+    };
+  }
+
+  /** A sample file's bytes, gunzipped when it is gzip data (a .gz pprof sample). */
+  static byte[] inflated(byte[] d) {
+    if (d.length < 2 || (d[0] & 0xff) != 0x1f || (d[1] & 0xff) != 0x8b) {
+      return d;
+    }
+    try (var in = new java.util.zip.GZIPInputStream(new java.io.ByteArrayInputStream(d))) {
+      return in.readAllBytes();
+    } catch (java.io.IOException e) {
+      throw new java.io.UncheckedIOException(e);
+    }
+  }
 }

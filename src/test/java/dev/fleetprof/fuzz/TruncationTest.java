@@ -69,6 +69,7 @@ class TruncationTest {
             case "gperftools" -> done[0] = gperftools(name, d);
             case "gprof" -> done[0] = gprof(name, d);
             case "dcpi" -> done[0] = dcpi(name, d);
+            case "pprof" -> done[0] = pprof(name, RecordEnds.inflated(d));
             default -> throw new AssertionError(sample);
           }
         });
@@ -208,6 +209,31 @@ class TruncationTest {
     }
     assertTrue(
         Decode.checked(Decode::dcpi, TestSources.bytes(name, d, d.length), d.length).clean());
+    return cuts.length;
+  }
+
+  // ------------------------------------------------------------------ pprof
+
+  /**
+   * A pprof file is one protobuf message whose tables are read before any sample: a prefix is
+   * either refused whole (cut inside a field, or its samples name locations it lost) or, cut
+   * between two top-level fields, a smaller valid profile whose samples are the file's samples that
+   * it holds whole.
+   */
+  private static int pprof(String name, byte[] d) throws Exception {
+    Decoded full = Decode.checked(Decode::pprof, TestSources.bytes(name, d, d.length), d.length);
+    assertTrue(full.clean(), full.outcome());
+    ToLongFunction<DecodedRecord> end = RecordEnds.pprof(d);
+    int[] cuts = prefixes(d.length, new long[0]);
+    for (int p : cuts) {
+      String n = name + "[0.." + p + ")";
+      Decoded got = Decode.both(Decode::pprof, n, d, p);
+      if (got.clean()) {
+        assertEquals(RecordEnds.endingBy(full.records(), end, p), got.records(), n);
+      } else {
+        assertEquals(List.of(), got.records(), n + ": records from a profile refused whole");
+      }
+    }
     return cuts.length;
   }
 

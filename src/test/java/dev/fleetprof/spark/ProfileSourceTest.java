@@ -67,6 +67,7 @@ class ProfileSourceTest {
           "record_offset",
           "histogram",
           "dcpi",
+          "pprof",
           "error"
         },
         df.schema().fieldNames());

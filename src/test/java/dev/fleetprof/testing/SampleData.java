@@ -47,6 +47,11 @@ public final class SampleData {
   /** The demo fleet's programs and libfleetwork.so, for symbolization. */
   public static final Path FLEET_BINARIES = FLEET_REFERENCE.resolve("bin");
 
+  /** Go profiles (runtime/pprof) in pprof's profile.proto; see its _reference/regenerate.sh. */
+  public static final Path PPROF = ROOT.resolve("pprof");
+
+  public static final Path PPROF_REFERENCE = PPROF.resolve("_reference");
+
   private SampleData() {}
 
   /**
@@ -70,7 +75,9 @@ public final class SampleData {
     return true;
   }
 
-  /** {@code gperftools}, {@code gprof} or {@code dcpi}: the folder a sample sits in. */
+  /**
+   * {@code gperftools}, {@code gprof}, {@code dcpi} or {@code pprof}: the folder a sample sits in.
+   */
   public static String formatOf(Path sample) {
     return ROOT.relativize(sample).getName(0).toString();
   }

@@ -1,0 +1,233 @@
+package dev.fleetprof.spark;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.fleetprof.format.pprof.GoPprof;
+import dev.fleetprof.format.pprof.PprofProfiles;
+import dev.fleetprof.testing.PprofRaw;
+import dev.fleetprof.testing.SampleData;
+import dev.fleetprof.testing.TestSpark;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import org.apache.spark.sql.Dataset;
+import org.apache.spark.sql.Row;
+import org.apache.spark.sql.SparkSession;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * pprof files through the {@code profile} source: detected among other files or named with {@code
+ * format=pprof}, their rows agree with {@code go tool pprof} (per-chain sums of every sample type,
+ * the inline chains of {@code -traces -lines}), and any split size gives the same rows (a pprof
+ * file is one partition). Gzip data is read whatever the file's name, as Go names its profiles.
+ */
+class PprofSourceTest {
+  private final SparkSession spark = TestSpark.get();
+
+  @TempDir static Path tmp;
+  private static Path dir;
+  private static GoPprof go;
+
+  @BeforeAll
+  static void files() throws Exception {
+    go = new GoPprof(tmp.resolve("home"));
+    dir = Files.createDirectories(tmp.resolve("profiles"));
+    for (Path p : PprofProfiles.goSamples()) {
+      Files.copy(p, dir.resolve(p.getFileName()));
+    }
+    // As `go test -cpuprofile cpu.pprof` names it: gzip data under a name without .gz.
+    Files.copy(SampleData.PPROF.resolve("cpu-labels.pb.gz"), dir.resolve("cpu.pprof"));
+    Path converted = Files.createDirectories(tmp.resolve("converted"));
+    for (Path p : PprofProfiles.convertedGperftools(converted)) {
+      Files.copy(p, dir.resolve(p.getFileName()));
+    }
+    Path written = PprofProfiles.writtenByPprofWriter(tmp);
+    Files.copy(written, dir.resolve(written.getFileName()));
+  }
+
+  private static String name(String uri) {
+    return Path.of(java.net.URI.create(uri)).getFileName().toString();
+  }
+
+  private Dataset<Row> read(String format, long maxPartitionBytes) {
+    return spark
+        .read()
+        .format("profile")
+        .option("format", format)
+        .option("maxPartitionBytes", maxPartitionBytes)
+        .option("openCostInBytes", 0)
+        .load(dir.toString());
+  }
+
+  @Test
+  void rowsAgreeWithGoToolPprofForEverySampleType() throws Exception {
+    Dataset<Row> df = read("auto", 128 << 20).cache();
+    try {
+      assertEquals(
+          List.of("pprof"),
+          df.select("format")
+              .distinct()
+              .as(org.apache.spark.sql.Encoders.STRING())
+              .collectAsList());
+      assertEquals(0, df.where("kind != 'sample'").count(), "only sample rows, no error rows");
+      Map<String, List<Row>> byFile = new HashMap<>();
+      for (Row r :
+          df.selectExpr("path", "pcs", "pprof.values", "count", "period", "period_unit")
+              .collectAsList()) {
+        byFile.computeIfAbsent(name(r.getString(0)), k -> new ArrayList<>()).add(r);
+      }
+      try (var files = Files.list(dir)) {
+        for (Path f : files.toList()) {
+          PprofRaw raw = go.raw(f);
+          List<Row> rows = byFile.getOrDefault(f.getFileName().toString(), List.of());
+          int types = raw.samples.isEmpty() ? 0 : raw.samples.get(0).values().size();
+          for (int i = 0; i < types; i++) {
+            Map<List<Long>, Long> expected = new HashMap<>();
+            for (PprofRaw.Sample s : raw.samples) {
+              List<Long> chain = new ArrayList<>();
+              for (long id : s.locationIds()) {
+                chain.add(raw.locations.get(id).address());
+              }
+              expected.merge(chain, s.values().get(i), Long::sum);
+            }
+            Map<List<Long>, Long> actual = new HashMap<>();
+            for (Row r : rows) {
+              actual.merge(r.getList(1), r.<Long>getList(2).get(i), Long::sum);
+            }
+            expected.values().removeIf(v -> v == 0);
+            actual.values().removeIf(v -> v == 0);
+            assertEquals(expected, actual, f + ": per-chain sums of sample type " + i);
+          }
+          for (Row r : rows) {
+            assertEquals(raw.period, r.getLong(4), f + ": period");
+            assertEquals(raw.periodType.split(" ")[1], r.getString(5), f + ": period unit");
+          }
+        }
+      }
+    } finally {
+      df.unpersist();
+    }
+  }
+
+  @Test
+  void linesAgreeWithGoToolPprofTraces() throws Exception {
+    Dataset<Row> df = read("pprof", 128 << 20);
+    Map<String, Map<List<String>, Integer>> byFile = new HashMap<>();
+    for (Row r :
+        df.selectExpr("path", "pprof.lines", "pprof.values[0] AS v0", "frames")
+            .where("exists(pprof.values, v -> v != 0)")
+            .collectAsList()) {
+      List<String> frames = new ArrayList<>();
+      List<Object> chains = r.getList(1);
+      List<Row> mapped = r.getList(3);
+      for (int i = 0; i < chains.size(); i++) {
+        @SuppressWarnings("unchecked")
+        List<Row> chain =
+            chains.get(i) == null
+                ? null
+                : scala.jdk.javaapi.CollectionConverters.asJava(
+                    (scala.collection.Seq<Row>) chains.get(i));
+        if (chain == null) {
+          String module = mapped.get(i).getString(0);
+          frames.add(
+              module == null
+                  ? "<unknown>"
+                  : "[" + module.substring(module.lastIndexOf('/') + 1) + "]");
+          continue;
+        }
+        for (Row line : chain) {
+          frames.add(
+              line.getString(0)
+                  + " "
+                  + (line.isNullAt(1) ? "" : line.getString(1))
+                  + ":"
+                  + (line.isNullAt(2) ? 0 : line.getLong(2)));
+        }
+      }
+      byFile
+          .computeIfAbsent(name(r.getString(0)), k -> new HashMap<>())
+          .merge(frames, 1, Integer::sum);
+    }
+    try (var files = Files.list(dir)) {
+      for (Path f : files.toList()) {
+        Map<List<String>, Integer> expected = new HashMap<>();
+        for (GoPprof.Trace t : go.traces(f, 0)) {
+          expected.merge(t.frames(), 1, Integer::sum);
+        }
+        assertEquals(
+            expected, byFile.getOrDefault(f.getFileName().toString(), Map.of()), f.toString());
+      }
+    }
+  }
+
+  @Test
+  void everySplitSizeGivesTheSameRows() {
+    List<Row> expected =
+        read("pprof", 128 << 20)
+            .selectExpr("path", "record_offset", "count", "pcs", "pprof")
+            .orderBy("path", "record_offset")
+            .collectAsList();
+    assertTrue(expected.size() > 50, "rows: " + expected.size());
+    for (long size : new long[] {64, 300, 1000, 4096}) {
+      Dataset<Row> df = read("auto", size);
+      assertEquals(
+          expected,
+          df.selectExpr("path", "record_offset", "count", "pcs", "pprof")
+              .orderBy("path", "record_offset")
+              .collectAsList(),
+          "splits of " + size + " bytes");
+    }
+  }
+
+  @Test
+  void labelsAndTheChosenSampleType() {
+    Row cpu =
+        read("pprof", 128 << 20)
+            .where("path LIKE '%cpu-labels.pb.gz'")
+            .selectExpr("pprof.labels", "pprof.sample_types", "count", "pprof.values", "pprof")
+            .first();
+    List<Row> labels = cpu.getList(0);
+    assertEquals(2, labels.size(), labels.toString());
+    for (Row l : labels) {
+      assertTrue(List.of("worker", "tier").contains(l.getString(0)), l.toString());
+      assertNull(l.get(2), "string labels have no number");
+    }
+    assertEquals("[[samples,count], [cpu,nanoseconds]]", cpu.getList(1).toString());
+    assertEquals(cpu.<Long>getList(3).get(1), cpu.getLong(2), "cpu is the default sample type");
+
+    Dataset<Row> heap =
+        spark
+            .read()
+            .format("profile")
+            .option("pprof.sampleType", "alloc_objects")
+            .load(dir.resolve("heap.pb").toString())
+            .where("size(pprof.labels) > 0")
+            .selectExpr("count", "pprof.values[0]", "pprof.labels[0]");
+    assertTrue(heap.count() > 0, "heap samples have a bytes label");
+    for (Row r : heap.collectAsList()) {
+      assertEquals(r.getLong(1), r.getLong(0));
+      Row label = r.getStruct(2);
+      assertEquals("bytes", label.getString(0));
+      assertNull(label.get(1), "numeric labels have no string");
+    }
+    var e =
+        assertThrows(
+            IllegalArgumentException.class,
+            () ->
+                spark
+                    .read()
+                    .format("profile")
+                    .option("pprof.sampleType", " ")
+                    .load(dir.toString())
+                    .count());
+    assertTrue(e.getMessage().contains("pprof.sampleType"), e.getMessage());
+  }
+}
