@@ -92,7 +92,7 @@ public final class FleetAggregate {
         "                       [--pprof FILE] [--folded FILE] [--flamegraph FILE] [options]"
       },
       description = {
-        "Reads every profile under the inputs (gperftools, gprof, DCPI; on any Hadoop"
+        "Reads every profile under the inputs (gperftools, gprof, DCPI, pprof; on any Hadoop"
             + " FileSystem: file:, hdfs://, s3a://). Directories named key=value"
             + " (date=2026-11-20/host=web042/) become columns. Writes Parquet datasets under"
             + " --output, each partitioned by date (re-running a date replaces exactly that"
@@ -110,8 +110,9 @@ public final class FleetAggregate {
             + " problem",
         "A count is what a profile counted (samples, calls, events); measure and unit say what it"
             + " stands for and value is the measure: cpu (nanoseconds: samples x period, for"
-            + " gperftools samples and gprof histograms alike), calls, executions, or a DCPI event"
-            + " (e.g. cycles). Counts and values are DECIMAL(38,0). Frames are (module, offset in"
+            + " gperftools samples and gprof histograms alike; a Go CPU profile's cpu value), calls,"
+            + " executions, a DCPI event (e.g. cycles), or a pprof sample type (inuse_space,"
+            + " contentions, ...). Counts and values are DECIMAL(38,0). Frames are (module, offset in"
             + " the module's file), leaf first; as in pprof, caller frames of CPU samples hold the"
             + " return address minus one (the call instruction)."
       },
@@ -565,9 +566,11 @@ public final class FleetAggregate {
    * Frames as pprof shows them, so that every dataset and output names a frame the same way and a
    * symbolizer looks up the right instruction: a caller frame of a CPU sample is a return address,
    * so it becomes the return address minus one, inside the call instruction (pprof does the same in
-   * {@code legacy_profile.go}); the leaf stays as sampled. gmon.out frames have no module: they get
-   * the program's name ({@code --gmon-binary}, else a {@code program=NAME} directory), which the
-   * symbolizer looks up like any module; their addresses are link-time addresses already.
+   * {@code legacy_profile.go}); the leaf stays as sampled. pprof profiles already hold caller
+   * addresses minus one (Go's runtime writes them so), and stay as they are. gmon.out frames have
+   * no module: they get the program's name ({@code --gmon-binary}, else a {@code program=NAME}
+   * directory), which the symbolizer looks up like any module; their addresses are link-time
+   * addresses already.
    */
   private static Dataset<Row> pprofFrames(
       Dataset<Row> rows, Set<String> columns, String gmonBinary) {

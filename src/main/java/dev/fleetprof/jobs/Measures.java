@@ -38,6 +38,9 @@ final class Measures {
   private static final Pattern DURATION =
       Pattern.compile("([0-9]+)\\s*(ns|us|µs|ms|s)", Pattern.CASE_INSENSITIVE);
 
+  /** The formats whose CPU rows count samples of a period (which an effective period replaces). */
+  private static final java.util.List<String> SAMPLED = java.util.List.of("gperftools", "gprof");
+
   private Measures() {}
 
   /**
@@ -103,8 +106,14 @@ final class Measures {
    * microseconds) to rows of the profile source. Error rows get nulls.
    */
   static Dataset<Row> withMeasure(Dataset<Row> rows, Map<String, Long> effectiveNanos) {
+    // A pprof row's count is the value of one of the profile's sample types, in its unit.
+    String pprofType = "try_element_at(pprof.sample_types, pprof.count_index + 1)";
+    String pprofNanos = nanosPerUnit(pprofType + ".unit");
     String measure =
         "CASE WHEN kind = 'error' THEN NULL"
+            + " WHEN format = 'pprof' THEN "
+            + pprofType
+            + ".type"
             + " WHEN (format = 'gperftools' AND kind = 'sample')"
             + "   OR (format = 'gprof' AND kind = 'histogram') THEN '"
             + CPU
@@ -125,23 +134,30 @@ final class Measures {
     }
     String cpuNanos =
         cpuPeriod.length() == 0 ? recorded : "CASE" + cpuPeriod + " ELSE " + recorded + " END";
+    String unit =
+        "CASE WHEN measure IS NULL THEN NULL"
+            + " WHEN format = 'pprof' THEN CASE WHEN "
+            + pprofNanos
+            + " IS NOT NULL THEN 'nanoseconds' ELSE "
+            + pprofType
+            + ".unit END"
+            + " WHEN measure = '"
+            + CPU
+            + "' THEN 'nanoseconds' ELSE 'count' END";
+    String valuePerCount =
+        "CASE WHEN measure IS NULL THEN NULL"
+            + " WHEN format = 'pprof' THEN coalesce("
+            + pprofNanos
+            + ", CAST(1 AS BIGINT))"
+            + " WHEN measure = '"
+            + CPU
+            + "' THEN "
+            + cpuNanos
+            + " WHEN format = 'dcpi' THEN coalesce(period, CAST(1 AS BIGINT))"
+            + " ELSE CAST(1 AS BIGINT) END";
     return rows.withColumn("measure", expr(measure))
-        .withColumn(
-            "unit",
-            expr(
-                "CASE WHEN measure IS NULL THEN NULL WHEN measure = '"
-                    + CPU
-                    + "'"
-                    + " THEN 'nanoseconds' ELSE 'count' END"))
-        .withColumn(
-            "value_per_count",
-            expr(
-                "CASE WHEN measure IS NULL THEN NULL WHEN measure = '"
-                    + CPU
-                    + "' THEN "
-                    + cpuNanos
-                    + " WHEN format = 'dcpi' THEN coalesce(period, CAST(1 AS BIGINT))"
-                    + " ELSE CAST(1 AS BIGINT) END"));
+        .withColumn("unit", expr(unit))
+        .withColumn("value_per_count", expr(valuePerCount));
   }
 
   /** Nanoseconds in one of the time unit a column names; null for any other unit. */

@@ -93,6 +93,7 @@ final class PprofColumn implements FormatColumns {
             new Object[] {
               UnsafeArrayData.fromPrimitiveArray(values),
               sampleTypes,
+              r.countType(),
               new GenericArrayData(labels),
               tables.timeNanos(),
               tables.durationNanos(),

@@ -95,7 +95,8 @@ public final class ProfileSchema {
           .add("unit", DataTypes.StringType, false);
 
   /**
-   * pprof rows: every value of the sample and every sample type (count is one of them), the
+   * pprof rows: every value of the sample and every sample type ({@code count} is the value at
+   * {@code count_index}: the {@code pprof.sampleType} option's, else the profile's default), the
    * sample's labels, the profile's time and duration, and per pc (parallel to {@code pcs}) the
    * location's inline chain, null where the profile has no line information for it.
    */
@@ -103,6 +104,7 @@ public final class ProfileSchema {
       new StructType()
           .add("values", new ArrayType(DataTypes.LongType, false), false)
           .add("sample_types", new ArrayType(PPROF_SAMPLE_TYPE_TYPE, false), false)
+          .add("count_index", DataTypes.IntegerType, false)
           .add("labels", new ArrayType(PPROF_LABEL_TYPE, false), false)
           .add("time_nanos", DataTypes.LongType, false)
           .add("duration_nanos", DataTypes.LongType, false)

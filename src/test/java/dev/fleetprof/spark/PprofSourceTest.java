@@ -202,6 +202,7 @@ class PprofSourceTest {
     }
     assertEquals("[[samples,count], [cpu,nanoseconds]]", cpu.getList(1).toString());
     assertEquals(cpu.<Long>getList(3).get(1), cpu.getLong(2), "cpu is the default sample type");
+    assertEquals(1, cpu.getStruct(4).<Integer>getAs("count_index"), "and count_index says so");
 
     Dataset<Row> heap =
         spark
