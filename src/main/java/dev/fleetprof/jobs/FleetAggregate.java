@@ -58,9 +58,18 @@ public final class FleetAggregate {
    * Counts are unsigned 64-bit values in a bigint; summed as DECIMAL(38,0) they can neither
    * overflow (ANSI mode would fail the job) nor turn negative.
    */
-  static final String UNSIGNED_COUNT =
-      "CASE WHEN count >= 0 THEN CAST(count AS DECIMAL(38,0))"
-          + " ELSE CAST(count AS DECIMAL(38,0)) + 18446744073709551616 END";
+  static final String UNSIGNED_COUNT = unsigned("count");
+
+  /** A bigint column read as an unsigned 64-bit value, as DECIMAL(38,0). */
+  static String unsigned(String column) {
+    return "CASE WHEN "
+        + column
+        + " >= 0 THEN CAST("
+        + column
+        + " AS DECIMAL(38,0)) ELSE CAST("
+        + column
+        + " AS DECIMAL(38,0)) + 18446744073709551616 END";
+  }
 
   /** The job's arguments. */
   record Args(
@@ -381,7 +390,11 @@ public final class FleetAggregate {
                 col("value_per_count"),
                 col("frames"),
                 col("error"),
-                col("count"))
+                col("count"),
+                col("measured"),
+                // A pprof profile names its own locations: carried with the stack to the
+                // per-file aggregate, where each location's names are taken once.
+                expr("CASE WHEN format = 'pprof' THEN pprof.lines END").as("profile_lines"))
             .repartition(
                 col("date"),
                 col("format"),
@@ -404,11 +417,14 @@ public final class FleetAggregate {
                     col("period_unit"),
                     col("value_per_count"),
                     col("frames"),
+                    col("profile_lines"),
                     col("error"))
                 .agg(
                     sum(expr(UNSIGNED_COUNT)).cast("decimal(38,0)").as("count"),
+                    sum(expr(unsigned("measured"))).cast("decimal(38,0)").as("measured"),
                     count(lit(1)).as("records"))
-                .withColumn("value", expr(Measures.value("count"))));
+                .withColumn("value", expr(Measures.value("measured")))
+                .drop("measured"));
     // Each of these feeds several outputs: persisted, so that no write recomputes it.
     Dataset<Row> hostStacks =
         persist(
@@ -470,13 +486,26 @@ public final class FleetAggregate {
                       + " array_distinct(frames))) AS frame")
               .groupBy("date", "format", "kind", "measure", "unit", "frame.module", "frame.offset")
               .agg(selfAndTotal("frame = leaf")[0], rest(selfAndTotal("frame = leaf")));
-      // Names: the run's distinct locations, symbolized once each, joined back.
+      // Names: the run's distinct locations, symbolized once each, joined back. Locations a pprof
+      // profile names itself keep the profile's names (no binary needed); the rest are looked up.
+      Dataset<Row> profileSymbols = profileSymbols(fileStacks);
+      Dataset<Row> toLookUp =
+          rawLocations
+              .alias("l")
+              .join(
+                  profileSymbols.alias("p"),
+                  col("l.format")
+                      .equalTo(col("p.format"))
+                      .and(col("l.module").eqNullSafe(col("p.module")))
+                      .and(col("l.offset").equalTo(col("p.offset"))),
+                  "left_anti");
       symbols =
           persist(
               Symbolization.symbolize(
-                  spark,
-                  rawLocations,
-                  new Symbolization.Options(args.binaries(), args.useModulePaths())));
+                      spark,
+                      toLookUp,
+                      new Symbolization.Options(args.binaries(), args.useModulePaths()))
+                  .unionByName(profileSymbols));
       Dataset<Row> locations = joinLines(rawLocations, symbols);
       Dataset<Row> functions = functions(stacks, symbols);
       Dataset<Row> modules =
@@ -591,6 +620,28 @@ public final class FleetAggregate {
                     + "   named_struct('module', coalesce(f.module, program_module), 'offset', f.offset))"
                     + " ELSE frames END"))
         .drop("program_module");
+  }
+
+  /**
+   * The locations pprof profiles name themselves (format, module, offset, lines, problem null):
+   * each pc's inline chain as the profile gives it, taken once per location.
+   */
+  static Dataset<Row> profileSymbols(Dataset<Row> fileStacks) {
+    return fileStacks
+        .where("profile_lines IS NOT NULL")
+        .selectExpr(
+            "format",
+            "explode(zip_with(frames, profile_lines, (f, l) -> named_struct('module', f.module,"
+                + " 'offset', f.offset, 'lines', l))) AS z")
+        .where("z.lines IS NOT NULL")
+        .groupBy(col("format"), col("z.module").as("module"), col("z.offset").as("offset"))
+        .agg(expr("first(z.lines)").as("lines"))
+        .selectExpr(
+            "format",
+            "module",
+            "offset",
+            "CAST(lines AS " + Symbolization.LINES_TYPE.sql() + ") AS lines",
+            "CAST(NULL AS STRING) AS problem");
   }
 
   /** {@code locations} with the inline chain of each location ({@code lines}, null if unknown). */

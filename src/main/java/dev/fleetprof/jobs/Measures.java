@@ -1,5 +1,6 @@
 package dev.fleetprof.jobs;
 
+import static org.apache.spark.sql.functions.col;
 import static org.apache.spark.sql.functions.expr;
 
 import dev.fleetprof.format.ProfileFormats;
@@ -155,9 +156,23 @@ final class Measures {
             + cpuNanos
             + " WHEN format = 'dcpi' THEN coalesce(period, CAST(1 AS BIGINT))"
             + " ELSE CAST(1 AS BIGINT) END";
+    // count: what was counted (samples, calls, events); measured: what the measure's value is made
+    // of. They differ for a pprof profile that counts samples beside its measure (Go CPU profiles:
+    // samples/count and cpu/nanoseconds): count takes the samples there, so that counts stay
+    // counts of samples across formats.
+    String samplesAt = "array_position(transform(pprof.sample_types, t -> t.type), 'samples')";
     return rows.withColumn("measure", expr(measure))
         .withColumn("unit", expr(unit))
-        .withColumn("value_per_count", expr(valuePerCount));
+        .withColumn("value_per_count", expr(valuePerCount))
+        .withColumn("measured", col("count"))
+        .withColumn(
+            "count",
+            expr(
+                "CASE WHEN format = 'pprof' AND "
+                    + samplesAt
+                    + " > 0 THEN element_at(pprof.values, CAST("
+                    + samplesAt
+                    + " AS INT)) ELSE count END"));
   }
 
   /** Nanoseconds in one of the time unit a column names; null for any other unit. */
