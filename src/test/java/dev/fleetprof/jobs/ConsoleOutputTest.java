@@ -174,7 +174,7 @@ class ConsoleOutputTest {
     return jobs.stream();
   }
 
-  @ParameterizedTest
+  @ParameterizedTest(name = "{0}")
   @MethodSource("sqlJobs")
   void aSqlJobPrintsItsResultsAndNothingElse(String file) throws Exception {
     assertEquals(0, fleetJob.exit(), fleetJob::toString);
