@@ -1,8 +1,10 @@
 package dev.fleetprof.jobs;
 
+import dev.fleetprof.format.ProfileFormatException;
 import dev.fleetprof.format.ProfileFormats;
 import java.io.IOException;
 import java.io.PrintStream;
+import java.io.UncheckedIOException;
 import java.time.LocalDate;
 import java.time.format.DateTimeParseException;
 import java.util.ArrayList;
@@ -10,7 +12,11 @@ import java.util.Arrays;
 import java.util.Iterator;
 import java.util.List;
 import java.util.stream.Collectors;
+import org.apache.spark.SparkException;
+import org.apache.spark.SparkThrowable;
 import org.apache.spark.sql.SparkSession;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 import picocli.CommandLine;
 import picocli.CommandLine.ITypeConverter;
 import picocli.CommandLine.Model.OptionSpec;
@@ -24,10 +30,32 @@ import picocli.CommandLine.TypeConversionException;
  * the usage, on stderr and exits with 2, before Spark starts; {@code -h}/{@code --help} prints the
  * usage; a job that fails throws, as any Java main does (exit 1, and under {@code spark-submit} the
  * application fails with the exception).
+ *
+ * <p>Run by the local launcher ({@code jobs/lib/launch}, which names its log file in the system
+ * property {@value #LOG_FILE_PROPERTY}), a job that fails prints one line on stderr instead, saying
+ * what went wrong (a missing path, a SQL error, the file and byte offset of a bad profile) and
+ * where the full stack trace was logged, and exits with {@link #JOB_FAILED}: its user made a
+ * mistake far more often than the code did, and a hundred lines of Spark's stack hide the one that
+ * matters.
  */
 final class CommandLines {
   /** The exit code of a command line that does not parse (picocli's usage error). */
   static final int BAD_COMMAND_LINE = CommandLine.ExitCode.USAGE;
+
+  /** The exit code of a job that failed, as a Java main that throws exits. */
+  static final int JOB_FAILED = 1;
+
+  /**
+   * The system property naming the log file that {@code conf/log4j2.properties} writes; set, failed
+   * jobs are reported in one line that points there.
+   */
+  static final String LOG_FILE_PROPERTY = "fleetprof.log.file";
+
+  /**
+   * Where failures' stack traces are logged: {@code conf/log4j2.properties} sends this logger to
+   * the log file only, not to the console.
+   */
+  private static final Logger FAILURES = LoggerFactory.getLogger("dev.fleetprof.failures");
 
   private CommandLines() {}
 
@@ -48,7 +76,9 @@ final class CommandLines {
   /**
    * A job's {@code main}: runs the job on a session that is stopped afterwards and returns 0, or
    * prints the usage ({@code --help}, 0) or what is wrong with the command line and the usage
-   * ({@link #BAD_COMMAND_LINE}) without starting Spark. The job's own exceptions propagate.
+   * ({@link #BAD_COMMAND_LINE}) without starting Spark. The job's own exceptions propagate, unless
+   * {@value #LOG_FILE_PROPERTY} is set: then a failure is logged with its stack trace and printed
+   * as one line on {@code err} ({@link #JOB_FAILED}).
    */
   static <A> int run(
       Options<A> options, String[] argv, PrintStream out, PrintStream err, Job<A> job)
@@ -70,13 +100,70 @@ final class CommandLines {
       err.flush();
       return BAD_COMMAND_LINE;
     }
-    SparkSession spark = Sessions.start("fleetprof " + name);
+    String logFile = System.getProperty(LOG_FILE_PROPERTY);
     try {
-      job.run(spark, args);
-    } finally {
-      spark.stop();
+      SparkSession spark = Sessions.start("fleetprof " + name);
+      try {
+        job.run(spark, args);
+      } finally {
+        spark.stop();
+      }
+    } catch (Exception e) {
+      // Exception, not IOException and RuntimeException: Spark's Scala code throws checked ones
+      // (AnalysisException, SparkException) that no Java signature declares.
+      if (logFile == null) {
+        throw e;
+      }
+      FAILURES.error("{} failed", name, e);
+      err.println(name + ": " + oneLine(e) + " (stack trace in " + logFile + ")");
+      err.flush();
+      return JOB_FAILED;
     }
     return 0;
+  }
+
+  /**
+   * What went wrong, in one line: a problem in a profile by its own message (the file, the byte
+   * offset, what is wrong), wherever it surfaced; a task's failure by the exception the task threw,
+   * not Spark's "Job aborted due to stage failure" around it; anything else by the first line of
+   * its message (Spark's SQL errors follow it with the plan or the statement).
+   */
+  static String oneLine(Throwable failure) {
+    for (Throwable t = failure; t != null; t = t.getCause()) {
+      if (t instanceof ProfileFormatException) {
+        return firstLine(t);
+      }
+    }
+    Throwable shown = failure;
+    while (shown instanceof SparkException && shown.getCause() != null) {
+      shown = shown.getCause();
+    }
+    // Errors whose message says it all; other exceptions (a bug, most likely) are named too.
+    boolean explained =
+        shown instanceof SparkThrowable
+            || shown instanceof IllegalArgumentException
+            || shown instanceof IOException
+            || shown instanceof UncheckedIOException;
+    String line = firstLine(shown);
+    if (explained && !line.isEmpty()) {
+      return line;
+    }
+    return shown.getClass().getName() + (line.isEmpty() ? "" : ": " + line);
+  }
+
+  /** The first line of a message that has text (Spark's parse errors start with a line end). */
+  private static String firstLine(Throwable t) {
+    String message = t.getMessage();
+    if (message == null) {
+      return "";
+    }
+    for (String line : message.split("\\R")) {
+      if (!line.isBlank()) {
+        // Spark ends an analysis error's first line with ';' when the plan follows.
+        return line.strip().replaceFirst(";$", "");
+      }
+    }
+    return "";
   }
 
   /** Exits the JVM with {@code code} unless it is 0 (a job's main then just returns). */

@@ -35,6 +35,9 @@ final class Sessions {
         }
       }
       conf.setIfMissing("spark.master", "local[*]");
+      // Local runs print results on the console: Spark's progress bar would write over them (and
+      // leave blank lines in tables), even without the defaults file.
+      conf.setIfMissing("spark.ui.showConsoleProgress", "false");
     }
     return SparkSession.builder().appName(appName).config(conf).getOrCreate();
   }

@@ -14,6 +14,9 @@ import java.math.BigDecimal;
 import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.List;
+import org.apache.hadoop.conf.Configuration;
+import org.apache.hadoop.fs.ChecksumFileSystem;
+import org.apache.hadoop.fs.FileSystem;
 import org.apache.hadoop.fs.Path;
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
@@ -158,9 +161,25 @@ final class StandardOutputs {
     return out;
   }
 
-  /** An output file on any Hadoop FileSystem (a local path, hdfs://, s3a://). */
-  private static OutputStream open(SparkSession spark, String file) throws IOException {
+  /**
+   * An output file on any Hadoop FileSystem (a local path, hdfs://, s3a://). A file on a checksum
+   * file system (Hadoop's local one for {@code file:} paths) is written through the raw file system
+   * underneath, so that no hidden {@code .NAME.crc} appears next to a file users open with other
+   * tools; a checksum file an earlier run left there is deleted, since it would no longer match.
+   * Other file systems (HDFS, S3A) write as they always do.
+   */
+  static OutputStream open(SparkSession spark, String file) throws IOException {
+    return open(spark.sparkContext().hadoopConfiguration(), file);
+  }
+
+  static OutputStream open(Configuration conf, String file) throws IOException {
     Path p = new Path(file);
-    return p.getFileSystem(spark.sparkContext().hadoopConfiguration()).create(p, true);
+    FileSystem fs = p.getFileSystem(conf);
+    if (fs instanceof ChecksumFileSystem checksummed) {
+      Path qualified = checksummed.makeQualified(p);
+      checksummed.getRawFileSystem().delete(checksummed.getChecksumFile(qualified), false);
+      return checksummed.getRawFileSystem().create(qualified, true);
+    }
+    return fs.create(p, true);
   }
 }

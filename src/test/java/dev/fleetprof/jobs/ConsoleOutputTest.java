@@ -1,0 +1,329 @@
+package dev.fleetprof.jobs;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assertions.fail;
+
+import dev.fleetprof.testing.ChildJvm;
+import dev.fleetprof.testing.SampleData;
+import dev.fleetprof.testing.TestSpark;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeSet;
+import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import java.util.stream.Stream;
+import org.apache.hadoop.conf.Configuration;
+import org.apache.hadoop.fs.FileSystem;
+import org.apache.hadoop.fs.LocalFileSystem;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
+
+/**
+ * What a user of the quick start reads: the fleet job on the sample data, then every {@code
+ * jobs/*.sql} file, each in a JVM of its own started as {@code jobs/lib/launch} starts it (the
+ * local log configuration, the Spark defaults, the log file property). Results come without log
+ * warnings or errors, progress bars, terminal escape codes or blank lines inside a table; a user's
+ * mistake is one line on stderr with exit code 1.
+ */
+class ConsoleOutputTest {
+  private static final Path CONF = Path.of("conf").toAbsolutePath();
+
+  /** Values for the SQL jobs' variables that have no default (each job's header says them). */
+  private static final Map<String, String> REQUIRED_VARIABLES =
+      Map.of("function", "main", "program", "workload");
+
+  private static final Pattern VARIABLE_WITHOUT_DEFAULT =
+      Pattern.compile("\\$\\{([A-Za-z_][A-Za-z0-9_.]*)}");
+
+  /** A log line at WARN or above, a JVM warning, a stack trace or an uncaught exception. */
+  private static final Pattern TROUBLE =
+      Pattern.compile("\\b(WARN|WARNING|ERROR|FATAL)\\b|^\\s+at |Exception in thread");
+
+  /** Spark's console progress bar ({@code [Stage 3:====> (1 + 1) / 2]}). */
+  private static final Pattern PROGRESS = Pattern.compile("\\[Stage \\d+:");
+
+  /** A border line of a table as Spark's show() draws it. */
+  private static final Pattern BORDER = Pattern.compile("^\\+[-+]*\\+$");
+
+  @TempDir static Path tmp;
+  private static Path output;
+  private static Run fleetJob;
+  private static int runs;
+
+  /** What a child JVM printed and how it ended. */
+  record Run(String command, Path log, int exit, String stdout, String stderr) {
+    @Override
+    public String toString() {
+      return command
+          + "\nexit "
+          + exit
+          + "\n--- stdout\n"
+          + stdout
+          + "--- stderr\n"
+          + stderr
+          + "---";
+    }
+  }
+
+  @BeforeAll
+  static void runTheQuickStart() throws Exception {
+    output = tmp.resolve("fleet-output");
+    fleetJob =
+        launch(
+            FleetAggregate.class,
+            "--input",
+            "sample-data",
+            "--output",
+            output.toString(),
+            "--binaries",
+            SampleData.GPERFTOOLS_BINARIES.toString(),
+            "--pprof",
+            output.resolve("cpu.pb.gz").toString(),
+            "--folded",
+            output.resolve("cpu.folded").toString(),
+            "--flamegraph",
+            output.resolve("cpu.html").toString());
+  }
+
+  @Test
+  void theFleetJobPrintsItsSummaryAndNothingAlarming() {
+    assertEquals(0, fleetJob.exit(), fleetJob::toString);
+    assertTrue(fleetJob.stdout().startsWith("fleet-aggregate: "), fleetJob::toString);
+    assertClean(fleetJob);
+  }
+
+  @Test
+  void theQuickStartsSingleFileOutputsHaveNoChecksumFiles() throws IOException {
+    assertEquals(0, fleetJob.exit(), fleetJob::toString);
+    for (String name : List.of("cpu.pb.gz", "cpu.folded", "cpu.html")) {
+      assertTrue(Files.size(output.resolve(name)) > 0, name);
+      assertFalse(
+          Files.exists(output.resolve("." + name + ".crc")),
+          name + " has a .crc file beside it: " + listing(output));
+    }
+  }
+
+  /**
+   * {@code jobs/export-profile}'s files have no {@code .crc} either, and writing over a file that
+   * Hadoop's checksummed local file system wrote before removes its stale checksum (else reading
+   * the new file through that file system would fail its check).
+   */
+  @Test
+  void exportsLeaveNoChecksumFilesAndRemoveStaleOnes() throws Exception {
+    assertEquals(0, fleetJob.exit(), fleetJob::toString);
+    String date;
+    try (Stream<Path> dates = Files.list(output.resolve("stacks"))) {
+      date =
+          dates
+              .map(d -> d.getFileName().toString())
+              .filter(n -> n.startsWith("date="))
+              .findFirst()
+              .orElseThrow()
+              .substring("date=".length());
+    }
+    Path dir = Files.createDirectories(tmp.resolve("exports"));
+    Path folded = dir.resolve("day.folded");
+    LocalFileSystem local = FileSystem.getLocal(new Configuration());
+    try (OutputStream o = local.create(new org.apache.hadoop.fs.Path(folded.toUri()))) {
+      o.write("an earlier export\n".getBytes(StandardCharsets.UTF_8));
+    }
+    assertTrue(Files.exists(dir.resolve(".day.folded.crc")), "the premise: " + listing(dir));
+
+    ExportProfile.run(
+        TestSpark.get(),
+        ExportProfile.Args.parse(
+            new String[] {
+              "--from", output.toString(),
+              "--date", date,
+              "--pprof", dir.resolve("day.pb.gz").toString(),
+              "--folded", folded.toString(),
+              "--flamegraph", dir.resolve("day.html").toString()
+            }));
+    assertEquals(List.of("day.folded", "day.html", "day.pb.gz"), listing(dir));
+    byte[] written = Files.readAllBytes(folded);
+    assertTrue(written.length > "an earlier export\n".length());
+    try (InputStream in = local.open(new org.apache.hadoop.fs.Path(folded.toUri()))) {
+      assertArrayEquals(written, in.readAllBytes(), "read back through the checksummed FS");
+    }
+  }
+
+  /** Every SQL job in {@code jobs/}, found by globbing (a new one is covered without a change). */
+  static Stream<Arguments> sqlJobs() throws IOException {
+    List<Arguments> jobs = new ArrayList<>();
+    try (Stream<Path> files = Files.list(Path.of("jobs"))) {
+      for (Path f : files.filter(p -> p.toString().endsWith(".sql")).sorted().toList()) {
+        jobs.add(Arguments.of(f.getFileName().toString()));
+      }
+    }
+    assertFalse(jobs.isEmpty(), "no jobs/*.sql found");
+    return jobs.stream();
+  }
+
+  @ParameterizedTest(name = "{0}")
+  @MethodSource("sqlJobs")
+  void aSqlJobPrintsItsResultsAndNothingElse(String file) throws Exception {
+    assertEquals(0, fleetJob.exit(), fleetJob::toString);
+    Path sql = Path.of("jobs", file);
+    List<String> args = new ArrayList<>(List.of("-d", "output=" + output));
+    TreeSet<String> required = new TreeSet<>();
+    Matcher m = VARIABLE_WITHOUT_DEFAULT.matcher(Files.readString(sql));
+    while (m.find()) {
+      required.add(m.group(1));
+    }
+    for (String name : required) {
+      String value = REQUIRED_VARIABLES.get(name);
+      if (value == null) {
+        fail(sql + " needs -d " + name + "=...: give it a value in REQUIRED_VARIABLES");
+      }
+      args.add("-d");
+      args.add(name + "=" + value);
+    }
+    args.add(sql.toString());
+    Run run = launch(SqlRunner.class, args.toArray(String[]::new));
+    assertEquals(0, run.exit(), run::toString);
+    assertTrue(run.stdout().contains("+-"), "a result table: " + run);
+    assertClean(run);
+  }
+
+  static Stream<Arguments> mistakes() throws IOException {
+    // A profile cut short, as a crash leaves it: no trailer.
+    Path cut = tmp.resolve("cut.prof");
+    byte[] whole = Files.readAllBytes(SampleData.GPERFTOOLS.resolve("multithreaded.prof"));
+    Files.write(cut, java.util.Arrays.copyOf(whole, 3000));
+    return Stream.of(
+        Arguments.of("a SQL syntax error", List.of("-e", "SELEC 1"), "'SELEC'"),
+        Arguments.of(
+            "an unknown column", List.of("-e", "SELECT nope FROM range(1)"), "`nope` cannot"),
+        Arguments.of(
+            "a missing path",
+            List.of("--view", "p=no/such/dir", "-e", "SELECT count(*) FROM p"),
+            "no/such/dir"),
+        Arguments.of(
+            "a bad option value",
+            List.of(
+                "-e",
+                "CREATE TEMPORARY VIEW p USING profile OPTIONS (path 'sample-data', mode 'sloppy')"),
+            "mode='sloppy'"),
+        Arguments.of(
+            "profile.`path`, which needs a catalog",
+            List.of("-e", "SELECT count(*) FROM profile.`sample-data/gperftools`"),
+            "CREATE TEMPORARY VIEW v USING profile OPTIONS (path 'sample-data/gperftools') or"
+                + " jobs/sql --view v=sample-data/gperftools"),
+        Arguments.of(
+            "a bad profile under FAILFAST",
+            List.of(
+                "-e",
+                "CREATE TEMPORARY VIEW p USING profile OPTIONS (path '"
+                    + cut
+                    + "', mode 'FAILFAST')",
+                "-e",
+                "SELECT count(*) FROM p"),
+            cut + ": at byte offset "));
+  }
+
+  /**
+   * A mistake is one line on stderr naming the thing (apart from fleetprof's INFO lines), exit code
+   * 1, and the stack trace in the log file that line names.
+   */
+  @ParameterizedTest(name = "{0}")
+  @MethodSource("mistakes")
+  void aMistakeIsOneLine(String what, List<String> args, String named) throws Exception {
+    Run run = launch(SqlRunner.class, args.toArray(String[]::new));
+    assertEquals(1, run.exit(), run::toString);
+    List<String> lines =
+        run.stderr().lines().filter(l -> !l.matches("\\d\\d:\\d\\d:\\d\\d INFO .*")).toList();
+    assertEquals(1, lines.size(), run::toString);
+    String line = lines.get(0);
+    assertTrue(line.startsWith("sql: "), line);
+    assertTrue(line.contains(named), "names " + named + ": " + line);
+    Path log = run.log();
+    assertTrue(line.endsWith("(stack trace in " + log + ")"), line);
+    String logged = Files.readString(log);
+    assertTrue(logged.contains("sql failed") && logged.contains("\tat "), logged);
+  }
+
+  /** No trouble on either stream, no escape codes, no progress bar, no blank line in a table. */
+  private static void assertClean(Run run) {
+    for (String stream : List.of(run.stdout(), run.stderr())) {
+      assertFalse(stream.contains("\u001b"), "an escape code: " + run);
+      assertFalse(stream.contains("\r"), "a carriage return (a progress bar): " + run);
+      assertFalse(PROGRESS.matcher(stream).find(), "a progress bar: " + run);
+    }
+    for (String line : run.stderr().lines().toList()) {
+      assertFalse(TROUBLE.matcher(line).find(), "on stderr: " + line + "\n" + run);
+    }
+    for (String line : run.stdout().lines().toList()) {
+      assertFalse(
+          line.matches("\\d\\d:\\d\\d:\\d\\d \\S+ .*"), "a log line on stdout: " + line + run);
+    }
+    // A table is three borders (top, below the header, bottom) with rows between them.
+    int borders = 0;
+    for (String line : run.stdout().lines().toList()) {
+      if (BORDER.matcher(line).matches()) {
+        borders = borders == 3 ? 1 : borders + 1;
+      } else if (borders == 1 || borders == 2) {
+        assertFalse(line.isBlank(), "a blank line inside a table: " + run);
+      }
+    }
+  }
+
+  /**
+   * Runs a job's main class in a JVM of its own, as {@code jobs/lib/launch} does: this JDK, {@code
+   * conf/jvm-options}, the local log configuration and Spark defaults, a log file of its own; in
+   * the project's directory, as the quick start runs.
+   */
+  private static Run launch(Class<?> main, String... args) throws Exception {
+    String key = main.getSimpleName() + " " + String.join(" ", args);
+    Path log = tmp.resolve("logs").resolve("run-" + (++runs) + ".log").toAbsolutePath();
+    List<String> cmd =
+        ChildJvm.command(
+            List.of(
+                "-Xmx1g",
+                "-Dlog4j.configurationFile=" + CONF.resolve("log4j2.properties"),
+                "-Dfleetprof.log.file=" + log,
+                "-Dfleetprof.conf.dir=" + CONF),
+            System.getProperty("java.class.path"),
+            main.getName(),
+            List.of(args));
+    Path out = Files.createTempFile(tmp, "stdout", ".txt");
+    Path err = Files.createTempFile(tmp, "stderr", ".txt");
+    ProcessBuilder pb =
+        new ProcessBuilder(cmd)
+            .redirectOutput(out.toFile())
+            .redirectError(err.toFile())
+            .redirectInput(ProcessBuilder.Redirect.from(Path.of("/dev/null").toFile()));
+    pb.environment().put("SPARK_LOCAL_IP", "127.0.0.1");
+    Process p = pb.start();
+    if (!p.waitFor(600, TimeUnit.SECONDS)) {
+      p.destroyForcibly().waitFor();
+      fail(key + " did not finish in 600 s");
+    }
+    return new Run(
+        key,
+        log,
+        p.exitValue(),
+        Files.readString(out, StandardCharsets.UTF_8),
+        Files.readString(err, StandardCharsets.UTF_8));
+  }
+
+  private static List<String> listing(Path dir) throws IOException {
+    try (Stream<Path> files = Files.list(dir)) {
+      return files.map(f -> f.getFileName().toString()).sorted().toList();
+    }
+  }
+}
