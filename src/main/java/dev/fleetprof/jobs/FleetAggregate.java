@@ -999,9 +999,11 @@ public final class FleetAggregate {
         String.format(
             "%n  rows written %s under %s in %.1f s",
             s.rowsWritten(), s.output(), s.millis() / 1000.0));
-    LOG.info(line.toString());
+    // On stdout, once: the console shows the log's INFO lines too, and a summary printed twice
+    // reads as two runs. The log file gets it at DEBUG.
+    LOG.debug(line.toString());
     System.out.println(line);
-    LOG.info("fleet-aggregate: {}", symbolization);
+    LOG.debug("fleet-aggregate: {}", symbolization);
     System.out.println("fleet-aggregate: " + symbolization);
     return s;
   }
@@ -1034,11 +1036,13 @@ public final class FleetAggregate {
     String describe() {
       if ("nanoseconds".equals(unit)) {
         return String.format(
-            "%s s (%,d samples)%s",
+            "%s s%s%s",
             value == null
                 ? "?"
                 : value.movePointLeft(9).setScale(3, java.math.RoundingMode.HALF_UP),
-            count.toBigInteger(),
+            value != null && value.compareTo(count) != 0
+                ? String.format(" (%,d samples)", count.toBigInteger())
+                : "",
             files > 0 ? String.format(" from %d files", files) : "");
       }
       return String.format(
