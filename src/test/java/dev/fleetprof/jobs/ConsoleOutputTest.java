@@ -45,7 +45,7 @@ class ConsoleOutputTest {
 
   /** Values for the SQL jobs' variables that have no default (each job's header says them). */
   private static final Map<String, String> REQUIRED_VARIABLES =
-      Map.of("function", "main", "program", "workload");
+      Map.of("function", "escape_field", "program", "report-gen");
 
   private static final Pattern VARIABLE_WITHOUT_DEFAULT =
       Pattern.compile("\\$\\{([A-Za-z_][A-Za-z0-9_.]*)}");
@@ -87,11 +87,11 @@ class ConsoleOutputTest {
         launch(
             FleetAggregate.class,
             "--input",
-            "sample-data",
+            SampleData.FLEET.toString(),
             "--output",
             output.toString(),
             "--binaries",
-            SampleData.GPERFTOOLS_BINARIES.toString(),
+            SampleData.FLEET_BINARIES.toString(),
             "--pprof",
             output.resolve("cpu.pb.gz").toString(),
             "--folded",
