@@ -13,7 +13,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
-import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.apache.spark.sql.Row;
 import org.apache.spark.sql.SparkSession;
@@ -26,7 +25,6 @@ import org.junit.jupiter.api.io.TempDir;
  * tables they came from; pprof's totals are read by the real {@code go tool pprof}.
  */
 class StandardOutputsJobTest {
-  private static final Pattern TOTAL = Pattern.compile("of (-?\\d+)(?:ns)? total");
   private static SparkSession spark;
   @TempDir static Path tmp;
   private static String out;
@@ -92,26 +90,9 @@ class StandardOutputsJobTest {
     return d.longValueExact();
   }
 
+  /** CPU time in the profile, in nanoseconds, as go tool pprof sums it. */
   private static long pprofTotal(Path profile) throws Exception {
-    Path go = ExternalTool.require("go", "golang-go");
-    ExternalTool.Result r =
-        ExternalTool.run(
-            List.of(
-                go.toString(),
-                "tool",
-                "pprof",
-                "-top",
-                "-symbolize=none",
-                "-sample_index=cpu",
-                "-unit=ns",
-                profile.toString()),
-            tmp.resolve("home"),
-            Map.of("PPROF_TMPDIR", tmp.resolve("pprof").toString()),
-            120);
-    assertEquals(0, r.exit(), r.stderr());
-    Matcher m = TOTAL.matcher(r.stdout());
-    assertTrue(m.find(), r.stdout());
-    return Long.parseLong(m.group(1));
+    return PprofTop.cpuNanos(profile, tmp);
   }
 
   private static Map<String, BigDecimal> counts(String date) {
