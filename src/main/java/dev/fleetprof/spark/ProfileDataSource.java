@@ -40,7 +40,7 @@ public final class ProfileDataSource implements TableProvider, DataSourceRegiste
   public synchronized Table getTable(
       StructType schema, Transform[] partitioning, Map<String, String> properties) {
     ProfileFileIndex index = index(properties);
-    return new ProfileTable(listedRead, index);
+    return new ProfileTable(listedFor, listedRead, index);
   }
 
   private synchronized ProfileFileIndex index(Map<String, String> properties) {
