@@ -275,9 +275,9 @@ public final class SqlRunner {
   }
 
   /**
-   * {@code spark.sql}, with a way out for {@code profile.`PATH`}: Spark reads files in place only
-   * for sources with a V1 file format, which {@code profile} is not, and its error does not say
-   * what to do instead.
+   * {@code spark.sql}, with a way out for {@code profile.`PATH`} in a session without the profile
+   * catalog: Spark then reads files in place only for sources with a V1 file format, which {@code
+   * profile} is not, and its error does not say what to do instead.
    */
   private static Dataset<Row> sql(SparkSession spark, String sql) {
     try {
@@ -294,7 +294,9 @@ public final class SqlRunner {
       throw new IllegalArgumentException(
           "profile.`"
               + path
-              + "` does not work (the profile source has no catalog): use CREATE TEMPORARY VIEW"
+              + "` needs the profile catalog, which this session lacks: set"
+              + " spark.sql.catalog.profile=dev.fleetprof.spark.ProfileCatalog (as"
+              + " conf/spark-defaults.conf does), or use CREATE TEMPORARY VIEW"
               + " v USING profile OPTIONS (path '"
               + path.replace("'", "\\'")
               + "') or jobs/sql --view v="

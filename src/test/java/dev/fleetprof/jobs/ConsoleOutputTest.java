@@ -220,10 +220,9 @@ class ConsoleOutputTest {
                 "CREATE TEMPORARY VIEW p USING profile OPTIONS (path 'sample-data', mode 'sloppy')"),
             "mode='sloppy'"),
         Arguments.of(
-            "profile.`path`, which needs a catalog",
-            List.of("-e", "SELECT count(*) FROM profile.`sample-data/gperftools`"),
-            "CREATE TEMPORARY VIEW v USING profile OPTIONS (path 'sample-data/gperftools') or"
-                + " jobs/sql --view v=sample-data/gperftools"),
+            "profile.`path` where nothing is",
+            List.of("-e", "SELECT count(*) FROM profile.`no/such/profiles`"),
+            "no/such/profiles"),
         Arguments.of(
             "a bad profile under FAILFAST",
             List.of(
