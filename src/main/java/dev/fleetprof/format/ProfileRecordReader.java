@@ -79,6 +79,14 @@ public interface ProfileRecordReader extends Closeable {
    * Whether reading stopped because the file ends before its end marker (a profiled process that
    * was killed): the problem {@link #next()} then throws is that, after the complete records.
    */
+  /**
+   * How many invalid UTF-8 sequences of the file's own text (a CPU profile's maps text: module
+   * paths) were read as U+FFFD, known once the reader is open; 0 for formats without such text.
+   */
+  default long replacedCharacters() {
+    return 0;
+  }
+
   default boolean truncated() {
     return false;
   }

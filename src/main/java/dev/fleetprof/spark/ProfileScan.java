@@ -243,7 +243,11 @@ final class ProfileScan implements Scan, Batch {
     if (!(ProfileFormats.detect(head, n, f.length()) instanceof GperftoolsFormat)) {
       return null; // the reader reports what it is
     }
-    CpuProfileLayout layout = CpuProfileLayout.read(src);
+    CpuProfileLayout layout =
+        CpuProfileLayout.read(
+            src,
+            GperftoolsFormat.maxMapsText(
+                new dev.fleetprof.format.DecodeOptions(read.formatOptions(), true, true, null)));
     if (!layout.splittable()) {
       LOG.warn("profile source: {} is read as one split: {}", f.path(), layout.whyNotSplittable());
       return null;

@@ -13,6 +13,7 @@ final class ReadMetrics {
   long chainsDecoded;
   long problems;
   long missingFiles;
+  long replacedCharacters;
 
   CustomTaskMetric[] values() {
     return new CustomTaskMetric[] {
@@ -24,6 +25,7 @@ final class ReadMetrics {
       ProfileMetrics.task(ProfileMetrics.CHAINS_DECODED, chainsDecoded),
       ProfileMetrics.task(ProfileMetrics.PROBLEMS, problems),
       ProfileMetrics.task(ProfileMetrics.MISSING_FILES, missingFiles),
+      ProfileMetrics.task(ProfileMetrics.REPLACED_CHARACTERS, replacedCharacters),
     };
   }
 }

@@ -6,6 +6,7 @@ import dev.fleetprof.format.DecodeOptions;
 import dev.fleetprof.format.ProfileFormat;
 import dev.fleetprof.format.ProfileFormatException;
 import dev.fleetprof.format.ProfileFormats;
+import dev.fleetprof.format.ProfileRecordReader;
 import dev.fleetprof.format.gperftools.CpuProfileLayout;
 import dev.fleetprof.format.gperftools.CpuProfileSplitReader;
 import dev.fleetprof.format.gperftools.GperftoolsFormat;
@@ -115,6 +116,9 @@ final class SliceOpener {
       if (split.resynced()) {
         metrics.resyncedSplits++;
       }
+      if (slice.start() == 0) { // the file's maps text, counted once per file
+        metrics.replacedCharacters += split.replacedCharacters();
+      }
       return new ProfileRows(split, format, file.name(), columns, metrics);
     }
     metrics.files++;
@@ -148,7 +152,8 @@ final class SliceOpener {
             ? fixedFormat
             : ProfileFormats.require(src.name(), head, n, src.length());
     format = f.name();
-    return new ProfileRows(
-        f.open(src, head, n, decodeOptions), format, src.name(), columns, metrics);
+    ProfileRecordReader reader = f.open(src, head, n, decodeOptions);
+    metrics.replacedCharacters += reader.replacedCharacters();
+    return new ProfileRows(reader, format, src.name(), columns, metrics);
   }
 }

@@ -123,6 +123,11 @@ public final class CpuProfileSplitReader implements ProfileRecordReader {
     return mapsLayout == null ? 0 : mapsLayout.invalidUtf8();
   }
 
+  @Override
+  public long replacedCharacters() {
+    return mapsTextInvalidUtf8();
+  }
+
   /** Whether this split started inside the file and found its first record with the checker. */
   public boolean resynced() {
     return resynced;

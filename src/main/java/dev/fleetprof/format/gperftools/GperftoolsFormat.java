@@ -13,6 +13,39 @@ import java.io.IOException;
 public final class GperftoolsFormat implements ProfileFormat {
   public static final String NAME = "gperftools";
 
+  /**
+   * The most maps text a profile may have, in bytes (default 64 MiB): the text is read whole to
+   * name modules, so a bound keeps a hostile file from filling a task's memory. A file with more is
+   * a problem row naming the file and offset, never a silent loss of module names.
+   */
+  public static final String MAX_MAPS_TEXT = "gperftools.maxMapsTextBytes";
+
+  /** The option's value, or the default. */
+  public static long maxMapsText(DecodeOptions options) {
+    String v = options.option(MAX_MAPS_TEXT, String.valueOf(CpuProfileLayout.MAX_MAPS_TEXT));
+    long n;
+    try {
+      n = Long.parseLong(v.trim());
+    } catch (NumberFormatException e) {
+      n = -1;
+    }
+    if (n <= 0) {
+      throw new IllegalArgumentException(
+          MAX_MAPS_TEXT + "=" + v + ": expected a positive number of bytes");
+    }
+    return n;
+  }
+
+  @Override
+  public java.util.List<String> optionNames() {
+    return java.util.List.of(MAX_MAPS_TEXT);
+  }
+
+  @Override
+  public void validate(DecodeOptions options) {
+    maxMapsText(options);
+  }
+
   @Override
   public String name() {
     return NAME;
@@ -27,12 +60,15 @@ public final class GperftoolsFormat implements ProfileFormat {
   public CpuProfileSplitReader open(
       ByteSource file, byte[] head, int headLength, DecodeOptions options) throws IOException {
     return CpuProfileSplitReader.wholeFile(
-        file, CpuProfileHeader.parse(file.name(), head, headLength, file.length()), options);
+        file,
+        CpuProfileHeader.parse(file.name(), head, headLength, file.length()),
+        options,
+        maxMapsText(options));
   }
 
   @Override
   public CpuProfileSplitReader open(ByteSource file, DecodeOptions options) throws IOException {
     return CpuProfileSplitReader.wholeFile(
-        file, CpuProfileLayout.readHeader(file, file.length()), options);
+        file, CpuProfileLayout.readHeader(file, file.length()), options, maxMapsText(options));
   }
 }

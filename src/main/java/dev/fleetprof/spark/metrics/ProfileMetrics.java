@@ -20,6 +20,7 @@ public final class ProfileMetrics {
   public static final String CHAINS_DECODED = "callChainsDecoded";
   public static final String PROBLEMS = "inputProblems";
   public static final String MISSING_FILES = "missingFiles";
+  public static final String REPLACED_CHARACTERS = "replacedCharacters";
 
   public static CustomMetric[] all() {
     return new CustomMetric[] {
@@ -30,7 +31,8 @@ public final class ProfileMetrics {
       new TruncatedFiles(),
       new ChainsDecoded(),
       new Problems(),
-      new MissingFiles()
+      new MissingFiles(),
+      new ReplacedCharacters()
     };
   }
 
@@ -142,6 +144,18 @@ public final class ProfileMetrics {
     @Override
     public String description() {
       return "files gone before they were read";
+    }
+  }
+
+  public static class ReplacedCharacters extends CustomSumMetric {
+    @Override
+    public String name() {
+      return REPLACED_CHARACTERS;
+    }
+
+    @Override
+    public String description() {
+      return "invalid UTF-8 sequences in module paths, read as U+FFFD";
     }
   }
 }

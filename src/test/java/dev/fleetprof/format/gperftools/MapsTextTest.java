@@ -358,6 +358,69 @@ class MapsTextTest {
     assertTrue(errors.get(0).contains("byte offset " + binary.length), errors.get(0));
   }
 
+  /**
+   * Through Spark: the limit is the read option {@code gperftools.maxMapsTextBytes} (a bad value
+   * fails at load, naming it), a file over it keeps its records and gets one error row naming the
+   * file and the text's offset, and invalid UTF-8 in module paths shows in the scan's metric.
+   */
+  @Test
+  void theLimitIsAReadOptionAndReplacedBytesAreAScanMetric() throws Exception {
+    SparkSession spark = TestSpark.get();
+    Path only = Files.createDirectories(dir.resolve("spark-limit"));
+    write("spark-limit/small.prof", binary, utf8(maps));
+    List<Row> rows =
+        spark
+            .read()
+            .format("profile")
+            .option(GperftoolsFormat.MAX_MAPS_TEXT, "1000")
+            .load(only.toString())
+            // Module names are read when a query needs them: frames does.
+            .selectExpr("kind", "count", "error", "frames")
+            .collectAsList();
+    long total = 0;
+    List<String> errors = new ArrayList<>();
+    for (Row r : rows) {
+      if (r.getString(0).equals("error")) {
+        errors.add(r.getString(2));
+      } else {
+        total += r.getLong(1);
+      }
+    }
+    assertEquals(original.totalSamples(), total, "every record is read");
+    assertEquals(1, errors.size(), "" + errors);
+    assertTrue(errors.get(0).contains("small.prof"), errors.get(0));
+    assertTrue(errors.get(0).contains("byte offset " + binary.length), errors.get(0));
+    assertTrue(errors.get(0).contains("limit of 1000 bytes"), errors.get(0));
+
+    IllegalArgumentException bad =
+        org.junit.jupiter.api.Assertions.assertThrows(
+            IllegalArgumentException.class,
+            () ->
+                spark
+                    .read()
+                    .format("profile")
+                    .option(GperftoolsFormat.MAX_MAPS_TEXT, "lots")
+                    .load(only.toString()));
+    assertTrue(
+        bad.getMessage().contains(GperftoolsFormat.MAX_MAPS_TEXT + "=lots"), bad.getMessage());
+
+    Path invalid = Files.createDirectories(dir.resolve("spark-utf8"));
+    byte[] text =
+        replace(
+            utf8(maps),
+            utf8(LIBWORK),
+            concat(
+                utf8("/usr/lib/bad"), new byte[] {(byte) 0x80, (byte) 0xff}, utf8("/libwork.so")));
+    write("spark-utf8/bad-path.prof", binary, text);
+    long expected =
+        new String(text, StandardCharsets.UTF_8).chars().filter(c -> c == 0xfffd).count();
+    assertTrue(expected > 0);
+    org.apache.spark.sql.Dataset<Row> read =
+        spark.read().format("profile").load(invalid.toString()).select("frames");
+    read.collectAsList();
+    assertEquals(expected, TestSpark.scanMetric(read, "replacedCharacters"));
+  }
+
   @Test
   void mapsTextOverAConfiguredLimitIsAProblemHoweverTheFileIsRead() throws Exception {
     byte[] data = concat(binary, utf8(maps));
