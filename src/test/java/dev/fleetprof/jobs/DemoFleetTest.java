@@ -361,8 +361,10 @@ class DemoFleetTest {
     for (String p : profiles("cpu.pprof")) {
       long raw = rawTotal(reference("pprof", p, "cpu.pprof-raw.txt"), "cpu");
       assertEquals(raw, top(reference("pprof", p, "cpu.pprof-top.txt")).total(), p);
-      // a Go CPU profile's count is its cpu sample type, nanoseconds: all of it is CPU time
-      want.put(p, List.of(BigDecimal.valueOf(raw), BigDecimal.valueOf(raw)));
+      // a Go CPU profile counts samples (its samples sample type) and its cpu values, in
+      // nanoseconds, are all CPU time
+      long samples = rawTotal(reference("pprof", p, "cpu.pprof-raw.txt"), "samples");
+      want.put(p, List.of(BigDecimal.valueOf(samples), BigDecimal.valueOf(raw)));
     }
     for (String p : profiles("heap.pprof")) {
       long raw = rawTotal(reference("pprof", p, "heap.pprof-raw.txt"), "inuse_space");
@@ -399,7 +401,9 @@ class DemoFleetTest {
     Map<String, Long> got = new TreeMap<>();
     for (Row r : SqlFiles.run(spark, out, "top-functions.sql", "date", date).collectAsList()) {
       if ("gateway".equals(r.getAs("module"))) {
-        got.put(r.getAs("function"), ((BigDecimal) r.getAs("self_count")).longValueExact());
+        // self is CPU time in seconds (unit s): nanoseconds to the millisecond, as Go samples are
+        got.put(
+            r.getAs("function"), ((BigDecimal) r.getAs("self")).movePointRight(9).longValueExact());
       }
     }
     assertEquals(want, got, "top-functions.sql: the gateway's functions with their CPU time");
@@ -442,7 +446,7 @@ class DemoFleetTest {
     for (Row r : SqlFiles.run(spark, out, "top-functions.sql", "date", date).collectAsList()) {
       units.add(r.getAs("unit"));
       if ("gateway".equals(r.getAs("module"))) {
-        gatewaySelf += ((BigDecimal) r.getAs("self_count")).longValueExact();
+        gatewaySelf += ((BigDecimal) r.getAs("self")).movePointRight(9).longValueExact();
       }
     }
     assertEquals(Set.of("s"), units);
