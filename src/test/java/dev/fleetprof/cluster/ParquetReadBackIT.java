@@ -129,7 +129,13 @@ class ParquetReadBackIT {
             .read()
             .format("profile")
             .load(FleetJob.SAMPLES.toString())
-            .select("count")
+            // stacks count samples: a pprof profile's "samples" values where it has that sample
+            // type (Go CPU profiles), else the value count holds
+            .selectExpr(
+                "CASE WHEN format = 'pprof' AND array_contains(pprof.sample_types.type, 'samples')"
+                    + " THEN element_at(pprof.values,"
+                    + " CAST(array_position(pprof.sample_types.type, 'samples') AS INT))"
+                    + " ELSE count END")
             .as(Encoders.LONG())
             .toLocalIterator();
     while (counts.hasNext()) {
