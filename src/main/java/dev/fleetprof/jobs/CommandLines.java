@@ -134,6 +134,16 @@ final class CommandLines {
         return firstLine(t);
       }
     }
+    // A file Spark could not read (a corrupt Parquet part file of an output, say) is named only
+    // deep in the causes of the error a query gets (FAILED_TO_CREATE_PLAN_FOR_DIRECT_QUERY, "Job
+    // aborted"): the line names that file.
+    for (Throwable t = failure; t != null; t = t.getCause()) {
+      if (t instanceof SparkThrowable st
+          && st.getCondition() != null
+          && st.getCondition().startsWith("FAILED_READ_FILE")) {
+        return firstLine(t);
+      }
+    }
     Throwable shown = failure;
     while (shown instanceof SparkException && shown.getCause() != null) {
       shown = shown.getCause();
