@@ -14,12 +14,12 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.stream.Stream;
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
 import org.apache.spark.sql.SparkSession;
-import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * A fleet job killed (SIGKILL) while it writes a date leaves that date's previous output readable
@@ -28,8 +28,15 @@ import org.junit.jupiter.api.io.TempDir;
 class FleetAggregateKillTest {
   private final SparkSession spark = TestSpark.get();
 
-  @Test
-  void aKilledRunLeavesThePreviousOutputOfItsDate(@TempDir Path tmp) throws Exception {
+  /**
+   * Killed while writing the first, a middle and the last dataset: every dataset still reads as a
+   * complete run's (the same inputs, so the same rows), none of the date's markers or its run
+   * record says the date is complete, and the next run succeeds and marks it.
+   */
+  @ParameterizedTest
+  @ValueSource(strings = {"files", "host_stacks", "functions"})
+  void aKilledRunLeavesThePreviousOutputOfItsDate(String killedIn, @TempDir Path tmp)
+      throws Exception {
     // Enough files that the run takes a few seconds; real profiles, so stacks repeat as in a fleet.
     int files = 0;
     FleetFixture fleet = new FleetFixture(tmp.resolve("in"));
@@ -47,14 +54,14 @@ class FleetAggregateKillTest {
     FleetAggregate.run(
         spark, FleetAggregate.Args.parse(new String[] {"--input", in, "--output", out}));
     List<Dataset<Row>> before = new ArrayList<>();
-    for (String t : List.of("stacks", "locations", "files")) {
+    for (String t : FleetAggregate.DATASETS) {
       before.add(spark.read().parquet(out + "/" + t).cache());
       before.get(before.size() - 1).count();
     }
 
     Process job = childJob(in, out, tmp.resolve("child.log"));
     try {
-      Path staging = waitForStaging(Path.of(out), job, 180_000);
+      Path staging = waitForStaging(Path.of(out, killedIn), job, 180_000);
       assertTrue(
           staging != null,
           "the child run never started writing: see child.log "
@@ -71,7 +78,7 @@ class FleetAggregateKillTest {
     assertFalse(Files.exists(Path.of(out, "_runs", "date=2026-11-20")), "no run record");
     assertTrue(Files.exists(Path.of(out, "_leases", "date=2026-11-20")), "the dead run's lease");
     int i = 0;
-    for (String t : List.of("stacks", "locations", "files")) {
+    for (String t : FleetAggregate.DATASETS) {
       Dataset<Row> now = spark.read().parquet(out + "/" + t);
       Dataset<Row> was = before.get(i++);
       assertEquals(0, now.exceptAll(was).count(), t + ": nothing half-written is visible");
@@ -103,17 +110,14 @@ class FleetAggregateKillTest {
     return ChildJvm.start(cmd, log, Map.of());
   }
 
-  /** The first staging directory of a dynamic-overwrite write under any table, or null. */
-  private static Path waitForStaging(Path out, Process job, long timeoutMillis) throws Exception {
+  /** The first staging directory of a dynamic-overwrite write into {@code dataset}, or null. */
+  private static Path waitForStaging(Path dataset, Process job, long timeoutMillis)
+      throws Exception {
     long deadline = System.currentTimeMillis() + timeoutMillis;
     while (System.currentTimeMillis() < deadline && job.isAlive()) {
-      try (Stream<Path> tables = Files.list(out)) {
-        for (Path t : tables.toList()) {
-          File[] staged = t.toFile().listFiles(f -> f.getName().startsWith(".spark-staging"));
-          if (staged != null && staged.length > 0) {
-            return staged[0].toPath();
-          }
-        }
+      File[] staged = dataset.toFile().listFiles(f -> f.getName().startsWith(".spark-staging"));
+      if (staged != null && staged.length > 0) {
+        return staged[0].toPath();
       }
       Thread.sleep(5);
     }
