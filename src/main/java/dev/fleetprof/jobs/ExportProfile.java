@@ -182,7 +182,14 @@ public final class ExportProfile {
         symbols(spark, args),
         meaning,
         args.targets(),
-        StandardOutputs.Labels.titled(title));
+        new StandardOutputs.Labels(
+            // pprof's "File:" line: the output exported and the day, not one program of many
+            FleetAggregate.fleetName(List.of(args.from()))
+                + " "
+                + args.date()
+                + (args.host() != null ? " host " + args.host() : ""),
+            title,
+            null));
   }
 
   /**

@@ -159,6 +159,9 @@ class StandardOutputsJobTest {
             Map.of("PPROF_TMPDIR", tmp.resolve("pprof").toString()),
             120);
     assertEquals(0, r.exit(), r.stderr());
+    assertTrue(
+        r.stdout().contains("File: " + Path.of(out).getFileName() + " 2026-11-21"),
+        "pprof's File: names the output and day: " + r.stdout());
     List<Row> named =
         spark
             .read()
