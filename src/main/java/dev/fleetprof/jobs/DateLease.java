@@ -168,15 +168,27 @@ final class DateLease implements AutoCloseable {
     if ("file".equals(fs.getUri().getScheme())) {
       java.nio.file.Path local = java.nio.file.Path.of(fs.makeQualified(file).toUri());
       java.nio.file.Files.createDirectories(local.getParent());
-      java.nio.file.Files.write(
-          local,
-          content,
-          java.nio.file.StandardOpenOption.CREATE_NEW,
-          java.nio.file.StandardOpenOption.WRITE);
+      try (java.nio.channels.SeekableByteChannel ch =
+          java.nio.file.Files.newByteChannel(
+              local,
+              java.nio.file.StandardOpenOption.CREATE_NEW,
+              java.nio.file.StandardOpenOption.WRITE)) {
+        try {
+          ch.write(java.nio.ByteBuffer.wrap(content));
+        } catch (IOException e) {
+          // A lease without its holder (a full disk) would look held: take it back.
+          java.nio.file.Files.deleteIfExists(local);
+          throw e;
+        }
+      }
       return;
     }
-    try (OutputStream out = fs.create(file, false)) {
+    OutputStream out = fs.create(file, false);
+    try (out) {
       out.write(content);
+    } catch (IOException e) {
+      fs.delete(file, false);
+      throw e;
     }
   }
 

@@ -1,0 +1,188 @@
+package dev.fleetprof.jobs;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+import dev.fleetprof.testing.FleetFixture;
+import dev.fleetprof.testing.SampleData;
+import dev.fleetprof.testing.TestSpark;
+import java.io.IOException;
+import java.io.OutputStream;
+import java.nio.file.FileStore;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import org.apache.spark.sql.Dataset;
+import org.apache.spark.sql.Row;
+import org.apache.spark.sql.SparkSession;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The output's disk fills up while a run re-writes a date, at several points of the run (by leaving
+ * less and less room): the run fails, saying so, every dataset still reads as a complete run's, no
+ * marker or run record says the date is complete, the lease is released, and once there is room
+ * again the next run succeeds and marks the date. The output is on a real, small tmpfs; where this
+ * machine cannot mount one (not root), the test is skipped saying so.
+ */
+class FleetAggregateDiskFullTest {
+  private static final String DAY = "2026-11-20";
+  private static final long TMPFS_BYTES = 64L << 20;
+
+  @TempDir static Path tmp;
+  private static Path mount;
+  private final SparkSession spark = TestSpark.get();
+
+  @BeforeAll
+  static void mountASmallTmpfs() throws Exception {
+    mount = Files.createDirectories(tmp.resolve("small-disk"));
+    Process p =
+        new ProcessBuilder(
+                "mount", "-t", "tmpfs", "-o", "size=" + TMPFS_BYTES, "tmpfs", mount.toString())
+            .redirectErrorStream(true)
+            .start();
+    String out = new String(p.getInputStream().readAllBytes());
+    boolean mounted = p.waitFor(30, TimeUnit.SECONDS) && p.exitValue() == 0;
+    assumeTrue(mounted, "needs to mount a tmpfs (root, CAP_SYS_ADMIN): " + out.strip());
+  }
+
+  @AfterAll
+  static void unmount() throws Exception {
+    if (mount != null) {
+      new ProcessBuilder("umount", mount.toString()).start().waitFor(30, TimeUnit.SECONDS);
+    }
+  }
+
+  private FleetAggregate.Summary run(String in, String out) throws Exception {
+    return FleetAggregate.run(
+        spark,
+        FleetAggregate.Args.parse(new String[] {"--input", in, "--output", out, "--date", DAY}));
+  }
+
+  /** Fills the disk but {@code room} bytes with a file of zeros; returns it. */
+  private static Path leaveRoom(long room) throws IOException {
+    Path filler = mount.resolve("filler");
+    FileStore store = Files.getFileStore(mount);
+    long fill = Math.max(0, store.getUsableSpace() - room);
+    byte[] zeros = new byte[1 << 16];
+    try (OutputStream o = Files.newOutputStream(filler)) {
+      for (long n = 0; n < fill; ) {
+        int k = (int) Math.min(zeros.length, fill - n);
+        try {
+          o.write(zeros, 0, k);
+        } catch (IOException full) {
+          break;
+        }
+        n += k;
+      }
+    }
+    return filler;
+  }
+
+  @Test
+  void aDiskThatFillsUpLeavesNoDateMarkedAndTheNextRunRepairs() throws Exception {
+    FleetFixture fleet = new FleetFixture(tmp.resolve("in"));
+    for (int i = 0; i < 8; i++) {
+      for (String sample : List.of("multithreaded.prof", "deep_recursion.prof")) {
+        fleet.copy(DAY, "web" + (i % 4), SampleData.GPERFTOOLS.resolve(sample), i + "-" + sample);
+      }
+    }
+    String in = fleet.toString();
+    String out = mount.resolve("fleet").toString();
+    run(in, out);
+    List<Dataset<Row>> before = new ArrayList<>();
+    for (String t : FleetAggregate.DATASETS) {
+      before.add(spark.read().parquet(out + "/" + t).cache());
+      before.get(before.size() - 1).count();
+    }
+
+    // The disk fills up while the run writes each dataset in turn: a run in its own JVM, the
+    // disk filled the moment its staging directory for that dataset appears.
+    List<String> failures = new ArrayList<>();
+    for (String dataset : FleetAggregate.DATASETS) {
+      Path log = tmp.resolve("child-" + dataset + ".log");
+      Process job = childJob(in, out, log);
+      Path filler = null;
+      try {
+        assertTrue(
+            waitForStaging(Path.of(out, dataset), job, 180_000),
+            dataset + ": the run never wrote it: " + Files.readString(log));
+        filler = leaveRoom(0);
+        assertTrue(job.waitFor(180, TimeUnit.SECONDS), dataset + ": the run hangs on a full disk");
+        assertEquals(1, job.exitValue(), dataset + ": " + Files.readString(log));
+        failures.add(dataset + ": " + lastLine(log));
+        assertTrue(
+            Files.readString(log).contains("No space left"),
+            dataset + ": " + Files.readString(log));
+      } finally {
+        job.destroyForcibly();
+        if (filler != null) {
+          Files.delete(filler);
+        }
+      }
+      for (int i = 0; i < FleetAggregate.DATASETS.size(); i++) {
+        String t = FleetAggregate.DATASETS.get(i);
+        Dataset<Row> now = spark.read().parquet(out + "/" + t);
+        assertEquals(0, now.exceptAll(before.get(i)).count(), t + ", full in " + dataset);
+        assertEquals(0, before.get(i).exceptAll(now).count(), t + ", full in " + dataset);
+        assertFalse(
+            Files.exists(Path.of(out, t, "date=" + DAY, "_SUCCESS")),
+            t + " marked after a run that failed in " + dataset);
+      }
+      assertFalse(Files.exists(Path.of(out, "_runs", "date=" + DAY)), "full in " + dataset);
+      assertFalse(Files.exists(Path.of(out, "_leases", "date=" + DAY)), "full in " + dataset);
+    }
+    System.out.println("disk-full runs failed with: " + failures);
+
+    FleetAggregate.Summary again = run(in, out);
+    assertEquals(16, again.files());
+    for (String t : FleetAggregate.DATASETS) {
+      assertTrue(Files.exists(Path.of(out, t, "date=" + DAY, "_SUCCESS")), t);
+    }
+    assertTrue(Files.exists(Path.of(out, "_runs", "date=" + DAY)));
+    before.forEach(Dataset::unpersist);
+  }
+
+  /** What the run said of the full disk (its first line naming it), for the test's report. */
+  private static String lastLine(Path log) throws IOException {
+    return Files.readAllLines(log).stream()
+        .filter(l -> l.contains("No space left"))
+        .findFirst()
+        .map(String::strip)
+        .orElse("(no line names the full disk)");
+  }
+
+  /** The job in its own JVM, as a scheduler starts it. */
+  private static Process childJob(String in, String out, Path log) throws Exception {
+    List<String> jvmOptions = new ArrayList<>(List.of("-Xmx1g"));
+    jvmOptions.addAll(dev.fleetprof.testing.ChildJvm.loggingOfThisJvm());
+    return dev.fleetprof.testing.ChildJvm.start(
+        dev.fleetprof.testing.ChildJvm.command(
+            jvmOptions,
+            System.getProperty("java.class.path"),
+            FleetAggregate.class.getName(),
+            List.of("--input", in, "--output", out, "--date", DAY)),
+        log,
+        java.util.Map.of());
+  }
+
+  private static boolean waitForStaging(Path dataset, Process job, long timeoutMillis)
+      throws Exception {
+    long deadline = System.currentTimeMillis() + timeoutMillis;
+    while (System.currentTimeMillis() < deadline && job.isAlive()) {
+      java.io.File[] staged =
+          dataset.toFile().listFiles(f -> f.getName().startsWith(".spark-staging"));
+      if (staged != null && staged.length > 0) {
+        return true;
+      }
+      Thread.sleep(2);
+    }
+    return false;
+  }
+}
