@@ -777,16 +777,10 @@ public final class FleetAggregate {
     FileSystem fs = out.getFileSystem(spark.sparkContext().hadoopConfiguration());
     DateLease lease = DateLease.acquire(fs, out, dates, java.util.UUID.randomUUID().toString());
     try {
-      for (Object d : dates) {
-        fs.delete(runRecord(out, d), false);
-      }
+      removeMarkers(fs, out, datasets, dates);
       long stale = System.currentTimeMillis() - DateLease.TIMEOUT.toMillis();
       for (String dataset : datasets) {
         Path dir = new Path(out, dataset);
-        fs.delete(new Path(dir, "_SUCCESS"), false);
-        for (Object d : dates) {
-          fs.delete(new Path(dir, "date=" + d + "/_SUCCESS"), false);
-        }
         if (fs.exists(dir)) {
           for (FileStatus st : fs.listStatus(dir, p -> p.getName().startsWith(".spark-staging-"))) {
             if (st.getModificationTime() < stale) {
@@ -813,6 +807,36 @@ public final class FleetAggregate {
       throws IOException {
     Path out = new Path(output);
     FileSystem fs = out.getFileSystem(spark.sparkContext().hadoopConfiguration());
+    try {
+      writeMarkers(fs, out, datasets, dates);
+    } catch (IOException | RuntimeException e) {
+      // Some markers but not all (a full disk takes empty files, not the run record): none.
+      try {
+        removeMarkers(fs, out, datasets, dates);
+      } catch (IOException | RuntimeException again) {
+        e.addSuppressed(again);
+      }
+      throw e;
+    }
+  }
+
+  /** Removes what says {@code dates} are complete: their run records, every dataset's markers. */
+  private static void removeMarkers(
+      FileSystem fs, Path out, Iterable<String> datasets, List<Object> dates) throws IOException {
+    for (Object d : dates) {
+      fs.delete(runRecord(out, d), false);
+    }
+    for (String dataset : datasets) {
+      Path dir = new Path(out, dataset);
+      fs.delete(new Path(dir, "_SUCCESS"), false);
+      for (Object d : dates) {
+        fs.delete(new Path(dir, "date=" + d + "/_SUCCESS"), false);
+      }
+    }
+  }
+
+  private static void writeMarkers(
+      FileSystem fs, Path out, Iterable<String> datasets, List<Object> dates) throws IOException {
     for (String dataset : datasets) {
       for (Object d : dates) {
         Path partition = new Path(out, dataset + "/date=" + d);
