@@ -405,20 +405,7 @@ public final class FleetAggregate {
     Dataset<Row> fileStacks =
         persist(
             byStack
-                .groupBy(
-                    col("date"),
-                    col("host"),
-                    col("path"),
-                    col("format"),
-                    col("kind"),
-                    col("measure"),
-                    col("unit"),
-                    col("period"),
-                    col("period_unit"),
-                    col("value_per_count"),
-                    col("frames"),
-                    col("profile_lines"),
-                    col("error"))
+                .groupBy(stackKey(List.of("date", "host", "path"), "profile_lines", "error"))
                 .agg(
                     sum(expr(UNSIGNED_COUNT)).cast("decimal(38,0)").as("count"),
                     sum(expr(unsigned("measured"))).cast("decimal(38,0)").as("measured"),
@@ -430,17 +417,7 @@ public final class FleetAggregate {
         persist(
             fileStacks
                 .where("kind <> 'error'")
-                .groupBy(
-                    "date",
-                    "host",
-                    "format",
-                    "kind",
-                    "measure",
-                    "unit",
-                    "period",
-                    "period_unit",
-                    "value_per_count",
-                    "frames")
+                .groupBy(stackKey(List.of("date", "host")))
                 .agg(
                     sum("count").cast("decimal(38,0)").as("count"),
                     sum("value").cast("decimal(38,0)").as("value"),
@@ -449,16 +426,7 @@ public final class FleetAggregate {
     Dataset<Row> stacks =
         persist(
             hostStacks
-                .groupBy(
-                    "date",
-                    "format",
-                    "kind",
-                    "measure",
-                    "unit",
-                    "period",
-                    "period_unit",
-                    "value_per_count",
-                    "frames")
+                .groupBy(stackKey(List.of("date")))
                 .agg(
                     sum("count").cast("decimal(38,0)").as("count"),
                     sum("value").cast("decimal(38,0)").as("value"),
@@ -720,6 +688,35 @@ public final class FleetAggregate {
               m.getLong(1), m.isNullAt(0) ? "(no module)" : m.getString(0), m.getString(2)));
     }
     return sb.toString();
+  }
+
+  /**
+   * A stack and what gives its counts a meaning: the per-file, per-host and fleet-wide aggregates
+   * group by these, after their own leading columns and before any trailing ones.
+   */
+  private static final List<String> STACK_KEY =
+      List.of(
+          "format",
+          "kind",
+          "measure",
+          "unit",
+          "period",
+          "period_unit",
+          "value_per_count",
+          "frames");
+
+  private static Column[] stackKey(List<String> leading, String... trailing) {
+    List<Column> key = new ArrayList<>();
+    for (String c : leading) {
+      key.add(col(c));
+    }
+    for (String c : STACK_KEY) {
+      key.add(col(c));
+    }
+    for (String c : trailing) {
+      key.add(col(c));
+    }
+    return key.toArray(new Column[0]);
   }
 
   /**

@@ -68,6 +68,17 @@ record PprofTop(long total, Map<String, long[]> counts, Map<String, double[]> pe
    * nanoseconds (pprof's own samples x period).
    */
   static long cpuNanos(Path profile, Path work) throws Exception {
+    String top = cpuTopInNanos(profile, work);
+    Matcher m = Pattern.compile("of (\\d+)ns total").matcher(top);
+    assertTrue(m.find(), top);
+    return Long.parseLong(m.group(1));
+  }
+
+  /**
+   * What {@code go tool pprof -top -symbolize=none -sample_index=cpu -unit=ns} prints of a profile,
+   * every node listed: the names and CPU time the profile itself carries.
+   */
+  static String cpuTopInNanos(Path profile, Path work) throws Exception {
     Path go = ExternalTool.require("go", "golang-go");
     ExternalTool.Result r =
         ExternalTool.run(
@@ -79,14 +90,13 @@ record PprofTop(long total, Map<String, long[]> counts, Map<String, double[]> pe
                 "-symbolize=none",
                 "-sample_index=cpu",
                 "-unit=ns",
+                "-nodecount=1000000",
                 profile.toAbsolutePath().toString()),
             work.resolve("home"),
             Map.of("PPROF_TMPDIR", work.resolve("pprof-tmp").toString()),
             300);
     assertEquals(0, r.exit(), r.stderr());
-    Matcher m = Pattern.compile("of (\\d+)ns total").matcher(r.stdout());
-    assertTrue(m.find(), r.stdout());
-    return Long.parseLong(m.group(1));
+    return r.stdout();
   }
 
   private static double percent(String text) {

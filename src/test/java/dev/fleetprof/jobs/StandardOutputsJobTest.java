@@ -4,7 +4,6 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.fleetprof.output.ExternalTool;
 import dev.fleetprof.testing.FleetFixture;
 import dev.fleetprof.testing.SampleData;
 import dev.fleetprof.testing.TestSpark;
@@ -142,26 +141,10 @@ class StandardOutputsJobTest {
         spark,
         ExportProfile.Args.parse(
             new String[] {"--from", out, "--date", "2026-11-21", "--pprof", day.toString()}));
-    Path go = ExternalTool.require("go", "golang-go");
-    ExternalTool.Result r =
-        ExternalTool.run(
-            List.of(
-                go.toString(),
-                "tool",
-                "pprof",
-                "-top",
-                "-symbolize=none",
-                "-sample_index=cpu",
-                "-unit=ns",
-                "-nodecount=1000",
-                day.toString()),
-            tmp.resolve("home"),
-            Map.of("PPROF_TMPDIR", tmp.resolve("pprof").toString()),
-            120);
-    assertEquals(0, r.exit(), r.stderr());
+    String top = PprofTop.cpuTopInNanos(day, tmp);
     assertTrue(
-        r.stdout().contains("File: " + Path.of(out).getFileName() + " 2026-11-21"),
-        "pprof's File: names the output and day: " + r.stdout());
+        top.contains("File: " + Path.of(out).getFileName() + " 2026-11-21"),
+        "pprof's File: names the output and day: " + top);
     List<Row> named =
         spark
             .read()
@@ -174,9 +157,9 @@ class StandardOutputsJobTest {
     for (Row f : named) {
       assertTrue(
           Pattern.compile("(?m)^\\s*" + f.getLong(1) + "(?:ns)?\\s.*\\s" + f.getString(0) + "$")
-              .matcher(r.stdout())
+              .matcher(top)
               .find(),
-          f + " in\n" + r.stdout());
+          f + " in\n" + top);
     }
   }
 
