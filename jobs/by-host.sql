@@ -2,12 +2,12 @@
 -- the host's share of the fleet's, and the module that used the most there.
 -- Run: jobs/sql [-d output=...] [-d date=YYYY-MM-DD] [-d measure=cpu] jobs/by-host.sql
 CREATE OR REPLACE TEMPORARY VIEW files AS
-SELECT * FROM parquet.`${output:-target/fleet-output}/files`;
+SELECT * FROM fleet_files;
 CREATE OR REPLACE TEMPORARY VIEW host_stacks AS
-SELECT * FROM parquet.`${output:-target/fleet-output}/host_stacks`
+SELECT * FROM fleet_host_stacks
 WHERE measure = '${measure:-cpu}';
 CREATE OR REPLACE TEMPORARY VIEW modules AS
-SELECT * FROM parquet.`${output:-target/fleet-output}/modules`
+SELECT * FROM fleet_modules
 WHERE measure = '${measure:-cpu}';
 
 CREATE OR REPLACE TEMPORARY VIEW chosen AS

@@ -5,7 +5,7 @@
 -- Run: jobs/sql -d date=2026-11-21 -d base=2026-11-20 [-d output=...] [-d measure=cpu] [-d limit=20] jobs/diff-dates.sql
 -- (date defaults to the latest date in the output, base to the one before it).
 CREATE OR REPLACE TEMPORARY VIEW stacks AS
-SELECT * FROM parquet.`${output:-target/fleet-output}/stacks`
+SELECT * FROM fleet_stacks
 WHERE measure = '${measure:-cpu}';
 
 CREATE OR REPLACE TEMPORARY VIEW chosen AS
@@ -42,7 +42,7 @@ FROM (SELECT * FROM joined
 -- A location's inline chain, innermost first, from locations/ (the names the job found).
 CREATE OR REPLACE TEMPORARY VIEW names AS
 SELECT module, offset, first(lines, true) AS lines
-FROM parquet.`${output:-target/fleet-output}/locations`
+FROM fleet_locations
 WHERE date IN ((SELECT date FROM chosen), (SELECT base FROM chosen)) AND lines IS NOT NULL
 GROUP BY module, offset;
 

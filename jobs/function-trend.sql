@@ -3,7 +3,7 @@
 -- each day's total. A function is matched by name, with SQL LIKE patterns allowed ('%compress%').
 -- Run: jobs/sql -d function='NAME' [-d output=...] [-d measure=cpu] [-d format=all] jobs/function-trend.sql
 CREATE OR REPLACE TEMPORARY VIEW functions AS
-SELECT * FROM parquet.`${output:-target/fleet-output}/functions`
+SELECT * FROM fleet_functions
 WHERE measure = '${measure:-cpu}' AND ('${format:-all}' = 'all' OR format = '${format:-all}');
 
 CREATE OR REPLACE TEMPORARY VIEW days AS

@@ -4,7 +4,7 @@
 -- recorded by glibc (gprof shows those functions as <spontaneous>).
 -- Run: jobs/sql -d program=NAME [-d output=...] [-d date=YYYY-MM-DD] [-d function=%] jobs/gprof-callgraph.sql
 CREATE OR REPLACE TEMPORARY VIEW program_locations AS
-SELECT * FROM parquet.`${output:-target/fleet-output}/locations`
+SELECT * FROM fleet_locations
 WHERE format = 'gprof'
   AND regexp_extract(module, '[^/]*$', 0) = regexp_extract('${program}', '[^/]*$', 0);
 
@@ -22,7 +22,7 @@ FROM day_locations;
 
 CREATE OR REPLACE TEMPORARY VIEW arcs AS
 SELECT callee.function AS callee, caller.function AS caller, sum(s.count) AS calls
-FROM parquet.`${output:-target/fleet-output}/stacks` s
+FROM fleet_stacks s
 JOIN names callee ON callee.module = s.frames[0].module AND callee.offset = s.frames[0].offset
 JOIN names caller ON caller.module = s.frames[1].module AND caller.offset = s.frames[1].offset
 WHERE s.format = 'gprof' AND s.kind = 'arc' AND s.date = (SELECT max(date) FROM day_locations)

@@ -6,7 +6,7 @@
 -- the bin counts for the function holding its first byte (bins are 2-4 bytes).
 -- Run: jobs/sql -d program=NAME [-d output=...] [-d date=YYYY-MM-DD] [-d limit=50] jobs/gprof-flat.sql
 CREATE OR REPLACE TEMPORARY VIEW locations AS
-SELECT * FROM parquet.`${output:-target/fleet-output}/locations`;
+SELECT * FROM fleet_locations;
 
 CREATE OR REPLACE TEMPORARY VIEW day AS
 SELECT * FROM locations
@@ -20,7 +20,7 @@ WHERE date = coalesce(try_cast('${date:-latest}' AS DATE),
 -- Seconds per histogram count: the period of the program's histogram rows (1/rate s, in us).
 CREATE OR REPLACE TEMPORARY VIEW tick AS
 SELECT CAST(max(period) AS DECIMAL(20, 0)) / 1000000 AS seconds
-FROM parquet.`${output:-target/fleet-output}/stacks`
+FROM fleet_stacks
 WHERE format = 'gprof' AND kind = 'histogram' AND period_unit = 'microseconds'
   AND date = (SELECT max(date) FROM day)
   AND regexp_extract(frames[0].module, '[^/]*$', 0) = regexp_extract('${program}', '[^/]*$', 0);
@@ -35,7 +35,7 @@ FROM day;
 -- calling itself is not a call (gprof shows those as "+N" in the call graph only).
 CREATE OR REPLACE TEMPORARY VIEW calls AS
 SELECT callee.function AS function, sum(s.count) AS calls
-FROM parquet.`${output:-target/fleet-output}/stacks` s
+FROM fleet_stacks s
 JOIN names callee ON callee.module = s.frames[0].module AND callee.offset = s.frames[0].offset
 JOIN names caller ON caller.module = s.frames[1].module AND caller.offset = s.frames[1].offset
 WHERE s.format = 'gprof' AND s.kind = 'arc' AND s.date = (SELECT max(date) FROM day)

@@ -8,7 +8,7 @@
 -- the `measure` column of functions/). -d format=gprof keeps one format's rows.
 -- Run: jobs/sql [-d output=...] [-d date=YYYY-MM-DD] [-d measure=cpu] [-d format=all] [-d limit=20] jobs/top-functions.sql
 CREATE OR REPLACE TEMPORARY VIEW functions AS
-SELECT * FROM parquet.`${output:-target/fleet-output}/functions`
+SELECT * FROM fleet_functions
 WHERE measure = '${measure:-cpu}' AND ('${format:-all}' = 'all' OR format = '${format:-all}');
 
 -- The default day is the latest with this measure: a later day of only gmon.out call counts

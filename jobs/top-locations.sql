@@ -3,7 +3,7 @@
 -- anywhere on the stack). One measure: CPU time by default (seconds), or -d measure=calls, ...
 -- Run: jobs/sql [-d output=...] [-d date=YYYY-MM-DD] [-d measure=cpu] [-d limit=20] jobs/top-locations.sql
 CREATE OR REPLACE TEMPORARY VIEW locations AS
-SELECT * FROM parquet.`${output:-target/fleet-output}/locations`
+SELECT * FROM fleet_locations
 WHERE measure = '${measure:-cpu}';
 
 CREATE OR REPLACE TEMPORARY VIEW day AS

@@ -3,7 +3,7 @@
 -- stack. One measure: CPU time by default (seconds), or -d measure=calls, ...
 -- Run: jobs/sql [-d output=...] [-d date=YYYY-MM-DD] [-d measure=cpu] [-d limit=20] jobs/top-modules.sql
 CREATE OR REPLACE TEMPORARY VIEW modules AS
-SELECT * FROM parquet.`${output:-target/fleet-output}/modules`
+SELECT * FROM fleet_modules
 WHERE measure = '${measure:-cpu}';
 
 CREATE OR REPLACE TEMPORARY VIEW day AS

@@ -5,7 +5,7 @@
 -- Run: jobs/sql [-d output=target/fleet-output] [-d date=YYYY-MM-DD] [-d measure=cpu] [-d limit=20] jobs/top-stacks.sql
 -- (date defaults to the latest date in the output with the measure).
 CREATE OR REPLACE TEMPORARY VIEW stacks AS
-SELECT * FROM parquet.`${output:-target/fleet-output}/stacks`
+SELECT * FROM fleet_stacks
 WHERE measure = '${measure:-cpu}';
 
 CREATE OR REPLACE TEMPORARY VIEW day AS
@@ -25,7 +25,7 @@ FROM (SELECT date, format, frames, unit,
 -- A location's inline chain, innermost first, from locations/ (the names the job found).
 CREATE OR REPLACE TEMPORARY VIEW names AS
 SELECT module, offset, first(lines, true) AS lines
-FROM parquet.`${output:-target/fleet-output}/locations`
+FROM fleet_locations
 WHERE date = (SELECT max(date) FROM day) AND lines IS NOT NULL
 GROUP BY module, offset;
 

@@ -327,4 +327,28 @@ final class CommandLines {
       throw new TypeConversionException("'" + value + "' is not a whole number >= 0");
     }
   }
+
+  /**
+   * A length of time: a whole number and a unit, {@code 0}, {@code 90s}, {@code 10m}, {@code 1h}.
+   */
+  static final class DurationValue implements ITypeConverter<java.time.Duration> {
+    private static final java.util.regex.Pattern FORM =
+        java.util.regex.Pattern.compile("([0-9]{1,9})(s|m|h|d)?");
+
+    @Override
+    public java.time.Duration convert(String value) {
+      java.util.regex.Matcher m = FORM.matcher(value.trim());
+      if (m.matches() && (m.group(2) != null || m.group(1).matches("0+"))) {
+        long n = Long.parseLong(m.group(1));
+        return switch (m.group(2) == null ? "s" : m.group(2)) {
+          case "m" -> java.time.Duration.ofMinutes(n);
+          case "h" -> java.time.Duration.ofHours(n);
+          case "d" -> java.time.Duration.ofDays(n);
+          default -> java.time.Duration.ofSeconds(n);
+        };
+      }
+      throw new TypeConversionException(
+          "'" + value + "' is not a duration such as 0, 90s, 10m, 1h or 2d");
+    }
+  }
 }

@@ -136,9 +136,7 @@ public final class ExportProfile {
 
   static void run(SparkSession spark, Args args) throws IOException {
     Dataset<Row> table =
-        spark
-            .read()
-            .parquet(args.from() + "/" + (args.host() != null ? "host_stacks" : "stacks"))
+        FleetOutput.read(spark, args.from(), args.host() != null ? "host_stacks" : "stacks")
             .where(col("measure").equalTo(args.measure()));
     if (args.format() != null) {
       table = table.where(col("format").equalTo(args.format()));
@@ -196,8 +194,8 @@ public final class ExportProfile {
    * The names the fleet job gave the locations of the dates written ({@code locations/}'s {@code
    * lines}), or null for an output written before it symbolized.
    */
-  private static Dataset<Row> symbols(SparkSession spark, Args args) {
-    Dataset<Row> locations = spark.read().parquet(args.from() + "/locations");
+  private static Dataset<Row> symbols(SparkSession spark, Args args) throws IOException {
+    Dataset<Row> locations = FleetOutput.read(spark, args.from(), "locations");
     if (!java.util.Arrays.asList(locations.columns()).contains("lines")) {
       return null;
     }

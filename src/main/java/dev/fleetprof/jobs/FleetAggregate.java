@@ -25,7 +25,6 @@ import org.apache.spark.sql.Column;
 import org.apache.spark.sql.DataFrameReader;
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
-import org.apache.spark.sql.SaveMode;
 import org.apache.spark.sql.SparkSession;
 import org.apache.spark.sql.types.DataTypes;
 import org.apache.spark.sql.types.StructType;
@@ -85,7 +84,8 @@ public final class FleetAggregate {
       List<String> binaries,
       String gmonBinary,
       boolean useModulePaths,
-      Map<String, Long> effectivePeriods) {
+      Map<String, Long> effectivePeriods,
+      java.time.Duration keepReplaced) {
     /** A command line's arguments, or an IllegalArgumentException saying what is wrong with it. */
     static Args parse(String[] argv) {
       return CommandLines.parse(new Options(), argv);
@@ -215,6 +215,17 @@ public final class FleetAggregate {
     private List<String> effectivePeriods = new ArrayList<>();
 
     @Option(
+        names = "--keep-replaced",
+        paramLabel = "DURATION",
+        defaultValue = "1h",
+        converter = CommandLines.DurationValue.class,
+        description =
+            "how long the files of a date's previous run stay once a re-run replaced them, so"
+                + " that queries started before finish (default ${DEFAULT-VALUE}; 0 deletes them"
+                + " at once). Later runs delete them")
+    private java.time.Duration keepReplaced;
+
+    @Option(
         names = "--format",
         paramLabel = "NAME",
         defaultValue = ProfileFormats.AUTO,
@@ -264,7 +275,8 @@ public final class FleetAggregate {
           List.copyOf(binaries),
           gmonBinary,
           !noModulePaths,
-          Measures.effectivePeriods(effectivePeriods));
+          Measures.effectivePeriods(effectivePeriods),
+          keepReplaced);
     }
   }
 
@@ -522,17 +534,20 @@ public final class FleetAggregate {
         throw new IllegalStateException("datasets " + tables.keySet() + " are not " + DATASETS);
       }
       Summary summary;
+      String run = FleetOutput.newRunId();
       try (DateLease lease =
           early != null ? early : beginDates(spark, args.output(), DATASETS, dates)) {
         for (Map.Entry<String, Dataset<Row>> t : tables.entrySet()) {
           lease.check();
-          writeDated(spark, t.getValue(), args.output() + "/" + t.getKey(), dates);
+          FleetOutput.write(t.getValue(), new Path(args.output()), t.getKey(), run);
         }
         lease.check();
-        commitDates(spark, args.output(), tables.keySet(), dates);
+        commitDates(spark, args.output(), tables.keySet(), dates, run, args.keepReplaced());
         summary =
-            summarise(spark, args, tables.keySet(), dates, started, symbolizationReport(symbols));
+            summarise(
+                spark, args, tables.keySet(), dates, run, started, symbolizationReport(symbols));
       }
+      sweepOtherDates(spark, args.output(), args.keepReplaced());
       MeasureTotal cpu = summary.measures().get(Measures.CPU);
       StandardOutputs.writeCpuTime(
           spark,
@@ -745,22 +760,6 @@ public final class FleetAggregate {
   }
 
   /**
-   * Writes a dataset partitioned by date with dynamic partition overwrite: the dates it has rows
-   * for are replaced, other dates stay. No markers: {@link #commitDates} writes them once every
-   * dataset of the run is written.
-   */
-  static void writeDated(SparkSession spark, Dataset<Row> table, String path, List<Object> dates)
-      throws IOException {
-    LOG.info("writing {}", path);
-    table
-        .write()
-        .mode(SaveMode.Overwrite)
-        .option("partitionOverwriteMode", "dynamic")
-        .partitionBy("date")
-        .parquet(path);
-  }
-
-  /**
    * Starts replacing {@code dates}: takes their leases (one writer per date; see {@link
    * DateLease}), then removes what says they are complete (each dataset's {@code _SUCCESS}, the
    * dates' {@code _SUCCESS} in every dataset, the dates' run records), so that a scheduler waiting
@@ -795,17 +794,27 @@ public final class FleetAggregate {
   }
 
   /**
-   * Marks {@code dates} complete, once every dataset of the run is written: {@code _SUCCESS} in
-   * each dataset and in each of its date partitions, then one run record per date ({@code
-   * OUTPUT/_runs/date=D}), the marker that says all datasets of the date are this run's.
+   * Publishes {@code run} as the run of {@code dates} for {@code datasets} (each date's pointer
+   * replaced in one step: readers switch to the new run at once; see {@link FleetOutput}), then
+   * marks the dates complete: {@code _SUCCESS} in each dataset and in each of its date partitions,
+   * then one run record per date ({@code OUTPUT/_runs/date=D}), the marker that says all datasets
+   * of the date are one completed run's.
    */
   static void commitDates(
-      SparkSession spark, String output, Iterable<String> datasets, List<Object> dates)
+      SparkSession spark,
+      String output,
+      Iterable<String> datasets,
+      List<Object> dates,
+      String run,
+      java.time.Duration keepReplaced)
       throws IOException {
     Path out = new Path(output);
     FileSystem fs = out.getFileSystem(spark.sparkContext().hadoopConfiguration());
+    for (Object d : dates) {
+      FleetOutput.publishRun(fs, out, d, run, datasets, keepReplaced);
+    }
     try {
-      writeMarkers(fs, out, datasets, dates);
+      writeMarkers(fs, out, datasets, dates, run);
     } catch (IOException | RuntimeException e) {
       // Some markers but not all (a full disk takes empty files, not the run record): none.
       try {
@@ -814,6 +823,20 @@ public final class FleetAggregate {
         e.addSuppressed(again);
       }
       throw e;
+    }
+  }
+
+  /**
+   * Deletes the files of replaced runs of any date that have been kept long enough; a failure here
+   * is logged, never the run's: its dates are published.
+   */
+  static void sweepOtherDates(SparkSession spark, String output, java.time.Duration keepReplaced) {
+    Path out = new Path(output);
+    try {
+      FleetOutput.sweepAll(
+          out.getFileSystem(spark.sparkContext().hadoopConfiguration()), out, keepReplaced);
+    } catch (IOException | RuntimeException e) {
+      LOG.warn("could not delete replaced runs under {}: {}", output, e.toString());
     }
   }
 
@@ -833,7 +856,8 @@ public final class FleetAggregate {
   }
 
   private static void writeMarkers(
-      FileSystem fs, Path out, Iterable<String> datasets, List<Object> dates) throws IOException {
+      FileSystem fs, Path out, Iterable<String> datasets, List<Object> dates, String run)
+      throws IOException {
     for (String dataset : datasets) {
       for (Object d : dates) {
         Path partition = new Path(out, dataset + "/date=" + d);
@@ -849,6 +873,8 @@ public final class FleetAggregate {
         o.write(
             ("{\"date\": \""
                     + d
+                    + "\", \"run\": \""
+                    + run
                     + "\", \"committed\": \""
                     + committed
                     + "\", \"datasets\": "
@@ -871,25 +897,23 @@ public final class FleetAggregate {
   }
 
   /**
-   * The partitions of {@code dates} in a dataset, and only those: the summary reads back what this
-   * run committed, so a corrupt or half-written file of another date (another run's work) can never
-   * fail a run after its commit. The date column stays (basePath is the dataset).
+   * This run's directories of {@code dates} in a dataset, and only those: the summary reads back
+   * what this run wrote, so a corrupt or half-written file of another date or run can never fail a
+   * run after it published. The date column stays.
    */
   private static Dataset<Row> readDates(
-      SparkSession spark, String dataset, List<Object> dates, StructType whenEmpty)
+      SparkSession spark,
+      String output,
+      String dataset,
+      List<Object> dates,
+      String run,
+      StructType whenEmpty)
       throws IOException {
-    Configuration conf = spark.sparkContext().hadoopConfiguration();
-    List<String> paths = new ArrayList<>();
+    Map<Object, String> runs = new LinkedHashMap<>();
     for (Object d : dates) {
-      Path p = new Path(dataset, "date=" + d);
-      if (p.getFileSystem(conf).exists(p)) {
-        paths.add(p.toString());
-      }
+      runs.put(d, run);
     }
-    if (paths.isEmpty()) { // nothing of this run's dates in it (never reading other dates)
-      return spark.createDataFrame(List.of(), whenEmpty);
-    }
-    return spark.read().option("basePath", dataset).parquet(paths.toArray(new String[0]));
+    return FleetOutput.readRuns(spark, new Path(output), dataset, runs, whenEmpty);
   }
 
   /** The day of each row: the date= directory, else --date, else today. */
@@ -917,6 +941,7 @@ public final class FleetAggregate {
       Args args,
       Set<String> written,
       List<Object> dates,
+      String run,
       long started,
       String symbolization)
       throws IOException {
@@ -927,7 +952,7 @@ public final class FleetAggregate {
             .add("records", DataTypes.LongType)
             .add("count", DataTypes.createDecimalType(38, 0))
             .add("problems", DataTypes.LongType);
-    Dataset<Row> files = readDates(spark, args.output() + "/files", dates, noFiles);
+    Dataset<Row> files = readDates(spark, args.output(), "files", dates, run, noFiles);
     // Only this run's dates: other dates in the output are other runs' work.
     Column thisRun = col("date").isin(dates.toArray());
     Row totals =
@@ -945,8 +970,10 @@ public final class FleetAggregate {
           t,
           readDates(
                   spark,
-                  args.output() + "/" + t,
+                  args.output(),
+                  t,
                   dates,
+                  run,
                   new StructType().add("date", DataTypes.DateType))
               .where(thisRun)
               .count());
@@ -965,8 +992,10 @@ public final class FleetAggregate {
     Dataset<Row> stacks =
         readDates(
             spark,
-            args.output() + "/stacks",
+            args.output(),
+            "stacks",
             dates,
+            run,
             new StructType()
                 .add("date", DataTypes.DateType)
                 .add("measure", DataTypes.StringType)

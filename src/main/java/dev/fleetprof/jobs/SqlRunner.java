@@ -67,7 +67,17 @@ public final class SqlRunner {
   }
 
   /** The statements to run (variables substituted) and how to print their results. */
-  record Script(List<String> statements, Format format, int maxRows) {}
+  record Script(List<String> statements, Format format, int maxRows, String output) {
+    Script(List<String> statements, Format format, int maxRows) {
+      this(statements, format, maxRows, DEFAULT_OUTPUT);
+    }
+  }
+
+  /** The fleet job's output the {@code fleet_*} views show, unless {@code -d output=} says. */
+  static final String DEFAULT_OUTPUT = "target/fleet-output";
+
+  /** The prefix of the views over the fleet job's datasets: {@code fleet_functions}, ... */
+  static final String VIEW_PREFIX = "fleet_";
 
   private static final int DEFAULT_MAX_ROWS = 50;
 
@@ -81,7 +91,12 @@ public final class SqlRunner {
       },
       description =
           "Runs Spark SQL statements on an embedded Spark session where the profile"
-              + " source is available, in the order given, and prints each result.",
+              + " source is available, in the order given, and prints each result. The fleet"
+              + " job's datasets under -d output=DIR (default "
+              + DEFAULT_OUTPUT
+              + ") are the views fleet_stacks, fleet_host_stacks, fleet_locations,"
+              + " fleet_modules, fleet_functions and fleet_files: each date as its last"
+              + " completed run published it.",
       parameterListHeading = "%nArguments:%n",
       optionListHeading = "%nOptions:%n",
       footerHeading = "%n",
@@ -200,7 +215,10 @@ public final class SqlRunner {
             "sql: --max-rows applies to --format table only; " + format + " prints every row");
       }
       return new Script(
-          List.copyOf(resolved), format, maxRows != null ? maxRows : DEFAULT_MAX_ROWS);
+          List.copyOf(resolved),
+          format,
+          maxRows != null ? maxRows : DEFAULT_MAX_ROWS,
+          vars.getOrDefault("output", DEFAULT_OUTPUT));
     }
   }
 
@@ -256,6 +274,7 @@ public final class SqlRunner {
   static void run(SparkSession spark, Script script, PrintStream out, PrintStream log)
       throws IOException {
     boolean table = script.format() == Format.TABLE;
+    registerFleetViews(spark, script.statements(), script.output());
     for (String sql : script.statements()) {
       (table ? out : log).println("-- " + sql.replaceAll("\\s+", " "));
       Dataset<Row> result = sql(spark, sql);
@@ -271,6 +290,39 @@ public final class SqlRunner {
       } else {
         printCsv(result, out);
       }
+    }
+  }
+
+  /**
+   * Registers one temporary view per dataset of the fleet job's output that the statements name
+   * ({@code fleet_functions} for {@code functions/}, ...): each date as its pointer publishes it,
+   * one run per date, read after the pointer, so a query never sees a date half replaced or twice
+   * while a re-run of it publishes (see {@link FleetOutput}). The views hold the listing made here:
+   * every statement of the script sees the same runs.
+   */
+  static void registerFleetViews(SparkSession spark, List<String> statements, String output)
+      throws IOException {
+    String all = String.join("\n", statements).toLowerCase(java.util.Locale.ROOT);
+    org.apache.hadoop.fs.Path out = new org.apache.hadoop.fs.Path(output);
+    org.apache.hadoop.fs.FileSystem fs =
+        out.getFileSystem(spark.sparkContext().hadoopConfiguration());
+    for (String dataset : FleetAggregate.DATASETS) {
+      String view = VIEW_PREFIX + dataset;
+      if (!java.util.regex.Pattern.compile("\\b" + view + "\\b").matcher(all).find()) {
+        continue;
+      }
+      if (!fs.exists(new org.apache.hadoop.fs.Path(out, dataset))) {
+        throw new IllegalArgumentException(
+            view
+                + ": no "
+                + dataset
+                + "/ under "
+                + output
+                + ": run jobs/fleet-aggregate --output "
+                + output
+                + " first, or pass -d output=DIR");
+      }
+      FleetOutput.read(spark, output, dataset).createOrReplaceTempView(view);
     }
   }
 

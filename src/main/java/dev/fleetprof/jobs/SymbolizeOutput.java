@@ -7,6 +7,7 @@ import java.io.IOException;
 import java.time.LocalDate;
 import java.util.ArrayList;
 import java.util.List;
+import org.apache.hadoop.fs.Path;
 import org.apache.spark.sql.Column;
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
@@ -86,8 +87,9 @@ public final class SymbolizeOutput {
 
   static void run(SparkSession spark, Args args) throws IOException {
     long started = System.nanoTime();
-    Dataset<Row> locations = spark.read().parquet(args.output() + "/locations");
-    Dataset<Row> stacks = spark.read().parquet(args.output() + "/stacks");
+    // The dates as published (one run each), whatever runs meanwhile.
+    Dataset<Row> locations = FleetOutput.read(spark, args.output(), "locations");
+    Dataset<Row> stacks = FleetOutput.read(spark, args.output(), "stacks");
     if (!args.dates().isEmpty()) {
       Column in = lit(false);
       for (LocalDate d : args.dates()) {
@@ -112,8 +114,6 @@ public final class SymbolizeOutput {
         Symbolization.symbolize(
                 spark, unnamed, new Symbolization.Options(args.binaries(), args.useModulePaths()))
             .persist(StorageLevel.MEMORY_AND_DISK());
-    // The new tables are computed in full before a partition is replaced: they are read from
-    // the partitions they replace.
     Dataset<Row> newLocations =
         FleetAggregate.joinLines(unnamed, symbols).persist(StorageLevel.MEMORY_AND_DISK());
     Dataset<Row> newFunctions =
@@ -123,14 +123,18 @@ public final class SymbolizeOutput {
       long f = newFunctions.count();
       String report = FleetAggregate.symbolizationReport(symbols);
       List<String> rewritten = List.of("locations", "functions");
+      String run = FleetOutput.newRunId();
+      Path out = new Path(args.output());
       try (DateLease lease = FleetAggregate.beginDates(spark, args.output(), rewritten, dates)) {
         lease.check();
-        FleetAggregate.writeDated(spark, newLocations, args.output() + "/locations", dates);
+        FleetOutput.write(newLocations, out, "locations", run);
         lease.check();
-        FleetAggregate.writeDated(spark, newFunctions, args.output() + "/functions", dates);
+        FleetOutput.write(newFunctions, out, "functions", run);
         lease.check();
-        FleetAggregate.commitDates(spark, args.output(), rewritten, dates);
+        FleetAggregate.commitDates(
+            spark, args.output(), rewritten, dates, run, FleetOutput.KEEP_REPLACED);
       }
+      FleetAggregate.sweepOtherDates(spark, args.output(), FleetOutput.KEEP_REPLACED);
       String line =
           String.format(
               "symbolize: dates %s: %d locations, %d functions rewritten under"

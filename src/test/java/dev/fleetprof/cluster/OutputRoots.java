@@ -10,6 +10,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 
+import dev.fleetprof.jobs.FleetOutput;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
@@ -51,6 +52,17 @@ final class OutputRoots {
     return out;
   }
 
+  /** A directory with its {@code run=} level left out: two runs' layouts compare equal. */
+  private static Path withoutRun(Path relative) {
+    Path out = Path.of("");
+    for (Path part : relative) {
+      if (!part.toString().startsWith("run=")) {
+        out = out.resolve(part);
+      }
+    }
+    return out;
+  }
+
   /** Directories holding Parquet data files: the partition layout of every dataset. */
   static TreeSet<String> dataDirs(Path root) {
     return relativeDirs(
@@ -66,7 +78,7 @@ final class OutputRoots {
       TreeSet<String> out = new TreeSet<>();
       s.filter(Files::isRegularFile)
           .filter(marker)
-          .map(p -> root.relativize(p.getParent()))
+          .map(p -> withoutRun(root.relativize(p.getParent())))
           .filter(OutputRoots::visible)
           .forEach(d -> out.add(d.toString()));
       return out;
@@ -103,14 +115,19 @@ final class OutputRoots {
         "partition directories under " + actual + " vs " + expected);
     long rows = 0;
     for (String d : datasets) {
-      rows +=
-          assertSameRows(
-              d,
-              spark.read().parquet(expected.resolve(d).toString()),
-              spark.read().parquet(actual.resolve(d).toString()));
+      rows += assertSameRows(d, published(spark, expected, d), published(spark, actual, d));
     }
     assertTrue(rows > 0, "every dataset is empty: nothing was compared");
     return datasets;
+  }
+
+  /** A dataset as the job published it (one run per date, no {@code run} column). */
+  private static Dataset<Row> published(SparkSession spark, Path root, String dataset) {
+    try {
+      return FleetOutput.read(spark, root.toString(), dataset);
+    } catch (java.io.IOException e) {
+      throw new java.io.UncheckedIOException(e);
+    }
   }
 
   /**

@@ -203,6 +203,12 @@ class CommandLinesTest {
             fleet,
             fleet.with("--effective-period", "gperftools=0ms"),
             List.of("--effective-period gperftools=0ms", "positive")),
+        Arguments.of(
+            fleet, fleet.with("--keep-replaced", "10"), List.of("--keep-replaced", "'10'", "10m")),
+        Arguments.of(
+            fleet,
+            fleet.with("--keep-replaced", "-1h"),
+            List.of("--keep-replaced", "'-1h'", "duration")),
         Arguments.of(sql, sql.with("--view", "p"), List.of("--view", "'p'", "NAME=VALUE")),
         Arguments.of(sql, sql.with("-d", "date"), List.of("--define", "'date'", "NAME=VALUE")));
   }
@@ -281,9 +287,26 @@ class CommandLinesTest {
     FleetAggregate.Args defaults =
         FleetAggregate.Args.parse(new String[] {"--input", "a", "--output", "o"});
     assertEquals(
-        List.of("auto", "PERMISSIVE", true, List.of()),
+        List.of("auto", "PERMISSIVE", true, List.of(), java.time.Duration.ofHours(1)),
         List.of(
-            defaults.format(), defaults.mode(), defaults.useModulePaths(), defaults.binaries()));
+            defaults.format(),
+            defaults.mode(),
+            defaults.useModulePaths(),
+            defaults.binaries(),
+            defaults.keepReplaced()));
+    for (String[] given :
+        List.of(
+            new String[] {"0", "PT0S"},
+            new String[] {"90s", "PT1M30S"},
+            new String[] {"10m", "PT10M"},
+            new String[] {"2d", "PT48H"})) {
+      assertEquals(
+          java.time.Duration.parse(given[1]),
+          FleetAggregate.Args.parse(
+                  new String[] {"--input", "a", "--output", "o", "--keep-replaced", given[0]})
+              .keepReplaced(),
+          given[0]);
+    }
   }
 
   @Test

@@ -98,7 +98,7 @@ class FleetAggregateDiskFullTest {
     run(in, out);
     List<Dataset<Row>> before = new ArrayList<>();
     for (String t : FleetAggregate.DATASETS) {
-      before.add(spark.read().parquet(out + "/" + t).cache());
+      before.add(FleetOutput.read(spark, out, t).cache());
       before.get(before.size() - 1).count();
     }
 
@@ -137,7 +137,7 @@ class FleetAggregateDiskFullTest {
       }
       for (int i = 0; i < FleetAggregate.DATASETS.size(); i++) {
         String t = FleetAggregate.DATASETS.get(i);
-        Dataset<Row> now = spark.read().parquet(out + "/" + t);
+        Dataset<Row> now = FleetOutput.read(spark, out, t);
         assertEquals(0, now.exceptAll(before.get(i)).count(), t + ", full in " + dataset);
         assertEquals(0, before.get(i).exceptAll(now).count(), t + ", full in " + dataset);
         assertEquals(

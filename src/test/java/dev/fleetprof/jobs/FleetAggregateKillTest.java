@@ -55,7 +55,7 @@ class FleetAggregateKillTest {
         spark, FleetAggregate.Args.parse(new String[] {"--input", in, "--output", out}));
     List<Dataset<Row>> before = new ArrayList<>();
     for (String t : FleetAggregate.DATASETS) {
-      before.add(spark.read().parquet(out + "/" + t).cache());
+      before.add(FleetOutput.read(spark, out, t).cache());
       before.get(before.size() - 1).count();
     }
 
@@ -79,7 +79,7 @@ class FleetAggregateKillTest {
     assertTrue(Files.exists(Path.of(out, "_leases", "date=2026-11-20")), "the dead run's lease");
     int i = 0;
     for (String t : FleetAggregate.DATASETS) {
-      Dataset<Row> now = spark.read().parquet(out + "/" + t);
+      Dataset<Row> now = FleetOutput.read(spark, out, t);
       Dataset<Row> was = before.get(i++);
       assertEquals(0, now.exceptAll(was).count(), t + ": nothing half-written is visible");
       assertEquals(0, was.exceptAll(now).count(), t + ": nothing of the previous run is lost");
@@ -94,6 +94,25 @@ class FleetAggregateKillTest {
       assertTrue(Files.exists(Path.of(out, t, "date=2026-11-20", "_SUCCESS")), t + " marked");
     }
     assertTrue(Files.exists(Path.of(out, "_runs", "date=2026-11-20")));
+    // The killed run's directories are gone: what is left is the published run and the one it
+    // replaced (kept for readers).
+    FleetOutput.Pointer p =
+        FleetOutput.pointer(
+            org.apache.hadoop.fs.FileSystem.getLocal(new org.apache.hadoop.conf.Configuration()),
+            new org.apache.hadoop.fs.Path(out),
+            "2026-11-20");
+    for (String t : FleetAggregate.DATASETS) {
+      java.util.Set<String> accounted = new java.util.HashSet<>();
+      accounted.add("run=" + p.datasets().get(t));
+      p.kept().stream()
+          .filter(r -> r.dataset().equals(t))
+          .forEach(r -> accounted.add("run=" + r.run()));
+      try (var runs = Files.list(Path.of(out, t, "date=2026-11-20"))) {
+        for (Path r : runs.filter(x -> x.getFileName().toString().startsWith("run=")).toList()) {
+          assertTrue(accounted.contains(r.getFileName().toString()), t + ": left behind: " + r);
+        }
+      }
+    }
     before.forEach(Dataset::unpersist);
   }
 

@@ -63,8 +63,8 @@ class FleetAggregateLeaseTest {
     return InetAddress.getLocalHost().getHostName();
   }
 
-  private Dataset<Row> table(String out, String t) {
-    return spark.read().parquet(out + "/" + t);
+  private Dataset<Row> table(String out, String t) throws java.io.IOException {
+    return FleetOutput.read(spark, out, t);
   }
 
   @Test
@@ -142,9 +142,20 @@ class FleetAggregateLeaseTest {
     assertFalse(Files.exists(Path.of(out, "_leases", "date=" + DAY)));
     // Nothing of the run's bookkeeping is read as data.
     assertEquals(
-        DATASETS.size() + 2,
+        DATASETS.size() + 3,
         Files.list(Path.of(out)).count(),
-        "the six datasets, _runs and _leases");
+        "the six datasets, _current, _runs and _leases");
+    // The pointer names this run for every dataset, the run the record names.
+    FleetOutput.Pointer pointer =
+        FleetOutput.pointer(
+            org.apache.hadoop.fs.FileSystem.getLocal(new org.apache.hadoop.conf.Configuration()),
+            new org.apache.hadoop.fs.Path(out),
+            DAY);
+    assertTrue(record.contains("\"run\": \"" + pointer.run() + "\""), record);
+    for (String t : DATASETS) {
+      assertEquals(pointer.run(), pointer.datasets().get(t), t);
+      assertTrue(Files.isDirectory(Path.of(out, t, "date=" + DAY, "run=" + pointer.run())), t);
+    }
   }
 
   /**

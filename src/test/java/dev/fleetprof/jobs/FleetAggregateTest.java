@@ -155,7 +155,7 @@ class FleetAggregateTest {
           files.map(p -> p.getFileName().toString()).sorted().toList(),
           "the other date's files are untouched");
     }
-    Dataset<Row> stacks = spark.read().parquet(out + "/stacks");
+    Dataset<Row> stacks = FleetOutput.read(spark, out, "stacks");
     assertEquals(
         dec(sampleTotal(one)),
         stacks.where("date = '2026-11-20'").selectExpr("sum(count)").first().getDecimal(0));

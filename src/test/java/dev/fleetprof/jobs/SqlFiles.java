@@ -24,9 +24,14 @@ final class SqlFiles {
     for (int i = 0; i < defines.length; i += 2) {
       vars.put(defines[i], defines[i + 1]);
     }
-    Dataset<Row> last = null;
+    java.util.List<String> statements = new java.util.ArrayList<>();
     for (String sql : SqlRunner.split(Files.readString(Path.of("jobs", name)))) {
-      last = spark.sql(SqlRunner.substitute(sql, vars));
+      statements.add(SqlRunner.substitute(sql, vars));
+    }
+    SqlRunner.registerFleetViews(spark, statements, output);
+    Dataset<Row> last = null;
+    for (String sql : statements) {
+      last = spark.sql(sql);
     }
     return last;
   }

@@ -8,6 +8,7 @@ import dev.fleetprof.testing.TestSpark;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.Set;
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
 import org.apache.spark.sql.SparkSession;
@@ -44,7 +45,7 @@ class SymbolizeOutputTest {
             }));
     assertEquals(
         0,
-        spark.read().parquet(late + "/locations").where("lines IS NOT NULL").count(),
+        FleetOutput.read(spark, late, "locations").where("lines IS NOT NULL").count(),
         "nothing is named without binaries");
 
     SymbolizeOutput.run(
@@ -54,12 +55,24 @@ class SymbolizeOutputTest {
               "--output", late, "--binaries", bin, "--no-module-paths", "--date", "2026-11-21"
             }));
 
+    // The date's pointer now names the new run for what was rewritten, the job's run for the rest.
+    org.apache.hadoop.fs.FileSystem fs =
+        org.apache.hadoop.fs.FileSystem.getLocal(new org.apache.hadoop.conf.Configuration());
+    FleetOutput.Pointer p =
+        FleetOutput.pointer(fs, new org.apache.hadoop.fs.Path(late), "2026-11-21");
+    String symbolized = p.datasets().get("locations");
+    assertEquals(symbolized, p.datasets().get("functions"));
+    for (String table : List.of("files", "stacks", "host_stacks", "modules")) {
+      assertTrue(!symbolized.equals(p.datasets().get(table)), table + " is the job's run");
+    }
+    FleetOutput.Pointer other =
+        FleetOutput.pointer(fs, new org.apache.hadoop.fs.Path(late), "2026-11-20");
+    assertEquals(Set.of(other.run()), Set.copyOf(other.datasets().values()), "untouched date");
+
     for (String table : List.of("locations", "functions")) {
-      Dataset<Row> got = spark.read().parquet(late + "/" + table).where("date = '2026-11-21'");
+      Dataset<Row> got = FleetOutput.read(spark, late, table).where("date = '2026-11-21'");
       Dataset<Row> want =
-          spark
-              .read()
-              .parquet(direct + "/" + table)
+          FleetOutput.read(spark, direct, table)
               .where("date = '2026-11-21'")
               .select(
                   got.columns()[0],
@@ -70,16 +83,12 @@ class SymbolizeOutputTest {
     }
     assertEquals(
         0,
-        spark
-            .read()
-            .parquet(late + "/locations")
+        FleetOutput.read(spark, late, "locations")
             .where("date = '2026-11-20' AND lines IS NOT NULL")
             .count(),
         "the other date is untouched");
     assertTrue(
-        spark
-                .read()
-                .parquet(late + "/functions")
+        FleetOutput.read(spark, late, "functions")
                 .where("date = '2026-11-21' AND function = 'work_checksum'")
                 .count()
             > 0);

@@ -1,0 +1,412 @@
+package dev.fleetprof.jobs;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import java.io.FileNotFoundException;
+import java.io.IOException;
+import java.io.OutputStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.StandardCopyOption;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.ZoneOffset;
+import java.time.format.DateTimeFormatter;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.UUID;
+import org.apache.hadoop.conf.Configuration;
+import org.apache.hadoop.fs.FileContext;
+import org.apache.hadoop.fs.FileStatus;
+import org.apache.hadoop.fs.FileSystem;
+import org.apache.hadoop.fs.LocalFileSystem;
+import org.apache.hadoop.fs.Options;
+import org.apache.hadoop.fs.Path;
+import org.apache.hadoop.fs.RawLocalFileSystem;
+import org.apache.spark.sql.Dataset;
+import org.apache.spark.sql.Row;
+import org.apache.spark.sql.SaveMode;
+import org.apache.spark.sql.SparkSession;
+import org.apache.spark.sql.types.StructType;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The fleet job's output directory, where a date changes for readers all at once or not at all.
+ *
+ * <p>Each run writes its rows of a date into a directory of its own, {@code
+ * OUTPUT/DATASET/date=D/run=R/}, that no other run writes or replaces. One small file per date,
+ * {@code OUTPUT/_current/date=D}, says which run's directory is the date's, per dataset; a run
+ * publishes its dates by replacing that file atomically (a rename over it on local disks and HDFS,
+ * one PUT on object stores) once every dataset is written. A reader that takes the pointer first
+ * and then reads exactly the directories it names sees one run of each date, before or after a
+ * re-run, whatever happens meanwhile: {@link #read} does, and so do the views {@code jobs/sql}
+ * registers.
+ *
+ * <p>The directories a re-run replaces stay for {@code keepReplaced} (a query that planned on them
+ * finishes), then a later run deletes them. Until then a reader of the bare Parquet directories
+ * sees both runs of that date, told apart by the {@code run} column: such readers keep the rows
+ * whose {@code run} is the one {@code _current/date=D} names for the dataset.
+ *
+ * <p>Markers for schedulers are separate from the pointer: {@code _SUCCESS} in each dataset and
+ * date directory, and the run record {@code _runs/date=D}, are removed when a run starts replacing
+ * a date and written after it published, so they never stand beside a date being replaced.
+ */
+public final class FleetOutput {
+  private static final Logger LOG = LoggerFactory.getLogger(FleetOutput.class);
+  private static final ObjectMapper JSON = new ObjectMapper();
+
+  /** The partition column naming the run that wrote a directory. */
+  static final String RUN = "run";
+
+  /** How long a replaced run's directories stay readable, unless a job is told otherwise. */
+  static final Duration KEEP_REPLACED = Duration.ofHours(1);
+
+  private FleetOutput() {}
+
+  /**
+   * What a date's pointer says: the run whose directory holds each dataset's rows, and the
+   * directories replaced but kept for readers still on them.
+   */
+  record Pointer(
+      String date,
+      String run,
+      String committed,
+      Map<String, String> datasets,
+      List<Replaced> kept) {
+    Pointer {
+      datasets = Map.copyOf(datasets);
+      kept = List.copyOf(kept);
+    }
+  }
+
+  /** A dataset's directory that a run replaced at {@code at}, kept for readers until swept. */
+  record Replaced(String dataset, String run, String at) {}
+
+  /** A new run's id: when it started (sorts by time) and a random part (unique per run). */
+  static String newRunId() {
+    return DateTimeFormatter.ofPattern("yyyyMMdd'T'HHmmss'Z'")
+            .withZone(ZoneOffset.UTC)
+            .format(Instant.now())
+        + "-"
+        + UUID.randomUUID().toString().substring(0, 8);
+  }
+
+  /** The pointer file of a date. */
+  static Path pointerPath(Path output, Object date) {
+    return new Path(new Path(output, "_current"), "date=" + date);
+  }
+
+  /** The directory a run's rows of one date go to. */
+  static Path runDirectory(Path output, String dataset, Object date, String run) {
+    return new Path(new Path(output, dataset), "date=" + date + "/" + RUN + "=" + run);
+  }
+
+  /** A date's pointer, or null when no run published the date. */
+  static Pointer pointer(FileSystem fs, Path output, Object date) throws IOException {
+    Path p = pointerPath(output, date);
+    try (var in = fs.open(p)) {
+      return parse(p, in.readAllBytes());
+    } catch (FileNotFoundException e) {
+      return null;
+    }
+  }
+
+  /** Every published date's pointer, by date. */
+  static Map<String, Pointer> pointers(FileSystem fs, Path output) throws IOException {
+    Path dir = new Path(output, "_current");
+    Map<String, Pointer> all = new TreeMap<>();
+    FileStatus[] listed;
+    try {
+      listed = fs.listStatus(dir, p -> p.getName().startsWith("date="));
+    } catch (FileNotFoundException e) {
+      return all;
+    }
+    for (FileStatus st : listed) {
+      try (var in = fs.open(st.getPath())) {
+        Pointer p = parse(st.getPath(), in.readAllBytes());
+        all.put(p.date(), p);
+      } catch (FileNotFoundException e) {
+        // removed since listed: not published any more
+      }
+    }
+    return all;
+  }
+
+  /** Whether the output was written with run directories and pointers. */
+  static boolean hasPointers(FileSystem fs, Path output) throws IOException {
+    return fs.exists(new Path(output, "_current"));
+  }
+
+  private static Pointer parse(Path file, byte[] bytes) throws IOException {
+    JsonNode n;
+    try {
+      n = JSON.readTree(bytes);
+    } catch (IOException e) {
+      throw new IOException(file + ": not a run pointer: " + e.getMessage(), e);
+    }
+    if (n == null || !n.hasNonNull("date") || !n.path("datasets").isObject()) {
+      throw new IOException(file + ": not a run pointer (no date or datasets)");
+    }
+    Map<String, String> datasets = new LinkedHashMap<>();
+    n.get("datasets")
+        .fields()
+        .forEachRemaining(e -> datasets.put(e.getKey(), e.getValue().asText()));
+    List<Replaced> kept = new ArrayList<>();
+    for (JsonNode r : n.path("kept")) {
+      kept.add(
+          new Replaced(r.path("dataset").asText(), r.path("run").asText(), r.path("at").asText()));
+    }
+    return new Pointer(
+        n.get("date").asText(),
+        n.path("run").asText(),
+        n.path("committed").asText(),
+        datasets,
+        kept);
+  }
+
+  private static byte[] render(Pointer p) throws IOException {
+    ObjectNode n = JSON.createObjectNode();
+    n.put("date", p.date());
+    n.put("run", p.run());
+    n.put("committed", p.committed());
+    ObjectNode datasets = n.putObject("datasets");
+    p.datasets().forEach(datasets::put);
+    var kept = n.putArray("kept");
+    for (Replaced r : p.kept()) {
+      kept.addObject().put("dataset", r.dataset()).put("run", r.run()).put("at", r.at());
+    }
+    return (JSON.writeValueAsString(n) + "\n").getBytes(StandardCharsets.UTF_8);
+  }
+
+  /**
+   * Replaces a date's pointer in one step, so that a reader finds the old pointer or the new one,
+   * never none or half of one. Local disks: a rename over the old file ({@code rename(2)}). Object
+   * stores: one PUT, which replaces an object atomically. Other file systems (HDFS): a rename with
+   * overwrite, atomic there.
+   */
+  static void publish(FileSystem fs, Path output, Pointer p) throws IOException {
+    Path target = pointerPath(output, p.date());
+    byte[] bytes = render(p);
+    FileSystem raw = fs instanceof LocalFileSystem local ? local.getRaw() : fs;
+    String scheme =
+        target.toUri().getScheme() == null ? raw.getUri().getScheme() : target.toUri().getScheme();
+    if (raw instanceof RawLocalFileSystem) {
+      java.nio.file.Path file = java.nio.file.Path.of(raw.makeQualified(target).toUri());
+      java.nio.file.Files.createDirectories(file.getParent());
+      java.nio.file.Path tmp = file.resolveSibling("." + file.getFileName() + "." + p.run());
+      java.nio.file.Files.write(tmp, bytes);
+      java.nio.file.Files.move(
+          tmp, file, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
+    } else if (Set.of("s3a", "s3", "gs", "abfs", "abfss", "wasb", "wasbs", "oss")
+        .contains(scheme)) {
+      try (OutputStream o = raw.create(target, true)) {
+        o.write(bytes);
+      }
+    } else {
+      Path tmp = new Path(target.getParent(), "." + target.getName() + "." + p.run());
+      try (OutputStream o = raw.create(tmp, true)) {
+        o.write(bytes);
+      }
+      FileContext.getFileContext(raw.getUri(), raw.getConf())
+          .rename(tmp, target, Options.Rename.OVERWRITE);
+    }
+  }
+
+  /**
+   * Writes one run's rows of a dataset, partitioned by date, each date into the run's own
+   * directory. Spark's dynamic partition overwrite stages the files in a directory of the write's
+   * own and moves each partition directory into place whole (one rename on local disks and HDFS),
+   * so runs of other dates may write the same dataset meanwhile.
+   */
+  static void write(Dataset<Row> table, Path output, String dataset, String run) {
+    Path path = new Path(output, dataset);
+    LOG.info("writing {} (run {})", path, run);
+    table
+        .withColumn(RUN, org.apache.spark.sql.functions.lit(run))
+        .write()
+        .mode(SaveMode.Overwrite)
+        .option("partitionOverwriteMode", "dynamic")
+        .partitionBy("date", RUN)
+        .parquet(path.toString());
+  }
+
+  /**
+   * A dataset as published: for each date, the directory its pointer names, read after the pointer,
+   * so one run per date whatever runs meanwhile. Outputs written before run directories (no {@code
+   * _current/}) are read as they are. The {@code run} column is dropped: the rows are the dataset's
+   * documented columns and {@code date}.
+   */
+  public static Dataset<Row> read(SparkSession spark, String output, String dataset)
+      throws IOException {
+    Configuration conf = spark.sparkContext().hadoopConfiguration();
+    Path out = new Path(output);
+    FileSystem fs = out.getFileSystem(conf);
+    if (!hasPointers(fs, out)) {
+      return spark.read().parquet(new Path(out, dataset).toString());
+    }
+    Map<Object, String> runs = new LinkedHashMap<>();
+    for (Pointer p : pointers(fs, out).values()) {
+      String run = p.datasets().get(dataset);
+      if (run != null) {
+        runs.put(p.date(), run);
+      }
+    }
+    return readRuns(spark, out, dataset, runs, null);
+  }
+
+  /**
+   * The given runs' directories of a dataset ({@code date -> run}), those that exist (a run with no
+   * rows for a date writes none); {@code whenEmpty}'s rows when there are none, or an error naming
+   * the dataset when {@code whenEmpty} is null.
+   */
+  static Dataset<Row> readRuns(
+      SparkSession spark,
+      Path output,
+      String dataset,
+      Map<Object, String> runs,
+      StructType whenEmpty)
+      throws IOException {
+    FileSystem fs = output.getFileSystem(spark.sparkContext().hadoopConfiguration());
+    List<String> paths = new ArrayList<>();
+    for (Map.Entry<Object, String> e : runs.entrySet()) {
+      Path dir = runDirectory(output, dataset, e.getKey(), e.getValue());
+      if (fs.exists(dir)) {
+        paths.add(dir.toString());
+      }
+    }
+    if (paths.isEmpty()) {
+      if (whenEmpty != null) {
+        return spark.createDataFrame(List.of(), whenEmpty);
+      }
+      throw new IllegalArgumentException(
+          "no published rows in " + new Path(output, dataset) + " (see " + output + "/_current)");
+    }
+    return spark
+        .read()
+        .option("basePath", new Path(output, dataset).toString())
+        .parquet(paths.toArray(new String[0]))
+        .drop(RUN);
+  }
+
+  /**
+   * Publishes {@code run} as the date's run for {@code datasets} (other datasets keep the run the
+   * pointer names), then deletes what no pointer needs any more: directories replaced longer than
+   * {@code keepReplaced} ago, and directories of runs that never published (killed, failed). The
+   * caller holds the date's lease.
+   */
+  static Pointer publishRun(
+      FileSystem fs,
+      Path output,
+      Object date,
+      String run,
+      Iterable<String> datasets,
+      Duration keepReplaced)
+      throws IOException {
+    Pointer before = pointer(fs, output, date);
+    Map<String, String> now = new LinkedHashMap<>(before == null ? Map.of() : before.datasets());
+    List<Replaced> kept = new ArrayList<>(before == null ? List.of() : before.kept());
+    String at = Instant.now().toString();
+    for (String d : datasets) {
+      String old = now.put(d, run);
+      if (old != null && !old.equals(run)) {
+        kept.add(new Replaced(d, old, at));
+      }
+    }
+    Pointer published = new Pointer(String.valueOf(date), run, at, now, kept);
+    publish(fs, output, published);
+    return sweep(fs, output, published, keepReplaced);
+  }
+
+  /**
+   * Deletes a date's directories that its pointer neither names nor keeps (runs that never
+   * published), and those kept longer than {@code keepReplaced}; republishes the pointer without
+   * the latter. The caller holds the date's lease, so no run is writing the date meanwhile.
+   */
+  static Pointer sweep(FileSystem fs, Path output, Pointer p, Duration keepReplaced)
+      throws IOException {
+    Instant cutoff = Instant.now().minus(keepReplaced);
+    List<Replaced> stay = new ArrayList<>();
+    List<Replaced> expired = new ArrayList<>();
+    for (Replaced r : p.kept()) {
+      (Instant.parse(r.at()).isBefore(cutoff) || keepReplaced.isZero() ? expired : stay).add(r);
+    }
+    Pointer after = p;
+    if (!expired.isEmpty()) {
+      after = new Pointer(p.date(), p.run(), p.committed(), p.datasets(), stay);
+      publish(fs, output, after); // first: a pointer never keeps a deleted directory
+    }
+    for (Replaced r : expired) {
+      Path dir = runDirectory(output, r.dataset(), p.date(), r.run());
+      LOG.info("deleting {}, replaced at {}", dir, r.at());
+      fs.delete(dir, true);
+    }
+    // Runs that never published: every run directory of the date the pointer does not account for.
+    Set<String> accounted = new java.util.HashSet<>();
+    after.datasets().forEach((d, run) -> accounted.add(d + "/" + run));
+    after.kept().forEach(r -> accounted.add(r.dataset() + "/" + r.run()));
+    for (String dataset : datasetsUnder(fs, output)) {
+      Path dateDir = new Path(new Path(output, dataset), "date=" + p.date());
+      FileStatus[] runs;
+      try {
+        runs = fs.listStatus(dateDir, x -> x.getName().startsWith(RUN + "="));
+      } catch (FileNotFoundException e) {
+        continue;
+      }
+      for (FileStatus st : runs) {
+        String run = st.getPath().getName().substring(RUN.length() + 1);
+        if (!accounted.contains(dataset + "/" + run)) {
+          LOG.info("deleting {}, written by a run that did not publish", st.getPath());
+          fs.delete(st.getPath(), true);
+        }
+      }
+    }
+    return after;
+  }
+
+  /** The dataset directories under an output (not its {@code _current}, {@code _runs}, ...). */
+  private static List<String> datasetsUnder(FileSystem fs, Path output) throws IOException {
+    List<String> names = new ArrayList<>();
+    for (FileStatus st : fs.listStatus(output)) {
+      String n = st.getPath().getName();
+      if (st.isDirectory() && !n.startsWith("_") && !n.startsWith(".")) {
+        names.add(n);
+      }
+    }
+    return names;
+  }
+
+  /**
+   * Deletes, across every published date, the directories replaced longer than {@code keepReplaced}
+   * ago: a date is swept only while this run can take its lease (a date another run holds is left
+   * for later).
+   */
+  static void sweepAll(FileSystem fs, Path output, Duration keepReplaced) throws IOException {
+    Instant cutoff = Instant.now().minus(keepReplaced);
+    for (Pointer p : pointers(fs, output).values()) {
+      boolean due =
+          p.kept().stream().anyMatch(r -> !Instant.parse(r.at()).isAfter(cutoff))
+              || (keepReplaced.isZero() && !p.kept().isEmpty());
+      if (!due) {
+        continue;
+      }
+      DateLease lease;
+      try {
+        lease = DateLease.acquire(fs, output, List.of(p.date()), newRunId());
+      } catch (IllegalStateException held) {
+        LOG.info("not sweeping date {}: {}", p.date(), held.getMessage());
+        continue;
+      }
+      try (lease) {
+        Pointer fresh = pointer(fs, output, p.date());
+        if (fresh != null) {
+          sweep(fs, output, fresh, keepReplaced);
+        }
+      }
+    }
+  }
+}
