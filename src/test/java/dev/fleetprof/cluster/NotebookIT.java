@@ -61,7 +61,8 @@ class NotebookIT {
   static void startServerAndWriteKernel() throws Exception {
     nbconvert = ExternalTool.require("jupyter-nbconvert", "jupyter-nbconvert python3-nbclient");
     Files.createDirectories(WORK);
-    // The server starts in its own JVM while this one runs the fleet job: the two take as long.
+    // The server and the kernel's jars come from JVMs of their own while this one runs the fleet
+    // job.
     CompletableFuture<ConnectServer> starting =
         CompletableFuture.supplyAsync(
             () -> {
@@ -71,13 +72,22 @@ class NotebookIT {
                 throw new IllegalStateException(e);
               }
             });
+    CompletableFuture<Void> kernel =
+        CompletableFuture.runAsync(
+            () -> {
+              try {
+                writeKernelSpec();
+              } catch (Exception e) {
+                throw new IllegalStateException(e);
+              }
+            });
     try {
       fleetOutput = WORK.resolve("fleet-output");
       FleetJob.deleteRecursively(fleetOutput);
       DemoFleet.aggregate(TestSpark.get(), fleetOutput);
-      writeKernelSpec();
+      kernel.get(600, TimeUnit.SECONDS);
     } finally {
-      server = starting.get(300, TimeUnit.SECONDS);
+      server = starting.get(600, TimeUnit.SECONDS);
     }
   }
 
