@@ -195,8 +195,8 @@ public final class FleetOutput {
     FileSystem raw = fs instanceof LocalFileSystem local ? local.getRaw() : fs;
     String scheme =
         target.toUri().getScheme() == null ? raw.getUri().getScheme() : target.toUri().getScheme();
-    if (raw instanceof RawLocalFileSystem) {
-      java.nio.file.Path file = java.nio.file.Path.of(raw.makeQualified(target).toUri());
+    if (raw instanceof RawLocalFileSystem local) {
+      java.nio.file.Path file = local.pathToFile(target).toPath();
       java.nio.file.Files.createDirectories(file.getParent());
       java.nio.file.Path tmp = file.resolveSibling("." + file.getFileName() + "." + p.run());
       java.nio.file.Files.write(tmp, bytes);

@@ -3,9 +3,9 @@ package dev.fleetprof.jobs;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import dev.fleetprof.testing.FleetFixture;
+import dev.fleetprof.testing.FullDiskFileSystem;
 import dev.fleetprof.testing.SampleData;
 import dev.fleetprof.testing.TestSpark;
 import java.io.IOException;
@@ -25,11 +25,13 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * The output's disk fills up while a run re-writes a date, at several points of the run (by leaving
- * less and less room): the run fails, saying so, every dataset still reads as a complete run's, no
- * marker or run record says the date is complete, the lease is released, and once there is room
- * again the next run succeeds and marks the date. The output is on a real, small tmpfs; where this
- * machine cannot mount one (not root), the test is skipped saying so.
+ * The output's disk fills up while a run re-writes a date, in each dataset the run writes: the run
+ * fails, saying so, every dataset still reads as the previous run's, no marker or run record says
+ * the date is complete, the lease is released, and once there is room again the next run succeeds
+ * and marks the date. The output is on a real, small tmpfs, filled the moment the run starts
+ * writing the dataset; where this machine cannot mount one (not root, no CAP_SYS_ADMIN), on the
+ * local disk through {@link FullDiskFileSystem}, whose writes fail as a full disk's do under that
+ * dataset.
  */
 class FleetAggregateDiskFullTest {
   private static final String DAY = "2026-11-20";
@@ -41,6 +43,10 @@ class FleetAggregateDiskFullTest {
 
   @BeforeAll
   static void mountASmallTmpfs() throws Exception {
+    if (Boolean.getBoolean("fleetprof.test.fullDiskFileSystem")) {
+      System.out.println("FleetAggregateDiskFullTest: asked for FullDiskFileSystem, no tmpfs");
+      return;
+    }
     mount = Files.createDirectories(tmp.resolve("small-disk"));
     Process p =
         new ProcessBuilder(
@@ -49,7 +55,13 @@ class FleetAggregateDiskFullTest {
             .start();
     String out = new String(p.getInputStream().readAllBytes());
     boolean mounted = p.waitFor(30, TimeUnit.SECONDS) && p.exitValue() == 0;
-    assumeTrue(mounted, "needs to mount a tmpfs (root, CAP_SYS_ADMIN): " + out.strip());
+    if (!mounted) {
+      System.out.println(
+          "FleetAggregateDiskFullTest: cannot mount a tmpfs ("
+              + out.strip()
+              + "): the disk fills through FullDiskFileSystem instead");
+      mount = null;
+    }
   }
 
   @AfterAll
@@ -94,7 +106,10 @@ class FleetAggregateDiskFullTest {
       }
     }
     String in = fleet.toString();
-    String out = mount.resolve("fleet").toString();
+    String out =
+        (mount != null ? mount : Files.createDirectories(tmp.resolve("local-disk")))
+            .resolve("fleet")
+            .toString();
     run(in, out);
     List<Dataset<Row>> before = new ArrayList<>();
     for (String t : FleetAggregate.DATASETS) {
@@ -109,24 +124,8 @@ class FleetAggregateDiskFullTest {
     List<String> failures = new ArrayList<>();
     for (String dataset : FleetAggregate.DATASETS) {
       Path log = tmp.resolve("child-" + dataset + ".log");
-      Path most = leaveRoom(4L << 20, "most");
-      Path rest = null;
-      Process job = childJob(in, out, log);
-      int exit;
-      try {
-        assertTrue(
-            waitForStaging(Path.of(out, dataset), job, 180_000),
-            dataset + ": the run never wrote it: " + Files.readString(log));
-        rest = leaveRoom(0, "rest");
-        assertTrue(job.waitFor(180, TimeUnit.SECONDS), dataset + ": the run hangs on a full disk");
-        exit = job.exitValue();
-      } finally {
-        job.destroyForcibly();
-        Files.delete(most);
-        if (rest != null) {
-          Files.delete(rest);
-        }
-      }
+      int exit =
+          mount != null ? fillTmpfs(in, out, dataset, log) : fullUnder(in, out, dataset, log);
       boolean failed = exit != 0;
       if (failed) {
         assertEquals(1, exit, dataset + ": " + Files.readString(log));
@@ -160,6 +159,48 @@ class FleetAggregateDiskFullTest {
     before.forEach(Dataset::unpersist);
   }
 
+  /** A run whose tmpfs fills the moment it starts writing {@code dataset}; its exit code. */
+  private static int fillTmpfs(String in, String out, String dataset, Path log) throws Exception {
+    Path most = leaveRoom(4L << 20, "most");
+    Path rest = null;
+    Process job = childJob(in, out, log, List.of());
+    try {
+      assertTrue(
+          waitForStaging(Path.of(out, dataset), job, 180_000),
+          dataset + ": the run never wrote it: " + Files.readString(log));
+      rest = leaveRoom(0, "rest");
+      assertTrue(job.waitFor(180, TimeUnit.SECONDS), dataset + ": the run hangs on a full disk");
+      return job.exitValue();
+    } finally {
+      job.destroyForcibly();
+      Files.delete(most);
+      if (rest != null) {
+        Files.delete(rest);
+      }
+    }
+  }
+
+  /** A run whose writes under {@code dataset} fail as on a full disk; its exit code. */
+  private static int fullUnder(String in, String out, String dataset, Path log) throws Exception {
+    Process job =
+        childJob(
+            in,
+            FullDiskFileSystem.SCHEME + "://" + out,
+            log,
+            List.of(
+                "-Dspark.hadoop.fs."
+                    + FullDiskFileSystem.SCHEME
+                    + ".impl="
+                    + FullDiskFileSystem.class.getName(),
+                "-D" + FullDiskFileSystem.FULL_UNDER + "=" + dataset));
+    try {
+      assertTrue(job.waitFor(180, TimeUnit.SECONDS), dataset + ": the run hangs on a full disk");
+      return job.exitValue();
+    } finally {
+      job.destroyForcibly();
+    }
+  }
+
   /** What the run said of the full disk (its first line naming it), for the test's report. */
   private static String lastLine(Path log) throws IOException {
     return Files.readAllLines(log).stream()
@@ -170,8 +211,10 @@ class FleetAggregateDiskFullTest {
   }
 
   /** The job in its own JVM, as a scheduler starts it. */
-  private static Process childJob(String in, String out, Path log) throws Exception {
+  private static Process childJob(String in, String out, Path log, List<String> options)
+      throws Exception {
     List<String> jvmOptions = new ArrayList<>(List.of("-Xmx1g"));
+    jvmOptions.addAll(options);
     jvmOptions.addAll(dev.fleetprof.testing.ChildJvm.loggingOfThisJvm());
     return dev.fleetprof.testing.ChildJvm.start(
         dev.fleetprof.testing.ChildJvm.command(
