@@ -1,5 +1,6 @@
 package dev.fleetprof.spark;
 
+import dev.fleetprof.format.MappingIndex;
 import dev.fleetprof.format.ProfileFormatException;
 import dev.fleetprof.format.ProfileRecordReader;
 import dev.fleetprof.spark.columnar.FlatBatch;
@@ -182,6 +183,11 @@ final class ProfileRows implements RowSource {
   @Override
   public GenericInternalRow row() {
     return row;
+  }
+
+  @Override
+  public MappingIndex mappings() {
+    return reader.mappings();
   }
 
   @Override
