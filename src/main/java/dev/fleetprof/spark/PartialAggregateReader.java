@@ -35,6 +35,7 @@ final class PartialAggregateReader implements PartitionReader<InternalRow> {
   private static final int PCS = 1;
   private static final int FRAMES = 2;
   private static final int MAPPING = 3;
+  private static final int STACK_ID = 4;
 
   private final ProfilePartitionReader rows;
   private final PushedAggregation aggregation;
@@ -101,6 +102,7 @@ final class PartialAggregateReader implements PartitionReader<InternalRow> {
         case ProfileSchema.PCS -> sources[j] = PCS;
         case ProfileSchema.FRAMES -> sources[j] = FRAMES;
         case ProfileSchema.MAPPING -> sources[j] = MAPPING;
+        case ProfileSchema.STACK_ID -> sources[j] = STACK_ID;
         default -> {
           sources[j] = FILE;
           inputColumns[j] = inputSchema.fieldIndex(groupBy[j]);
@@ -284,6 +286,7 @@ final class PartialAggregateReader implements PartitionReader<InternalRow> {
         case PCS -> out.update(j, UnsafeArrayData.fromPrimitiveArray(chain));
         case FRAMES -> out.update(j, chains(context).frames(chain, chain.length));
         case MAPPING -> out.update(j, chain.length > 0 ? chains(context).mapping(chain[0]) : null);
+        case STACK_ID -> out.setLong(j, chains(context).stackId(chain, chain.length));
         default -> out.update(j, contexts.get(context)[contextSlots[j]]);
       }
     }

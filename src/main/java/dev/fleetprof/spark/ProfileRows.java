@@ -145,6 +145,11 @@ final class ProfileRows implements RowSource {
                 + " MiB (each repeats its module's path; is the maps text corrupt?)");
       }
       row.update(cols.frames(), frames);
+      if (cols.stackId() >= 0) {
+        row.setLong(cols.stackId(), chains.lastStackId());
+      }
+    } else if (cols.stackId() >= 0) {
+      row.setLong(cols.stackId(), chains.stackId(pcs, depth));
     }
   }
 

@@ -41,7 +41,8 @@ record PushedAggregation(String[] groupBy, Function[] functions, StructType outp
    * key their map on the raw pcs and build these once per distinct chain.
    */
   static final Set<String> CHAIN_COLUMNS =
-      Set.of(ProfileSchema.PCS, ProfileSchema.FRAMES, ProfileSchema.MAPPING);
+      Set.of(
+          ProfileSchema.PCS, ProfileSchema.FRAMES, ProfileSchema.MAPPING, ProfileSchema.STACK_ID);
 
   /** Columns with one value per file (or, for {@code kind}, a few per file). */
   static final Set<String> FILE_COLUMNS =

@@ -27,6 +27,7 @@ record RequiredColumns(
     int dcpi,
     int pprof,
     int error,
+    int stackId,
     int metadata,
     int[] partitions,
     boolean keepMappings)
@@ -61,6 +62,7 @@ record RequiredColumns(
         index(schema, ProfileSchema.DCPI),
         index(schema, ProfileSchema.PPROF),
         index(schema, ProfileSchema.ERROR),
+        index(schema, ProfileSchema.STACK_ID),
         index(schema, ProfileSchema.METADATA),
         partitions,
         keepMappings);
@@ -78,12 +80,12 @@ record RequiredColumns(
 
   /** Whether call chains must be decoded at all. */
   boolean needsPcs() {
-    return pcs >= 0 || frames >= 0 || mapping >= 0;
+    return pcs >= 0 || frames >= 0 || mapping >= 0 || stackId >= 0;
   }
 
   /** Whether the file's mappings must be known. */
   boolean needsMappings() {
-    return frames >= 0 || mapping >= 0 || keepMappings;
+    return frames >= 0 || mapping >= 0 || stackId >= 0 || keepMappings;
   }
 
   /** Puts a file's partition values (null: none) into a row that readers then reuse. */

@@ -52,9 +52,10 @@ class AggregatePushdownTest {
           List.of("frames"),
           List.of("pcs"),
           List.of("mapping"),
+          List.of("stack_id"),
           List.of("path", "kind"),
           List.of("format", "kind", "frames"),
-          List.of("kind", "mapping", "pcs", "path", "frames", "format"));
+          List.of("kind", "mapping", "pcs", "path", "frames", "format", "stack_id"));
 
   @BeforeAll
   static void layOut() throws Exception {
@@ -142,6 +143,7 @@ class AggregatePushdownTest {
             List.of("date"),
             List.of("host", "program", "frames"),
             List.of("date", "format", "mapping"),
+            List.of("stack_id", "host"),
             List.of("program", "pcs", "host", "date"))) {
       assertSameAsSpark(fleet, groupBy, Map.of());
     }
