@@ -1,6 +1,7 @@
 package dev.fleetprof.spark;
 
 import dev.fleetprof.format.ProfileFormatException;
+import dev.fleetprof.format.StackIds;
 import dev.fleetprof.split.SplitPlanner.Slice;
 import java.io.FileNotFoundException;
 import java.io.IOException;
@@ -96,6 +97,9 @@ final class ProblemHandler {
       }
       if (columns.frames() >= 0) {
         errorRow.update(columns.frames(), new GenericArrayData(new Object[0]));
+      }
+      if (columns.stackId() >= 0) {
+        errorRow.setLong(columns.stackId(), StackIds.empty());
       }
     }
     if (columns.path() >= 0) {

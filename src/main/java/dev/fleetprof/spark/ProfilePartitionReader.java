@@ -1,5 +1,6 @@
 package dev.fleetprof.spark;
 
+import dev.fleetprof.format.MappingIndex;
 import dev.fleetprof.spark.columnar.FlatBatch;
 import dev.fleetprof.split.SplitPlanner.Slice;
 import java.io.IOException;
@@ -28,6 +29,7 @@ final class ProfilePartitionReader implements PartitionReader<InternalRow> {
   private Slice slice;
   private RowSource current;
   private InternalRow row;
+  private boolean errorRow;
   private long rowsReturned;
   private IOException pending;
 
@@ -53,6 +55,7 @@ final class ProfilePartitionReader implements PartitionReader<InternalRow> {
         try {
           if (current.next()) {
             row = current.row();
+            errorRow = false;
             rowsReturned++;
             return true;
           }
@@ -163,6 +166,33 @@ final class ProfilePartitionReader implements PartitionReader<InternalRow> {
     return row;
   }
 
+  /** Whether the row {@link #get()} returns reports a problem rather than a record. */
+  boolean errorRow() {
+    return errorRow;
+  }
+
+  /**
+   * The mappings of the file the current row came from (none for an error row): what the row's
+   * {@code frames} and {@code mapping} are computed from.
+   */
+  MappingIndex currentMappings() {
+    return errorRow || current == null ? MappingIndex.EMPTY : current.mappings();
+  }
+
+  /** The file of the slice being read. */
+  String currentPath() {
+    return slice == null ? "" : slice.path();
+  }
+
+  /**
+   * A problem found by the caller in the current slice's last record (before using it), handled as
+   * one found by the decoder: true when {@link #get()} now returns its error row; the rest of the
+   * slice is skipped either way.
+   */
+  boolean failCurrentSlice(IOException e) throws IOException {
+    return problem(e);
+  }
+
   /**
    * Handles a problem of the current slice's file; true when it became an error row to return. The
    * file's remaining rows are skipped either way.
@@ -176,6 +206,7 @@ final class ProfilePartitionReader implements PartitionReader<InternalRow> {
     }
     columns.setFileMetadata(error, slice, partition.modified(next - 1));
     row = error;
+    errorRow = true;
     return true;
   }
 

@@ -15,32 +15,48 @@ import org.apache.spark.sql.vectorized.ColumnarBatch;
 
 /** Creates a reader per partition; carries only broadcast handles and small settings. */
 final class ProfileReaderFactory implements PartitionReaderFactory {
-  private static final long serialVersionUID = 2L;
+  private static final long serialVersionUID = 3L;
   private final Broadcast<SerializableConfiguration> conf;
   private final Broadcast<HashMap<String, CpuProfileLayout>> layouts;
   private final ReadOptions read;
   private final RequiredColumns columns;
   private final StructType readSchema;
   private final boolean columnar;
+  private final PushedAggregation aggregation;
+  private final boolean exactSums;
 
+  /**
+   * @param readSchema the columns the rows hold: with a pushed aggregation, those it needs (see
+   *     {@link PushedAggregation#inputSchema}), which its reader merges into partial rows
+   * @param exactSums whether sums that overflow fail (Spark's ANSI mode) in a pushed aggregation
+   */
   ProfileReaderFactory(
       Broadcast<SerializableConfiguration> conf,
       Broadcast<HashMap<String, CpuProfileLayout>> layouts,
       ReadOptions read,
       RequiredColumns columns,
       StructType readSchema,
-      boolean columnar) {
+      boolean columnar,
+      PushedAggregation aggregation,
+      boolean exactSums) {
     this.conf = conf;
     this.layouts = layouts;
     this.read = read;
     this.columns = columns;
     this.readSchema = readSchema;
     this.columnar = columnar;
+    this.aggregation = aggregation;
+    this.exactSums = exactSums;
   }
 
   @Override
   public PartitionReader<InternalRow> createReader(InputPartition partition) {
-    return createRowReader((ProfileInputPartition) partition);
+    ProfilePartitionReader rows = createRowReader((ProfileInputPartition) partition);
+    if (aggregation == null) {
+      return rows;
+    }
+    return new PartialAggregateReader(
+        rows, aggregation, columns, readSchema, read.aggregateMapBytes(), exactSums);
   }
 
   private ProfilePartitionReader createRowReader(ProfileInputPartition partition) {

@@ -1,5 +1,6 @@
 package dev.fleetprof.spark;
 
+import dev.fleetprof.format.MappingIndex;
 import dev.fleetprof.format.ProfileFormatException;
 import dev.fleetprof.format.ProfileRecordReader;
 import dev.fleetprof.spark.columnar.FlatBatch;
@@ -144,6 +145,11 @@ final class ProfileRows implements RowSource {
                 + " MiB (each repeats its module's path; is the maps text corrupt?)");
       }
       row.update(cols.frames(), frames);
+      if (cols.stackId() >= 0) {
+        row.setLong(cols.stackId(), chains.lastStackId());
+      }
+    } else if (cols.stackId() >= 0) {
+      row.setLong(cols.stackId(), chains.stackId(pcs, depth));
     }
   }
 
@@ -182,6 +188,11 @@ final class ProfileRows implements RowSource {
   @Override
   public GenericInternalRow row() {
     return row;
+  }
+
+  @Override
+  public MappingIndex mappings() {
+    return reader.mappings();
   }
 
   @Override

@@ -47,6 +47,8 @@ final class ProfileScan implements Scan, Batch {
   private final StructType readSchema;
   private final ProfileFileIndex index;
   private final org.apache.spark.sql.sources.Filter[] pushedFilters;
+  private final PushedAggregation aggregation;
+  private final boolean exactSums;
   private Plan plan;
 
   /** The result of planning, computed once for both planInputPartitions and the reader factory. */
@@ -57,17 +59,23 @@ final class ProfileScan implements Scan, Batch {
       ReadOptions read,
       StructType readSchema,
       ProfileFileIndex index,
-      org.apache.spark.sql.sources.Filter[] pushedFilters) {
+      org.apache.spark.sql.sources.Filter[] pushedFilters,
+      PushedAggregation aggregation,
+      boolean exactSums) {
     this.options = options;
     this.read = read;
-    this.readSchema = readSchema;
     this.index = index;
     this.pushedFilters = pushedFilters;
+    this.aggregation = aggregation;
+    this.exactSums = exactSums;
+    // With a pushed aggregation the readers decode what it needs and return its partial rows.
+    this.readSchema = aggregation == null ? readSchema : aggregation.inputSchema(index.schema());
   }
 
+  /** The rows the scan returns: the pushed aggregation's partial rows, or the pruned columns. */
   @Override
   public StructType readSchema() {
-    return readSchema;
+    return aggregation == null ? readSchema : aggregation.outputSchema();
   }
 
   @Override
@@ -82,6 +90,7 @@ final class ProfileScan implements Scan, Batch {
         + (pushedFilters.length == 0
             ? ""
             : ", partitionFilters=" + java.util.Arrays.toString(pushedFilters))
+        + (aggregation == null ? "" : ", pushedAggregation=" + aggregation.describe())
         + "]";
   }
 
@@ -113,9 +122,14 @@ final class ProfileScan implements Scan, Batch {
         conf,
         layoutsBroadcast,
         read,
-        RequiredColumns.of(readSchema, index.partitions().schema()),
+        RequiredColumns.of(
+            readSchema,
+            index.partitions().schema(),
+            aggregation != null && aggregation.needsMappings()),
         readSchema,
-        columnar());
+        columnar(),
+        aggregation,
+        exactSums);
   }
 
   @Override
@@ -130,7 +144,7 @@ final class ProfileScan implements Scan, Batch {
    * layout) with one copy each.
    */
   private boolean columnar() {
-    if (!read.columnar()) {
+    if (!read.columnar() || aggregation != null) {
       return false;
     }
     for (StructField f : readSchema.fields()) {
@@ -266,12 +280,14 @@ final class ProfileScan implements Scan, Batch {
         && readSchema.equals(other.readSchema)
         && index.equals(other.index)
         && java.util.Arrays.equals(pushedFilters, other.pushedFilters)
+        && java.util.Objects.equals(aggregation, other.aggregation)
+        && exactSums == other.exactSums
         && ReadOptions.hadoopOptions(options).equals(ReadOptions.hadoopOptions(other.options));
   }
 
   @Override
   public int hashCode() {
     return java.util.Objects.hash(
-        read, readSchema, index, java.util.Arrays.hashCode(pushedFilters));
+        read, readSchema, index, java.util.Arrays.hashCode(pushedFilters), aggregation);
   }
 }

@@ -4,10 +4,13 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Set;
+import org.apache.spark.sql.connector.expressions.aggregate.Aggregation;
 import org.apache.spark.sql.connector.read.Scan;
 import org.apache.spark.sql.connector.read.ScanBuilder;
+import org.apache.spark.sql.connector.read.SupportsPushDownAggregates;
 import org.apache.spark.sql.connector.read.SupportsPushDownFilters;
 import org.apache.spark.sql.connector.read.SupportsPushDownRequiredColumns;
+import org.apache.spark.sql.internal.SQLConf;
 import org.apache.spark.sql.sources.Filter;
 import org.apache.spark.sql.types.StructField;
 import org.apache.spark.sql.types.StructType;
@@ -17,15 +20,22 @@ import org.apache.spark.sql.util.CaseInsensitiveStringMap;
  * Builds the scan, keeping only the columns the query needs (without {@code pcs}, {@code frames}
  * and {@code mapping}, readers walk record headers and never decode a call chain) and only the
  * files whose partition values can pass the query's filters on partition columns ({@code WHERE date
- * = ...} reads one day's directories, not the whole tree).
+ * = ...} reads one day's directories, not the whole tree). Aggregations of {@code count} grouped by
+ * call-chain and file columns are computed partially by the readers (see {@link
+ * PushedAggregation}); Spark merges their rows.
  */
 final class ProfileScanBuilder
-    implements ScanBuilder, SupportsPushDownRequiredColumns, SupportsPushDownFilters {
+    implements ScanBuilder,
+        SupportsPushDownRequiredColumns,
+        SupportsPushDownFilters,
+        SupportsPushDownAggregates {
   private final CaseInsensitiveStringMap options;
   private final ReadOptions read;
   private final ProfileFileIndex index;
   private StructType required;
   private Filter[] pushed = new Filter[0];
+  private boolean filtered;
+  private PushedAggregation aggregation;
 
   ProfileScanBuilder(CaseInsensitiveStringMap options, ProfileFileIndex index) {
     this.options = options;
@@ -68,6 +78,7 @@ final class ProfileScanBuilder
       }
     }
     pushed = usable.toArray(new Filter[0]);
+    filtered = filters.length > 0;
     return filters;
   }
 
@@ -76,8 +87,46 @@ final class ProfileScanBuilder
     return pushed;
   }
 
+  /**
+   * Partial only: a reader sees a partition, and equal groups come from many, so Spark merges the
+   * readers' rows (as for Parquet's pushed aggregates, which are per file).
+   */
+  @Override
+  public boolean supportCompletePushDown(Aggregation aggregation) {
+    return false;
+  }
+
+  /**
+   * Takes an aggregation the readers can compute (see {@link PushedAggregation#of}). Refused when
+   * the read option turns pushdown off, and when any filter applies: Spark evaluates every filter
+   * on the rows after the scan, so the readers' rows must be unaggregated (Spark itself pushes no
+   * aggregation over a filter left to it). A global aggregation of no files is left to Spark too,
+   * which then gives {@code COUNT(*)} 0 where merging no partial rows would give null.
+   */
+  @Override
+  public boolean pushAggregation(Aggregation aggregation) {
+    if (!read.aggregatePushdown() || filtered) {
+      return false;
+    }
+    PushedAggregation a =
+        PushedAggregation.of(
+            aggregation, index.schema(), Set.of(index.partitions().schema().fieldNames()));
+    if (a == null || (a.groupBy().length == 0 && index.files().isEmpty())) {
+      return false;
+    }
+    this.aggregation = a;
+    return true;
+  }
+
   @Override
   public Scan build() {
-    return new ProfileScan(options, read, required, PartitionFilters.prune(index, pushed), pushed);
+    return new ProfileScan(
+        options,
+        read,
+        required,
+        PartitionFilters.prune(index, pushed),
+        pushed,
+        aggregation,
+        SQLConf.get().ansiEnabled());
   }
 }

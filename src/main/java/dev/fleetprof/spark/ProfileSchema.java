@@ -25,6 +25,7 @@ public final class ProfileSchema {
   public static final String DCPI = "dcpi";
   public static final String PPROF = "pprof";
   public static final String ERROR = "error";
+  public static final String STACK_ID = "stack_id";
 
   /**
    * The hidden metadata column, as Spark's file sources have it: {@code SELECT _metadata.file_path}
@@ -174,6 +175,12 @@ public final class ProfileSchema {
                 true,
                 "kind = 'error' rows: the file, byte offset and"
                     + " problem; null on every other row"),
+            field(
+                STACK_ID,
+                DataTypes.LongType,
+                false,
+                "a 64-bit fingerprint of frames (module and offset per pc, the pc where unmapped):"
+                    + " equal for equal frames on every host and run"),
           });
 
   /** The source's columns followed by the partition columns found in the directory names. */

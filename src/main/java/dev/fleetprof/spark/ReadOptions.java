@@ -82,6 +82,25 @@ public final class ReadOptions implements Serializable {
   public static final String COLUMNAR = "columnar";
 
   /**
+   * Whether {@code SUM}, {@code COUNT}, {@code MIN} and {@code MAX} of {@code count} grouped by
+   * chain or file columns are computed partially by the readers (default true); false leaves every
+   * aggregation to Spark, as without pushdown.
+   */
+  public static final String AGGREGATE_PUSHDOWN = "aggregatePushdown";
+
+  /**
+   * The most heap (a size, default {@value #DEFAULT_AGGREGATE_MAP_BYTES} bytes) a reader's groups
+   * may take in a pushed aggregation before it emits them as partial rows and starts again.
+   */
+  public static final String AGGREGATE_PUSHDOWN_MAX_MAP_BYTES = "aggregatePushdown.maxMapBytes";
+
+  /**
+   * 64 MiB: a few hundred thousand distinct chains per task; with a task per core, within the user
+   * memory of an executor of 1 GiB per core or more.
+   */
+  public static final long DEFAULT_AGGREGATE_MAP_BYTES = 64L << 20;
+
+  /**
    * Test-only fault hook: the first attempt of every task fails after this many rows, so that tests
    * can check a retried task gives the same rows. Not for users.
    */
@@ -116,6 +135,8 @@ public final class ReadOptions implements Serializable {
                 IGNORE_CORRUPT_FILES,
                 IGNORE_MISSING_FILES,
                 COLUMNAR,
+                AGGREGATE_PUSHDOWN,
+                AGGREGATE_PUSHDOWN_MAX_MAP_BYTES,
                 MAX_DECOMPRESSED_BYTES,
                 MAX_COMPRESSION_RATIO,
                 FAIL_FIRST_ATTEMPT_AFTER_ROWS));
@@ -138,6 +159,8 @@ public final class ReadOptions implements Serializable {
   private final HashMap<String, String> formatOptions = new HashMap<>();
   private final ProblemPolicy problemPolicy;
   private final boolean columnar;
+  private final boolean aggregatePushdown;
+  private final long aggregateMapBytes;
   private final HadoopByteSource.GzipLimits gzipLimits;
 
   /** Resolves {@code options} against the active session's configuration. */
@@ -200,6 +223,13 @@ public final class ReadOptions implements Serializable {
             bool(options, IGNORE_MISSING_FILES, session.ignoreMissingFiles()),
             options.getLong(FAIL_FIRST_ATTEMPT_AFTER_ROWS, -1));
     this.columnar = bool(options, COLUMNAR, true);
+    this.aggregatePushdown = bool(options, AGGREGATE_PUSHDOWN, true);
+    this.aggregateMapBytes =
+        bytes(options, AGGREGATE_PUSHDOWN_MAX_MAP_BYTES, DEFAULT_AGGREGATE_MAP_BYTES);
+    if (aggregateMapBytes <= 0) {
+      throw new IllegalArgumentException(
+          "profile source: option " + AGGREGATE_PUSHDOWN_MAX_MAP_BYTES + " must be positive");
+    }
     this.gzipLimits = gzipLimits(options);
   }
 
@@ -340,6 +370,16 @@ public final class ReadOptions implements Serializable {
     return columnar;
   }
 
+  /** Whether aggregations may be pushed to the readers. */
+  boolean aggregatePushdown() {
+    return aggregatePushdown;
+  }
+
+  /** The heap a reader's groups may take in a pushed aggregation before they are emitted. */
+  long aggregateMapBytes() {
+    return aggregateMapBytes;
+  }
+
   /** How far {@code .gz} files may inflate. */
   HadoopByteSource.GzipLimits gzipLimits() {
     return gzipLimits;
@@ -371,6 +411,8 @@ public final class ReadOptions implements Serializable {
         && formatOptions.equals(r.formatOptions)
         && problemPolicy.equals(r.problemPolicy)
         && columnar == r.columnar
+        && aggregatePushdown == r.aggregatePushdown
+        && aggregateMapBytes == r.aggregateMapBytes
         && gzipLimits.equals(r.gzipLimits);
   }
 
@@ -389,6 +431,8 @@ public final class ReadOptions implements Serializable {
         formatOptions,
         problemPolicy,
         columnar,
+        aggregatePushdown,
+        aggregateMapBytes,
         gzipLimits);
   }
 }

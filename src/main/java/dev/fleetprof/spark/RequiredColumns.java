@@ -27,11 +27,21 @@ record RequiredColumns(
     int dcpi,
     int pprof,
     int error,
+    int stackId,
     int metadata,
-    int[] partitions)
+    int[] partitions,
+    boolean keepMappings)
     implements Serializable {
 
   static RequiredColumns of(StructType schema, StructType partitionSchema) {
+    return of(schema, partitionSchema, false);
+  }
+
+  /**
+   * @param keepMappings whether files' mappings are decoded even when no column of {@code schema}
+   *     needs them (a pushed aggregation builds chain columns from them once per distinct chain)
+   */
+  static RequiredColumns of(StructType schema, StructType partitionSchema, boolean keepMappings) {
     int[] partitions = new int[partitionSchema.size()];
     for (int i = 0; i < partitions.length; i++) {
       partitions[i] = index(schema, partitionSchema.fields()[i].name());
@@ -52,8 +62,10 @@ record RequiredColumns(
         index(schema, ProfileSchema.DCPI),
         index(schema, ProfileSchema.PPROF),
         index(schema, ProfileSchema.ERROR),
+        index(schema, ProfileSchema.STACK_ID),
         index(schema, ProfileSchema.METADATA),
-        partitions);
+        partitions,
+        keepMappings);
   }
 
   private static int index(StructType schema, String name) {
@@ -68,12 +80,12 @@ record RequiredColumns(
 
   /** Whether call chains must be decoded at all. */
   boolean needsPcs() {
-    return pcs >= 0 || frames >= 0 || mapping >= 0;
+    return pcs >= 0 || frames >= 0 || mapping >= 0 || stackId >= 0;
   }
 
   /** Whether the file's mappings must be known. */
   boolean needsMappings() {
-    return frames >= 0 || mapping >= 0;
+    return frames >= 0 || mapping >= 0 || stackId >= 0 || keepMappings;
   }
 
   /** Puts a file's partition values (null: none) into a row that readers then reuse. */

@@ -1,5 +1,6 @@
 package dev.fleetprof.spark;
 
+import dev.fleetprof.format.MappingIndex;
 import dev.fleetprof.spark.columnar.FlatBatch;
 import java.io.Closeable;
 import java.io.IOException;
@@ -27,6 +28,11 @@ interface RowSource extends Closeable {
 
   /** The current row; valid until the next call to {@link #next()}. */
   GenericInternalRow row();
+
+  /** The executable mappings of the file, for building chain columns from its pcs. */
+  default MappingIndex mappings() {
+    return MappingIndex.EMPTY;
+  }
 
   /**
    * Columnar reads: adds this source's next rows to an empty batch until it is full or the source

@@ -2,6 +2,7 @@ package dev.fleetprof.spark;
 
 import dev.fleetprof.format.Mapping;
 import dev.fleetprof.format.MappingIndex;
+import dev.fleetprof.format.StackIds;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.nio.ByteOrder;
@@ -41,11 +42,13 @@ final class UnsafeChains {
   private final byte[][] frameTemplates;
   private final long[] mappingStarts;
   private final long[] mappingOffsets;
+  private final long[] moduleHashes;
   private final UnsafeRow[] mappingRows;
   private final UnsafeArrayData pcs = new UnsafeArrayData();
   private final UnsafeArrayData frames = new UnsafeArrayData();
   private byte[] pcsBytes = new byte[4096];
   private byte[] framesBytes = new byte[16384];
+  private long lastStackId;
 
   UnsafeChains(MappingIndex mappings) {
     this.mappings = mappings;
@@ -53,6 +56,7 @@ final class UnsafeChains {
     frameTemplates = new byte[n][];
     mappingStarts = new long[n];
     mappingOffsets = new long[n];
+    moduleHashes = new long[n];
     mappingRows = new UnsafeRow[n];
     for (int i = 0; i < n; i++) {
       Mapping m = mappings.get(i);
@@ -64,6 +68,7 @@ final class UnsafeChains {
       frameTemplates[i] = frame;
       mappingStarts[i] = m.start();
       mappingOffsets[i] = m.offset();
+      moduleHashes[i] = StackIds.module(m.path());
 
       int fixed = 8 + MAPPING_FIELDS * 8;
       byte[] row = new byte[fixed + padded];
@@ -98,6 +103,7 @@ final class UnsafeChains {
    * The frames of {@code pcs[0..depth)}, or null when they would exceed {@link #MAX_FRAMES_BYTES}.
    */
   UnsafeArrayData frames(long[] pcs, int depth) {
+    long id = StackIds.SEED;
     int header = UnsafeArrayData.calculateHeaderPortionInBytes(depth);
     int cursor = header + depth * 8; // where the first struct goes, after the offset-and-size slots
     int needed = cursor + depth * STRUCT_FIXED;
@@ -121,18 +127,44 @@ final class UnsafeChains {
           b = framesBytes;
         }
         System.arraycopy(t, 0, b, cursor, size);
-        putLong(b, cursor + 16, pc - mappingStarts[m] + mappingOffsets[m]);
+        long offset = pc - mappingStarts[m] + mappingOffsets[m];
+        putLong(b, cursor + 16, offset);
+        id = StackIds.frame(id, moduleHashes[m], offset);
       } else {
         size = STRUCT_FIXED;
         putLong(b, cursor, 1L); // the module is null
         putLong(b, cursor + 8, 0L);
         putLong(b, cursor + 16, pc);
+        id = StackIds.frame(id, StackIds.NO_MODULE, pc);
       }
       putLong(b, header + i * 8, ((long) cursor << 32) | size);
       cursor += size;
     }
     frames.pointTo(b, Platform.BYTE_ARRAY_OFFSET, cursor);
+    lastStackId = StackIds.finish(id, depth);
     return frames;
+  }
+
+  /**
+   * The {@code stack_id} of the frames the last {@link #frames} call built (computed in the same
+   * pass, so that a read of both looks each pc's mapping up once).
+   */
+  long lastStackId() {
+    return lastStackId;
+  }
+
+  /** The {@code stack_id} of {@code pcs[0..depth)}: see {@link StackIds}. */
+  long stackId(long[] pcs, int depth) {
+    long id = StackIds.SEED;
+    for (int i = 0; i < depth; i++) {
+      long pc = pcs[i];
+      int m = mappings.find(pc);
+      id =
+          m >= 0
+              ? StackIds.frame(id, moduleHashes[m], pc - mappingStarts[m] + mappingOffsets[m])
+              : StackIds.frame(id, StackIds.NO_MODULE, pc);
+    }
+    return StackIds.finish(id, depth);
   }
 
   /** The mapping holding {@code pc} as a struct value, or null. */

@@ -292,17 +292,33 @@ public final class ScanBenchmark {
       return new Row[] {all};
     }
     long[] got = new long[2];
-    sumCount(warm.path().toString());
+    // Without aggregate pushdown first (what Spark alone does with the scan's column batches),
+    // then with it (each task returns one partial row): both in the same run.
+    sumCount(warm.path().toString(), false);
+    report.add(
+        best(
+            "`profile` → `sum(count)`, count(*), aggregate pushdown off",
+            large,
+            large.records(),
+            "",
+            opt.runs(),
+            () -> {
+              long[] r = sumCount(file, false);
+              got[0] = r[0];
+              got[1] = r[1];
+            }));
+    check("sum(count) without pushdown", large, got[0], got[1]);
+    sumCount(warm.path().toString(), true);
     Row sum =
         report.add(
             best(
                 "`profile` → `sum(count)`, count(*)",
                 large,
                 large.records(),
-                "",
+                "aggregate pushdown",
                 opt.runs(),
                 () -> {
-                  long[] r = sumCount(file);
+                  long[] r = sumCount(file, true);
                   got[0] = r[0];
                   got[1] = r[1];
                 }));
@@ -318,15 +334,33 @@ public final class ScanBenchmark {
             "",
             opt.runs(),
             () -> noop(spark.read().format("profile").load(file).drop("frames"))));
-    groupByFrames(warm.path().toString());
+    groupBy(warm.path().toString(), "frames", false);
+    report.add(
+        best(
+            "`profile` → group by `frames`, sum(count) → `noop`, aggregate pushdown off",
+            large,
+            large.records(),
+            "",
+            opt.runs(),
+            () -> groupBy(file, "frames", false)));
+    groupBy(warm.path().toString(), "frames", true);
     report.add(
         best(
             "`profile` → group by `frames`, sum(count) → `noop`",
             large,
             large.records(),
-            "",
+            "aggregate pushdown",
             opt.runs(),
-            () -> groupByFrames(file)));
+            () -> groupBy(file, "frames", true)));
+    groupBy(warm.path().toString(), "stack_id", true);
+    report.add(
+        best(
+            "`profile` → group by `stack_id`, sum(count) → `noop`",
+            large,
+            large.records(),
+            "aggregate pushdown",
+            opt.runs(),
+            () -> groupBy(file, "stack_id", true)));
     return new Row[] {all, sum};
   }
 
@@ -360,17 +394,29 @@ public final class ScanBenchmark {
    * arithmetic, more than half of this row, instead of the source.)
    */
   private long[] sumCount(String path) {
-    var r = spark.read().format("profile").load(path).selectExpr("count(*)", "sum(count)").first();
+    return sumCount(path, true);
+  }
+
+  private long[] sumCount(String path, boolean pushdown) {
+    var r =
+        spark
+            .read()
+            .format("profile")
+            .option("aggregatePushdown", pushdown)
+            .load(path)
+            .selectExpr("count(*)", "sum(count)")
+            .first();
     return new long[] {r.getLong(0), r.getLong(1)};
   }
 
-  private void groupByFrames(String path) {
+  private void groupBy(String path, String column, boolean pushdown) {
     noop(
         spark
             .read()
             .format("profile")
+            .option("aggregatePushdown", pushdown)
             .load(path)
-            .groupBy(col("frames"))
+            .groupBy(col(column))
             .agg(sum(col("count")).as("count")));
   }
 

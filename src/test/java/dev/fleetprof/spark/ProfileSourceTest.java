@@ -68,7 +68,8 @@ class ProfileSourceTest {
           "histogram",
           "dcpi",
           "pprof",
-          "error"
+          "error",
+          "stack_id"
         },
         df.schema().fieldNames());
     assertEquals(
