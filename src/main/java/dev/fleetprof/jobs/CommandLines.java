@@ -139,8 +139,8 @@ final class CommandLines {
     // aborted"): the line names that file.
     for (Throwable t = failure; t != null; t = t.getCause()) {
       if (t instanceof SparkThrowable st
-          && st.getCondition() != null
-          && st.getCondition().startsWith("FAILED_READ_FILE")) {
+          && ErrorConditions.of(st) != null
+          && ErrorConditions.of(st).startsWith("FAILED_READ_FILE")) {
         return firstLine(t);
       }
     }

@@ -39,7 +39,6 @@ import org.apache.spark.sql.types.NumericType;
 import org.apache.spark.sql.types.StringType;
 import org.apache.spark.sql.types.StructField;
 import org.apache.spark.sql.types.StructType;
-import org.apache.spark.sql.types.VariantType;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.ITypeConverter;
 import picocli.CommandLine.Option;
@@ -337,7 +336,7 @@ public final class SqlRunner {
     } catch (Exception e) {
       // AnalysisException is checked in Java's eyes, though Scala declares nothing: rethrown as is.
       if (!(e instanceof AnalysisException a)
-          || !"UNSUPPORTED_DATASOURCE_FOR_DIRECT_QUERY".equals(a.getCondition())
+          || !"UNSUPPORTED_DATASOURCE_FOR_DIRECT_QUERY".equals(ErrorConditions.of(a))
           || !"profile".equalsIgnoreCase(a.getMessageParameters().get("dataSourceType"))) {
         throw e;
       }
@@ -433,7 +432,9 @@ public final class SqlRunner {
     if (type instanceof StructType
         || type instanceof ArrayType
         || type instanceof MapType
-        || type instanceof VariantType) {
+        // VARIANT (Spark 4), by name: the class does not exist on Spark 3.5, which the jar also
+        // targets.
+        || type.typeName().equals("variant")) {
       return to_json(c, JSON_OPTIONS);
     }
     return get_json_object(to_json(named_struct(lit("v"), c), JSON_OPTIONS), "$.v");

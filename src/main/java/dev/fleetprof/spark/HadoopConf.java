@@ -4,6 +4,7 @@ import java.util.Map;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.spark.sql.SparkSession;
 import org.apache.spark.sql.util.CaseInsensitiveStringMap;
+import scala.Tuple2;
 
 /** The Hadoop Configuration for one read, built as Spark's file sources build theirs. */
 final class HadoopConf {
@@ -16,10 +17,14 @@ final class HadoopConf {
    */
   static Configuration forRead(SparkSession spark, CaseInsensitiveStringMap options) {
     Configuration conf = new Configuration(spark.sparkContext().hadoopConfiguration());
-    for (Map.Entry<String, String> e :
-        scala.jdk.javaapi.CollectionConverters.asJava(spark.conf().getAll()).entrySet()) {
-      if (!e.getKey().startsWith("spark.")) {
-        conf.set(e.getKey(), e.getValue());
+    // Walked with Scala's own iterator: the converters to Java collections differ between Scala
+    // 2.12 and 2.13, and the jar is built for both.
+    scala.collection.Iterator<Tuple2<String, String>> sessionConf =
+        spark.conf().getAll().iterator();
+    while (sessionConf.hasNext()) {
+      Tuple2<String, String> e = sessionConf.next();
+      if (!e._1().startsWith("spark.")) {
+        conf.set(e._1(), e._2());
       }
     }
     for (Map.Entry<String, String> e : ReadOptions.hadoopOptions(options).entrySet()) {

@@ -132,8 +132,17 @@ final class PartitionDiscovery {
       this.sqlState = sqlState;
     }
 
-    @Override
+    // No @Override on the next two: Spark 4 declares getCondition (and keeps getErrorClass as a
+    // deprecated default), Spark 3.5 only getErrorClass; the jar is built for both.
+
+    /** The condition, Spark 4's name for it. */
     public String getCondition() {
+      return condition;
+    }
+
+    /** The condition, Spark 3.5's name for it. */
+    @SuppressWarnings("deprecation")
+    public String getErrorClass() {
       return condition;
     }
 

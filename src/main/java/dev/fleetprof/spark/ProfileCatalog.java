@@ -18,6 +18,7 @@ import org.apache.spark.sql.connector.catalog.Table;
 import org.apache.spark.sql.connector.catalog.TableCatalog;
 import org.apache.spark.sql.connector.catalog.TableChange;
 import org.apache.spark.sql.connector.expressions.Transform;
+import org.apache.spark.sql.types.StructType;
 import org.apache.spark.sql.util.CaseInsensitiveStringMap;
 
 /**
@@ -152,8 +153,21 @@ public final class ProfileCatalog implements TableCatalog, SupportsNamespaces {
   }
 
   @Override
+  @SuppressWarnings(
+      "deprecation") // 4.1 prefers createTable(Identifier, TableInfo); its default asks this
   public Table createTable(
       Identifier ident, Column[] columns, Transform[] partitions, Map<String, String> properties) {
+    throw readOnly("CREATE TABLE " + quoted(ident));
+  }
+
+  /**
+   * The same, as Spark 3.5 asks (there it is the one abstract variant; Spark 4 deprecates it and
+   * asks the one above).
+   */
+  @Override
+  @SuppressWarnings("deprecation")
+  public Table createTable(
+      Identifier ident, StructType schema, Transform[] partitions, Map<String, String> properties) {
     throw readOnly("CREATE TABLE " + quoted(ident));
   }
 

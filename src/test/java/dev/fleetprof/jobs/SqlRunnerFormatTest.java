@@ -13,6 +13,7 @@ import com.fasterxml.jackson.databind.node.NullNode;
 import com.fasterxml.jackson.databind.node.TextNode;
 import com.univocity.parsers.csv.CsvParser;
 import com.univocity.parsers.csv.CsvParserSettings;
+import dev.fleetprof.testing.ScalaValues;
 import dev.fleetprof.testing.TestSpark;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
@@ -47,7 +48,6 @@ import org.apache.spark.sql.types.StructType;
 import org.apache.spark.sql.types.TimestampType;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import scala.jdk.javaapi.CollectionConverters;
 
 /**
  * jobs/sql --format json|csv, run through the runner's own code path on a real local session: the
@@ -361,7 +361,7 @@ class SqlRunnerFormatTest {
       assertArrayEquals((byte[]) expected, Base64.getDecoder().decode(actual.textValue()), where);
     } else if (type instanceof ArrayType a) {
       assertTrue(actual.isArray(), where);
-      List<?> items = CollectionConverters.asJava((scala.collection.Seq<?>) expected);
+      List<?> items = ScalaValues.list((scala.collection.Seq<?>) expected);
       assertEquals(items.size(), actual.size(), where);
       for (int i = 0; i < items.size(); i++) {
         assertValue(items.get(i), a.elementType(), actual.get(i), where + "[" + i + "]");
@@ -381,7 +381,7 @@ class SqlRunnerFormatTest {
       }
     } else if (type instanceof MapType m) {
       assertTrue(actual.isObject(), where);
-      Map<?, ?> map = CollectionConverters.asJava((scala.collection.Map<?, ?>) expected);
+      Map<?, ?> map = ScalaValues.map((scala.collection.Map<?, ?>) expected);
       assertEquals(map.size(), actual.size(), where);
       for (Map.Entry<?, ?> e : map.entrySet()) {
         assertValue(

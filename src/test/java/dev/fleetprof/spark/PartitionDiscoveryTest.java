@@ -1,6 +1,7 @@
 package dev.fleetprof.spark;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -138,7 +139,8 @@ class PartitionDiscoveryTest {
     assertTrue(e.getMessage().contains("[CONFLICTING_PARTITION_COLUMN_NAMES]"), e.getMessage());
     assertTrue(e.getMessage().contains(tmp.resolve("host=web042").toString()), e.getMessage());
     assertEquals(
-        "CONFLICTING_PARTITION_COLUMN_NAMES", ((org.apache.spark.SparkThrowable) e).getCondition());
+        "CONFLICTING_PARTITION_COLUMN_NAMES",
+        assertInstanceOf(PartitionDiscovery.PartitionDiscoveryException.class, e).getCondition());
   }
 
   /** The files a query on a partition column opens, and its rows' values of that column. */

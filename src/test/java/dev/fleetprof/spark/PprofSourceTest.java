@@ -9,6 +9,7 @@ import dev.fleetprof.format.pprof.GoPprof;
 import dev.fleetprof.format.pprof.PprofProfiles;
 import dev.fleetprof.testing.PprofRaw;
 import dev.fleetprof.testing.SampleData;
+import dev.fleetprof.testing.ScalaValues;
 import dev.fleetprof.testing.TestSpark;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -133,8 +134,7 @@ class PprofSourceTest {
         List<Row> chain =
             chains.get(i) == null
                 ? null
-                : scala.jdk.javaapi.CollectionConverters.asJava(
-                    (scala.collection.Seq<Row>) chains.get(i));
+                : ScalaValues.list((scala.collection.Seq<Row>) chains.get(i));
         if (chain == null) {
           String module = mapped.get(i).getString(0);
           frames.add(

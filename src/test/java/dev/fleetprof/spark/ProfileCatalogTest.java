@@ -22,11 +22,13 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
 
 /**
  * Path SQL through {@link ProfileCatalog}: {@code SELECT * FROM profile.`path`} reads what {@code
- * spark.read().format("profile").load(path)} reads, with read options from {@code WITH (...)} and
- * from the catalog's settings.
+ * spark.read().format("profile").load(path)} reads, with read options from {@code WITH (...)} (or
+ * the reader's options, on Spark 3.5) and from the catalog's settings.
  */
 class ProfileCatalogTest {
   private static final String CATALOG = "spark.sql.catalog.profile";
@@ -157,8 +159,35 @@ class ProfileCatalogTest {
     return expected.getProperty("offset");
   }
 
-  @Test
-  void withOptionsChangeTheMode() throws Exception {
+  /** How a query gives a catalog table read options of its own. */
+  enum QueryOptions {
+    /** SQL: {@code SELECT * FROM profile.`path` WITH ('mode'='FAILFAST')}, Spark 4 SQL. */
+    SQL_WITH,
+    /**
+     * The reader: {@code spark.read().option("mode", "FAILFAST").table("profile.`path`")}, the same
+     * options on the same scan; Spark 3.5 has this one only.
+     */
+    READER_TABLE;
+
+    /** Skips the test, visibly, where this Spark has no such route. */
+    void assumeAvailable() {
+      if (this == SQL_WITH) {
+        TestSpark.assumeSpark4Sql("WITH (...) read options after a table name");
+      }
+    }
+
+    Dataset<Row> select(String table, String key, String value) {
+      if (this == SQL_WITH) {
+        return spark.sql("SELECT * FROM " + table + " WITH ('" + key + "'='" + value + "')");
+      }
+      return spark.read().option(key, value).table(table);
+    }
+  }
+
+  @ParameterizedTest(name = "{displayName} via {0}")
+  @EnumSource(QueryOptions.class)
+  void queryOptionsChangeTheMode(QueryOptions options) throws Exception {
+    options.assumeAvailable();
     String table = "profile." + quoted(mixed);
     List<Row> errors =
         spark.sql("SELECT error FROM " + table + " WHERE kind = 'error'").collectAsList();
@@ -167,55 +196,52 @@ class ProfileCatalogTest {
     assertTrue(error.contains("bad-truncated-header.prof"), error);
     assertTrue(error.contains("offset " + badOffset()), error);
 
-    Dataset<Row> dropped = spark.sql("SELECT * FROM " + table + " WITH ('mode'='DROPMALFORMED')");
+    Dataset<Row> dropped = options.select(table, "mode", "DROPMALFORMED");
     assertEquals(0, dropped.where("kind = 'error'").count());
     assertSameRows(load(mixed.resolve("valid-small.prof")), dropped);
 
     Exception failed =
         assertThrows(
-            Exception.class,
-            () ->
-                spark.sql("SELECT * FROM " + table + " WITH ('mode'='FAILFAST')").collectAsList());
+            Exception.class, () -> options.select(table, "mode", "FAILFAST").collectAsList());
     assertTrue(stackText(failed).contains("bad-truncated-header.prof"), stackText(failed));
   }
 
-  @Test
-  void catalogSettingsAreDefaultsThatWithOverrides() {
+  @ParameterizedTest(name = "{displayName} via {0}")
+  @EnumSource(QueryOptions.class)
+  void catalogSettingsAreDefaultsThatQueryOptionsOverride(QueryOptions options) {
+    options.assumeAvailable();
     String table = "profile_strict." + quoted(mixed);
     Exception failed =
         assertThrows(Exception.class, () -> spark.sql("SELECT * FROM " + table).collectAsList());
     assertTrue(stackText(failed).contains("bad-truncated-header.prof"), stackText(failed));
 
-    assertEquals(
-        1,
-        spark
-            .sql("SELECT * FROM " + table + " WITH ('mode'='PERMISSIVE') WHERE kind = 'error'")
-            .count());
+    assertEquals(1, options.select(table, "mode", "PERMISSIVE").where("kind = 'error'").count());
   }
 
-  @Test
-  void listingOptionsInWithApply() {
+  @ParameterizedTest(name = "{displayName} via {0}")
+  @EnumSource(QueryOptions.class)
+  void listingOptionsOfAQueryApply(QueryOptions options) {
+    options.assumeAvailable();
     Dataset<Row> one =
-        spark.sql(
-            "SELECT DISTINCT path FROM profile."
-                + quoted(SampleData.GPERFTOOLS)
-                + " WITH ('pathGlobFilter'='multi*')");
+        options
+            .select("profile." + quoted(SampleData.GPERFTOOLS), "pathGlobFilter", "multi*")
+            .select("path")
+            .distinct();
     List<Row> paths = one.collectAsList();
     assertEquals(1, paths.size());
     assertTrue(paths.get(0).getString(0).endsWith("/multithreaded.prof"), paths.toString());
   }
 
-  @Test
-  void listingOptionsThatChangeColumnsAreRefused() {
+  @ParameterizedTest(name = "{displayName} via {0}")
+  @EnumSource(QueryOptions.class)
+  void listingOptionsThatChangeColumnsAreRefused(QueryOptions options) {
+    options.assumeAvailable();
     Exception e =
         assertThrows(
             Exception.class,
             () ->
-                spark
-                    .sql(
-                        "SELECT * FROM profile."
-                            + quoted(fleet)
-                            + " WITH ('recursiveFileLookup'='true')")
+                options
+                    .select("profile." + quoted(fleet), "recursiveFileLookup", "true")
                     .collectAsList());
     assertTrue(stackText(e).contains("change the columns"), stackText(e));
   }
