@@ -41,8 +41,11 @@ final class OutputRoots {
 
   /** The datasets under {@code root}, relative to it. */
   static TreeSet<String> datasets(Path root) {
-    TreeSet<String> out = relativeDirs(root, p -> p.getFileName().toString().equals("_SUCCESS"));
-    for (String dir : dataDirs(root)) {
+    // Datasets are marked (_SUCCESS) or hold data; their date partitions are marked too.
+    TreeSet<String> dirs = relativeDirs(root, p -> p.getFileName().toString().equals("_SUCCESS"));
+    dirs.addAll(dataDirs(root));
+    TreeSet<String> out = new TreeSet<>();
+    for (String dir : dirs) {
       Path d = Path.of(dir);
       while (d != null && d.getFileName().toString().contains("=")) {
         d = d.getParent();
