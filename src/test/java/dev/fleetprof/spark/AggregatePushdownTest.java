@@ -57,6 +57,7 @@ class AggregatePushdownTest {
           List.of("stack_id"),
           List.of("path", "kind"),
           List.of("format", "kind", "frames"),
+          List.of("path", "kind", "period", "period_unit", "error", "frames"),
           List.of("kind", "mapping", "pcs", "path", "frames", "format", "stack_id"));
 
   @BeforeAll
@@ -307,10 +308,10 @@ class AggregatePushdownTest {
     List<Dataset<Row>> refused =
         List.of(
             df.groupBy("frames").agg(sum("record_offset")),
-            df.groupBy("period").agg(sum("count")),
+            df.groupBy("histogram").agg(sum("count")),
             df.groupBy("frames").agg(org.apache.spark.sql.functions.sum_distinct(col("count"))),
             df.groupBy("frames").agg(org.apache.spark.sql.functions.count_distinct(col("count"))),
-            df.groupBy("error").agg(count(lit(1))),
+            df.groupBy("dcpi").agg(count(lit(1))),
             df.where("kind = 'sample'").groupBy("frames").agg(sum("count")),
             df.where("count > 1").agg(sum("count")),
             df.groupBy(col("mapping.path")).agg(sum("count")),
