@@ -65,9 +65,11 @@ final class PartialAggregateReader implements PartitionReader<InternalRow> {
   private final List<UnsafeChains> mappingSets = new ArrayList<>();
   private long contextBytes;
 
-  // The last record's context, reused while the rows come from the same file and kind.
+  // The last record's context, reused while the rows come from the same file, kind and period.
   private InternalRow lastRow;
   private Object lastKind;
+  private long lastPeriod;
+  private Object lastPeriodUnit;
   private int lastContext = -1;
   private int lastGroup = -1;
   private MappingIndex lastMappings;
@@ -207,11 +209,25 @@ final class PartialAggregateReader implements PartitionReader<InternalRow> {
     return false;
   }
 
-  /** The context id of a row: cached while rows come from the same file with the same kind. */
+  /**
+   * The context id of a row: cached while rows come from the same file with the same kind and
+   * period (the row reader reuses its row per file, and its kind and period unit strings while they
+   * stay the same; error rows, each with its own problem, are never cached).
+   */
   private int context(InternalRow r) {
     boolean error = rows.errorRow();
     Object kind = in.kind() >= 0 ? r.getUTF8String(in.kind()) : null;
-    if (!error && r == lastRow && kind == lastKind && lastContext >= 0) {
+    long period = in.period() < 0 || r.isNullAt(in.period()) ? -1 : r.getLong(in.period());
+    Object periodUnit =
+        in.periodUnit() < 0 || r.isNullAt(in.periodUnit())
+            ? null
+            : r.getUTF8String(in.periodUnit());
+    if (!error
+        && r == lastRow
+        && kind == lastKind
+        && period == lastPeriod
+        && periodUnit == lastPeriodUnit
+        && lastContext >= 0) {
       return lastContext;
     }
     Object[] values = new Object[fileValues + (needsMappings ? 1 : 0)];
@@ -244,6 +260,8 @@ final class PartialAggregateReader implements PartitionReader<InternalRow> {
     } else {
       lastRow = r;
       lastKind = kind;
+      lastPeriod = period;
+      lastPeriodUnit = periodUnit;
       lastContext = id;
     }
     return id;

@@ -7,6 +7,8 @@ import java.time.LocalDateTime;
 import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.List;
+import org.apache.spark.sql.sources.AlwaysFalse;
+import org.apache.spark.sql.sources.AlwaysTrue;
 import org.apache.spark.sql.sources.And;
 import org.apache.spark.sql.sources.EqualNullSafe;
 import org.apache.spark.sql.sources.EqualTo;
@@ -29,11 +31,32 @@ import org.apache.spark.unsafe.types.UTF8String;
 
 /**
  * Evaluates filters on partition columns against each file's partition values, to skip files at
- * planning. Three-valued: a file is skipped only when a filter is certainly false for it; anything
- * this class does not understand keeps the file (Spark filters the rows afterwards anyway).
+ * planning. A filter's value for a file is SQL's (true, false or null) or unknown, for what this
+ * class does not understand; a file is skipped only when a filter is certainly false or null for it
+ * (a WHERE drops its rows either way). A filter that is never unknown for any file read is decided
+ * exactly by the pruning: Spark need not evaluate it again (see {@link #exact}).
  */
 final class PartitionFilters {
   private PartitionFilters() {}
+
+  /** A filter's value for one file's partition values. */
+  enum Truth {
+    TRUE,
+    FALSE,
+    /** SQL's null: the WHERE drops the row, but NOT of it is null too. */
+    NULL,
+    /** This class cannot tell: the file is kept and Spark decides. */
+    UNKNOWN;
+
+    static Truth of(boolean b) {
+      return b ? TRUE : FALSE;
+    }
+
+    /** Whether a WHERE keeps rows for which the filter has this value (or may: unknown). */
+    boolean mayPass() {
+      return this == TRUE || this == UNKNOWN;
+    }
+  }
 
   /**
    * The index's files that are read (see {@link PartitionDiscovery.Partitions#reads}) and whose
@@ -49,7 +72,7 @@ final class PartitionFilters {
       Object[] values = index.partitions().values(f.path());
       boolean keep = true;
       for (Filter filter : filters) {
-        if (eval(filter, schema, values) == Boolean.FALSE) {
+        if (!truth(filter, schema, values).mayPass()) {
           keep = false;
           break;
         }
@@ -63,32 +86,64 @@ final class PartitionFilters {
         : new ProfileFileIndex(kept, index.partitions());
   }
 
-  /** TRUE, FALSE, or null when it cannot tell. */
-  static Boolean eval(Filter f, StructType schema, Object[] values) {
+  /**
+   * Whether pruning by {@code filter} decides it exactly for every row: its value is known (true,
+   * false or null) for every file read, so the files kept hold only rows it passes and the files
+   * skipped only rows it drops (partition values are constant in a file, and rows get exactly the
+   * values evaluated here).
+   */
+  static boolean exact(ProfileFileIndex index, Filter filter) {
+    StructType schema = index.partitions().schema();
+    for (FileLister.ListedFile f : index.files()) {
+      if (index.partitions().reads(f.path())
+          && truth(filter, schema, index.partitions().values(f.path())) == Truth.UNKNOWN) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  /** A filter's value as SQL's three-valued logic gives it, or UNKNOWN. */
+  static Truth truth(Filter f, StructType schema, Object[] values) {
+    if (f instanceof AlwaysTrue) {
+      return Truth.TRUE;
+    }
+    if (f instanceof AlwaysFalse) {
+      return Truth.FALSE;
+    }
     if (f instanceof And a) {
-      Boolean l = eval(a.left(), schema, values);
-      Boolean r = eval(a.right(), schema, values);
-      return l == Boolean.FALSE || r == Boolean.FALSE
-          ? Boolean.FALSE
-          : l == Boolean.TRUE && r == Boolean.TRUE ? Boolean.TRUE : null;
+      Truth l = truth(a.left(), schema, values);
+      Truth r = truth(a.right(), schema, values);
+      if (l == Truth.FALSE || r == Truth.FALSE) {
+        return Truth.FALSE;
+      }
+      if (l == Truth.UNKNOWN || r == Truth.UNKNOWN) {
+        return Truth.UNKNOWN;
+      }
+      return l == Truth.NULL || r == Truth.NULL ? Truth.NULL : Truth.TRUE;
     }
     if (f instanceof Or o) {
-      Boolean l = eval(o.left(), schema, values);
-      Boolean r = eval(o.right(), schema, values);
-      return l == Boolean.TRUE || r == Boolean.TRUE
-          ? Boolean.TRUE
-          : l == Boolean.FALSE && r == Boolean.FALSE ? Boolean.FALSE : null;
+      Truth l = truth(o.left(), schema, values);
+      Truth r = truth(o.right(), schema, values);
+      if (l == Truth.TRUE || r == Truth.TRUE) {
+        return Truth.TRUE;
+      }
+      if (l == Truth.UNKNOWN || r == Truth.UNKNOWN) {
+        return Truth.UNKNOWN;
+      }
+      return l == Truth.NULL || r == Truth.NULL ? Truth.NULL : Truth.FALSE;
     }
     if (f instanceof Not n) {
-      Boolean v = eval(n.child(), schema, values);
-      return v == null ? null : !v;
+      Truth v = truth(n.child(), schema, values);
+      return v == Truth.TRUE ? Truth.FALSE : v == Truth.FALSE ? Truth.TRUE : v;
     }
     if (f instanceof IsNull x) {
-      return isNull(x.attribute(), schema, values);
+      Boolean isNull = isNull(x.attribute(), schema, values);
+      return isNull == null ? Truth.UNKNOWN : Truth.of(isNull);
     }
     if (f instanceof IsNotNull x) {
       Boolean isNull = isNull(x.attribute(), schema, values);
-      return isNull == null ? null : !isNull;
+      return isNull == null ? Truth.UNKNOWN : Truth.of(!isNull);
     }
     if (f instanceof EqualTo x) {
       return compare(x.attribute(), x.value(), schema, values, c -> c == 0);
@@ -96,10 +151,10 @@ final class PartitionFilters {
     if (f instanceof EqualNullSafe x) {
       Boolean isNull = isNull(x.attribute(), schema, values);
       if (isNull == null) {
-        return null;
+        return Truth.UNKNOWN;
       }
       if (isNull || x.value() == null) {
-        return isNull == (x.value() == null) ? (isNull ? Boolean.TRUE : null) : Boolean.FALSE;
+        return Truth.of(isNull && x.value() == null);
       }
       return compare(x.attribute(), x.value(), schema, values, c -> c == 0);
     }
@@ -116,35 +171,56 @@ final class PartitionFilters {
       return compare(x.attribute(), x.value(), schema, values, c -> c <= 0);
     }
     if (f instanceof In x) {
-      boolean unknown = false;
+      // SQL: true if any equals; else null if the value or any literal is null; else false.
+      Truth result = Truth.FALSE;
       for (Object literal : x.values()) {
-        Boolean b = compare(x.attribute(), literal, schema, values, c -> c == 0);
-        if (b == Boolean.TRUE) {
-          return Boolean.TRUE;
+        Truth b = compare(x.attribute(), literal, schema, values, c -> c == 0);
+        if (b == Truth.TRUE) {
+          return Truth.TRUE;
         }
-        unknown |= b == null;
+        if (b == Truth.UNKNOWN) {
+          result = Truth.UNKNOWN;
+        } else if (b == Truth.NULL && result == Truth.FALSE) {
+          result = Truth.NULL;
+        }
       }
-      return unknown ? null : Boolean.FALSE;
+      return result;
     }
     if (f instanceof StringStartsWith x) {
+      Boolean isNull = isNull(x.attribute(), schema, values);
+      if (isNull == null) {
+        return Truth.UNKNOWN;
+      }
+      if (isNull) {
+        return Truth.NULL;
+      }
       Object v = value(x.attribute(), schema, values);
-      return v instanceof String s ? s.startsWith(x.value()) : null;
+      return v instanceof UTF8String s
+          ? Truth.of(s.startsWith(UTF8String.fromString(x.value())))
+          : Truth.UNKNOWN;
     }
-    return null;
+    return Truth.UNKNOWN;
   }
 
-  private static Boolean compare(
+  private static Truth compare(
       String column,
       Object literal,
       StructType schema,
       Object[] values,
       java.util.function.IntPredicate test) {
+    Boolean isNull = isNull(column, schema, values);
+    if (isNull == null) {
+      return Truth.UNKNOWN; // not a partition column
+    }
+    if (isNull || literal == null) {
+      return Truth.NULL;
+    }
     Comparable<Object> v = value(column, schema, values);
     Object lit = normalise(literal);
     if (v == null || lit == null || v.getClass() != lit.getClass()) {
-      return null; // SQL null, or types this class does not line up: let Spark decide
+      return Truth.UNKNOWN; // types this class does not line up: let Spark decide
     }
-    return test.test(v.compareTo(lit));
+    return Truth.of(test.test(v.compareTo(lit)));
   }
 
   /** Whether the file's value of a partition column is null; null if it is not one. */
@@ -156,7 +232,7 @@ final class PartitionFilters {
   /**
    * The file's value of a partition column in a form that compares with a filter's literal in
    * {@link #normalise}: a number ({@link Num}), a LocalDate, an Instant (TIMESTAMP), a
-   * LocalDateTime (TIMESTAMP_NTZ) or a String; null if null.
+   * LocalDateTime (TIMESTAMP_NTZ) or a UTF8String; null if null.
    */
   @SuppressWarnings("unchecked")
   private static Comparable<Object> value(String column, StructType schema, Object[] values) {
@@ -174,7 +250,7 @@ final class PartitionFilters {
     } else if (type.equals(DataTypes.TimestampNTZType)) {
       out = LocalDateTime.of(1970, 1, 1, 0, 0).plus((Long) v, ChronoUnit.MICROS);
     } else if (v instanceof UTF8String s) {
-      out = s.toString();
+      out = s; // compared as Spark compares strings: by their UTF-8 bytes
     } else {
       out = exact(v);
     }
@@ -189,8 +265,10 @@ final class PartitionFilters {
     if (literal instanceof java.sql.Timestamp t) {
       return t.toInstant();
     }
+    if (literal instanceof String s) {
+      return UTF8String.fromString(s);
+    }
     if (literal instanceof LocalDate
-        || literal instanceof String
         || literal instanceof Instant
         || literal instanceof LocalDateTime) {
       return literal;

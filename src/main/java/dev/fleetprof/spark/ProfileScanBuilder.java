@@ -64,22 +64,34 @@ final class ProfileScanBuilder
   }
 
   /**
-   * Uses the filters on partition columns to skip files, and returns every filter: Spark still
-   * evaluates them on the rows, so a filter the pruning cannot decide is never wrong.
+   * Uses the filters on partition columns to skip files. A filter the pruning decides exactly (its
+   * value is known for every file read: see {@link PartitionFilters#exact}) is handled here and not
+   * returned, so that it does not stand between the scan and an aggregation Spark could push
+   * ({@code WHERE date = ...} then {@code GROUP BY frames}); every other filter is returned, and
+   * Spark evaluates it on the rows.
    */
   @Override
   public Filter[] pushFilters(Filter[] filters) {
     Set<String> partitionColumns = Set.of(index.partitions().schema().fieldNames());
+    Set<String> dataColumns = Set.of(ProfileSchema.SCHEMA.fieldNames());
     List<Filter> usable = new ArrayList<>();
+    List<Filter> left = new ArrayList<>();
     for (Filter f : filters) {
-      if (!partitionColumns.isEmpty()
-          && partitionColumns.containsAll(Arrays.asList(f.references()))) {
+      List<String> references = Arrays.asList(f.references());
+      boolean onPartitions =
+          !partitionColumns.isEmpty()
+              && partitionColumns.containsAll(references)
+              && references.stream().noneMatch(dataColumns::contains);
+      if (onPartitions) {
         usable.add(f);
+      }
+      if (!onPartitions || !PartitionFilters.exact(index, f)) {
+        left.add(f);
       }
     }
     pushed = usable.toArray(new Filter[0]);
-    filtered = filters.length > 0;
-    return filters;
+    filtered = !left.isEmpty();
+    return left.toArray(new Filter[0]);
   }
 
   @Override
@@ -98,9 +110,10 @@ final class ProfileScanBuilder
 
   /**
    * Takes an aggregation the readers can compute (see {@link PushedAggregation#of}). Refused when
-   * the read option turns pushdown off, and when any filter applies: Spark evaluates every filter
-   * on the rows after the scan, so the readers' rows must be unaggregated (Spark itself pushes no
-   * aggregation over a filter left to it). A global aggregation of no files is left to Spark too,
+   * the read option turns pushdown off, and when a filter is left to Spark: Spark evaluates it on
+   * the rows after the scan, so the readers' rows must be unaggregated (Spark itself pushes no
+   * aggregation over a filter left to it). Filters the pruning decides exactly leave none. A global
+   * aggregation of no files (none listed, or none a partition filter keeps) is left to Spark too,
    * which then gives {@code COUNT(*)} 0 where merging no partial rows would give null.
    */
   @Override
@@ -111,7 +124,8 @@ final class ProfileScanBuilder
     PushedAggregation a =
         PushedAggregation.of(
             aggregation, index.schema(), Set.of(index.partitions().schema().fieldNames()));
-    if (a == null || (a.groupBy().length == 0 && index.files().isEmpty())) {
+    if (a == null
+        || (a.groupBy().length == 0 && PartitionFilters.prune(index, pushed).files().isEmpty())) {
       return false;
     }
     this.aggregation = a;

@@ -619,12 +619,16 @@ public final class ScanBenchmark {
 
   // ------------------------------------------------------------------ the fleet job and pprof
 
-  /** The job's summary line: files, records, total count, stack rows, seconds. */
+  /**
+   * The job's summary (its first line, the cpu line, the rows line): files, records, CPU samples
+   * (the bench fleet counts CPU samples only), stack rows, seconds.
+   */
   private static final Pattern SUMMARY =
       Pattern.compile(
-          "fleet-aggregate: (\\d+) files \\(\\d+"
-              + " with problems, see files/\\), (\\d+) records, [\\d,]+ bytes, total count (\\d+), dates"
-              + " \\[[^\\]]*\\] -> rows written \\{files=\\d+, stacks=(\\d+)[^}]*\\} under .* in ([0-9.]+) s");
+          "fleet-aggregate: (\\d+) files \\(\\d+ with problems, see files/\\), (\\d+) records,"
+              + " [\\d,]+ bytes, dates \\[[^\\]]*\\]\\s+cpu\\s+[0-9.]+ s \\(([\\d,]+) samples\\)"
+              + ".*?rows written \\{files=\\d+, stacks=(\\d+)[^}]*\\} under \\S+ in ([0-9.]+) s",
+          Pattern.DOTALL);
 
   private static final Pattern SYMBOLIZED =
       Pattern.compile("fleet-aggregate: symbolized (\\d+) of (\\d+) locations");
@@ -698,7 +702,7 @@ public final class ScanBenchmark {
     }
     if (Long.parseLong(m.group(1)) != fleet.files()
         || Long.parseLong(m.group(2)) != fleet.records()
-        || new BigDecimal(m.group(3)).longValueExact() != fleet.countSum()) {
+        || new BigDecimal(m.group(3).replace(",", "")).longValueExact() != fleet.countSum()) {
       report.problem("fleet job summary disagrees with the input: " + m.group());
     }
     long symbolized = Long.parseLong(named.group(1));

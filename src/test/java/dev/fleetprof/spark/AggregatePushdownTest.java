@@ -12,6 +12,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.fleetprof.testing.CpuProfiles;
+import dev.fleetprof.testing.FleetFixture;
 import dev.fleetprof.testing.SampleData;
 import dev.fleetprof.testing.SyntheticCpuProfile;
 import dev.fleetprof.testing.TestSpark;
@@ -44,6 +45,7 @@ class AggregatePushdownTest {
   @TempDir static Path dir;
   private static Path bad;
   private static Path big;
+  private static Path fleet;
 
   /** The groupings checked: none, each chain column, and file columns with chain columns. */
   private static final List<List<String>> GROUPINGS =
@@ -55,6 +57,7 @@ class AggregatePushdownTest {
           List.of("stack_id"),
           List.of("path", "kind"),
           List.of("format", "kind", "frames"),
+          List.of("path", "kind", "period", "period_unit", "error", "frames"),
           List.of("kind", "mapping", "pcs", "path", "frames", "format", "stack_id"));
 
   @BeforeAll
@@ -70,6 +73,17 @@ class AggregatePushdownTest {
     byte[] gmon = SampleData.read(SampleData.gmonOut("c-pie-64"));
     Files.write(bad.resolve("gmon.out"), Arrays.copyOf(gmon, gmon.length - 7));
     Files.copy(SampleData.GPERFTOOLS.resolve("shared_library.prof"), bad.resolve("shared.prof"));
+
+    // Dates, a null date (Hive's default partition) and a file outside every partition directory
+    // (not read, as Spark's file index does not list it).
+    FleetFixture f = new FleetFixture(dir.resolve("fleet"));
+    Path sample = SampleData.GPERFTOOLS.resolve("multithreaded.prof");
+    f.copy("2026-11-20", "web1", sample, "cpu.prof");
+    f.copy("2026-11-20", "web2", SampleData.GPERFTOOLS.resolve("shared_library.prof"), "cpu.prof");
+    f.copy("2026-11-21", "web1", sample, "cpu.prof");
+    f.copy("__HIVE_DEFAULT_PARTITION__", "web3", sample, "cpu.prof");
+    Files.write(dir.resolve("fleet/stray.prof"), good);
+    fleet = f.root();
 
     big = dir.resolve("big.prof");
     SyntheticCpuProfile.write(big, 3 << 20, 5);
@@ -244,16 +258,60 @@ class AggregatePushdownTest {
   }
 
   @Test
+  void partitionFiltersDecidedExactlyByThePruningLetTheAggregationThrough() {
+    List<String> exact =
+        List.of(
+            "date IS NULL OR date = DATE'2026-11-20'", // the fleet job's
+            "date = '2026-11-21'",
+            "date = DATE'2099-01-01'", // matches no file
+            "date IS NULL",
+            "NOT (date = DATE'2026-11-20')", // null for the null date: dropped
+            "date > DATE'2026-11-20' AND host IN ('web1', 'web3')",
+            "date <=> NULL OR host LIKE 'web%'",
+            "date IN (DATE'2026-11-21', NULL)");
+    for (String filter : exact) {
+      for (List<String> groupBy :
+          List.<List<String>>of(List.of(), List.of("date", "host", "frames"))) {
+        Dataset<Row> withPushdown =
+            aggregate(load(fleet.toString(), true, Map.of()).where(filter), groupBy);
+        Dataset<Row> without =
+            aggregate(load(fleet.toString(), false, Map.of()).where(filter), groupBy);
+        // A global aggregation of no files is Spark's (one row, COUNT(*) 0): see pushAggregation.
+        boolean noFiles = filter.contains("2099") && groupBy.isEmpty();
+        assertEquals(!noFiles, pushed(withPushdown), filter + ": " + withPushdown.queryExecution());
+        String what = filter + " " + groupBy;
+        assertEquals(0, withPushdown.exceptAll(without).count(), what);
+        assertEquals(0, without.exceptAll(withPushdown).count(), what);
+      }
+    }
+    // Not decided by partition values alone: left to Spark, and no aggregation is pushed.
+    for (String filter :
+        List.of("CAST(date AS STRING) = '2026-11-20'", "date = DATE'2026-11-20' OR count > 5")) {
+      Dataset<Row> q =
+          aggregate(load(fleet.toString(), true, Map.of()).where(filter), List.of("frames"));
+      assertFalse(pushed(q), filter + ": " + q.queryExecution());
+      Dataset<Row> without =
+          aggregate(load(fleet.toString(), false, Map.of()).where(filter), List.of("frames"));
+      assertEquals(0, q.exceptAll(without).count(), filter);
+      assertEquals(0, without.exceptAll(q).count(), filter);
+    }
+    // The job's filter reads only the files it keeps.
+    Dataset<Row> day =
+        load(fleet.toString(), true, Map.of()).where("date IS NULL OR date = DATE'2026-11-20'");
+    assertEquals(3, day.select("path").distinct().count());
+  }
+
+  @Test
   void whatTheReadersCannotComputeIsLeftToSpark() {
     String path = SampleData.GPERFTOOLS.toString();
     Dataset<Row> df = load(path, true, Map.of());
     List<Dataset<Row>> refused =
         List.of(
             df.groupBy("frames").agg(sum("record_offset")),
-            df.groupBy("period").agg(sum("count")),
+            df.groupBy("histogram").agg(sum("count")),
             df.groupBy("frames").agg(org.apache.spark.sql.functions.sum_distinct(col("count"))),
             df.groupBy("frames").agg(org.apache.spark.sql.functions.count_distinct(col("count"))),
-            df.groupBy("error").agg(count(lit(1))),
+            df.groupBy("dcpi").agg(count(lit(1))),
             df.where("kind = 'sample'").groupBy("frames").agg(sum("count")),
             df.where("count > 1").agg(sum("count")),
             df.groupBy(col("mapping.path")).agg(sum("count")),
