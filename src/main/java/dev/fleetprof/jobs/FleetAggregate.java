@@ -953,11 +953,8 @@ public final class FleetAggregate {
             .add("count", DataTypes.createDecimalType(38, 0))
             .add("problems", DataTypes.LongType);
     Dataset<Row> files = readDates(spark, args.output(), "files", dates, run, noFiles);
-    // Only this run's dates: other dates in the output are other runs' work.
-    Column thisRun = col("date").isin(dates.toArray());
     Row totals =
         files
-            .where(thisRun)
             .agg(
                 count(lit(1)),
                 sum("records"),
@@ -975,12 +972,11 @@ public final class FleetAggregate {
                   dates,
                   run,
                   new StructType().add("date", DataTypes.DateType))
-              .where(thisRun)
               .count());
     }
     long bytes = 0;
     Configuration conf = spark.sparkContext().hadoopConfiguration();
-    for (Row r : files.where(thisRun).select("path").collectAsList()) {
+    for (Row r : files.select("path").collectAsList()) {
       Path p = new Path(r.getString(0));
       try {
         bytes += p.getFileSystem(conf).getFileStatus(p).getLen();
@@ -1005,14 +1001,10 @@ public final class FleetAggregate {
     // Files that gave CPU samples (files/ has cpu_nanoseconds, null for a file without).
     long cpuFiles =
         Set.of(files.columns()).contains("cpu_nanoseconds")
-            ? files.where(thisRun).where("cpu_nanoseconds IS NOT NULL").count()
+            ? files.where("cpu_nanoseconds IS NOT NULL").count()
             : 0;
     for (Row r :
-        stacks
-            .where(thisRun)
-            .groupBy("measure", "unit")
-            .agg(sum("count"), sum("value"))
-            .collectAsList()) {
+        stacks.groupBy("measure", "unit").agg(sum("count"), sum("value")).collectAsList()) {
       measures.put(
           r.getString(0),
           new MeasureTotal(

@@ -85,7 +85,12 @@ public final class FleetOutput {
   }
 
   /** A dataset's directory that a run replaced at {@code at}, kept for readers until swept. */
-  record Replaced(String dataset, String run, String at) {}
+  record Replaced(String dataset, String run, String at) {
+    /** Whether it was replaced no later than {@code cutoff}: kept long enough. */
+    boolean expiredBy(Instant cutoff) {
+      return !Instant.parse(at).isAfter(cutoff);
+    }
+  }
 
   /** A new run's id: when it started (sorts by time) and a random part (unique per run). */
   static String newRunId() {
@@ -333,7 +338,7 @@ public final class FleetOutput {
     List<Replaced> stay = new ArrayList<>();
     List<Replaced> expired = new ArrayList<>();
     for (Replaced r : p.kept()) {
-      (Instant.parse(r.at()).isBefore(cutoff) || keepReplaced.isZero() ? expired : stay).add(r);
+      (r.expiredBy(cutoff) ? expired : stay).add(r);
     }
     Pointer after = p;
     if (!expired.isEmpty()) {
@@ -388,10 +393,7 @@ public final class FleetOutput {
   static void sweepAll(FileSystem fs, Path output, Duration keepReplaced) throws IOException {
     Instant cutoff = Instant.now().minus(keepReplaced);
     for (Pointer p : pointers(fs, output).values()) {
-      boolean due =
-          p.kept().stream().anyMatch(r -> !Instant.parse(r.at()).isAfter(cutoff))
-              || (keepReplaced.isZero() && !p.kept().isEmpty());
-      if (!due) {
+      if (p.kept().stream().noneMatch(r -> r.expiredBy(cutoff))) {
         continue;
       }
       DateLease lease;

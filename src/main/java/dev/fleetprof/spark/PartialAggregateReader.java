@@ -195,14 +195,10 @@ final class PartialAggregateReader implements PartitionReader<InternalRow> {
       return true;
     }
     ProfileFormatException e =
-        new ProfileFormatException(
+        UnsafeChains.framesTooLarge(
             rows.currentPath(),
             in.recordOffset() >= 0 ? r.getLong(in.recordOffset()) : 0,
-            "the record's "
-                + chain.length
-                + " frames would take more than "
-                + (UnsafeChains.MAX_FRAMES_BYTES >> 20)
-                + " MiB (each repeats its module's path; is the maps text corrupt?)");
+            chain.length);
     if (rows.failCurrentSlice(e)) {
       accept(rows.get());
     }

@@ -135,14 +135,7 @@ final class ProfileRows implements RowSource {
     if (cols.frames() >= 0) {
       UnsafeArrayData frames = chains.frames(pcs, depth);
       if (frames == null) {
-        throw new ProfileFormatException(
-            path,
-            reader.recordOffset(),
-            "the record's "
-                + depth
-                + " frames would take more than "
-                + (UnsafeChains.MAX_FRAMES_BYTES >> 20)
-                + " MiB (each repeats its module's path; is the maps text corrupt?)");
+        throw UnsafeChains.framesTooLarge(path, reader.recordOffset(), depth);
       }
       row.update(cols.frames(), frames);
       if (cols.stackId() >= 0) {

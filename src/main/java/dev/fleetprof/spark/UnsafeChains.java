@@ -2,6 +2,7 @@ package dev.fleetprof.spark;
 
 import dev.fleetprof.format.Mapping;
 import dev.fleetprof.format.MappingIndex;
+import dev.fleetprof.format.ProfileFormatException;
 import dev.fleetprof.format.StackIds;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
@@ -151,6 +152,18 @@ final class UnsafeChains {
    */
   long lastStackId() {
     return lastStackId;
+  }
+
+  /** The problem of a record whose {@code depth} frames {@link #frames} could not build. */
+  static ProfileFormatException framesTooLarge(String path, long recordOffset, int depth) {
+    return new ProfileFormatException(
+        path,
+        recordOffset,
+        "the record's "
+            + depth
+            + " frames would take more than "
+            + (MAX_FRAMES_BYTES >> 20)
+            + " MiB (each repeats its module's path; is the maps text corrupt?)");
   }
 
   /** The {@code stack_id} of {@code pcs[0..depth)}: see {@link StackIds}. */

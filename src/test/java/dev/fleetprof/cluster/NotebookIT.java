@@ -10,6 +10,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.fleetprof.jobs.DemoFleet;
 import dev.fleetprof.output.ExternalTool;
 import dev.fleetprof.testing.ChildJvm;
+import dev.fleetprof.testing.PprofRaw;
 import dev.fleetprof.testing.SampleData;
 import dev.fleetprof.testing.TestSpark;
 import java.io.StringWriter;
@@ -341,23 +342,10 @@ class NotebookIT {
   }
 
   /** The samples {@code go tool pprof -raw} lists for a day's api-server profile on a host. */
-  private static long pprofSamples(String date, String host) throws Exception {
-    List<String> lines =
-        Files.readAllLines(pprofDir(date, host, "api-server").resolve("cpu.pprof-raw.txt"));
-    Pattern sample = Pattern.compile("^\\s*(\\d+)\\s+\\d+:");
-    long total = 0;
-    boolean inSamples = false;
-    for (String line : lines) {
-      if (line.startsWith("samples/count")) {
-        inSamples = true;
-      } else if (inSamples) {
-        Matcher m = sample.matcher(line);
-        if (!m.find()) {
-          break;
-        }
-        total += Long.parseLong(m.group(1));
-      }
-    }
+  private static long pprofSamples(String date, String host) {
+    long total =
+        PprofRaw.read(pprofDir(date, host, "api-server").resolve("cpu.pprof-raw.txt"))
+            .totalSamples();
     assertTrue(total > 0, "no samples in pprof's listing for " + date + " " + host);
     return total;
   }

@@ -49,17 +49,7 @@ class DemoFleetTest {
     spark = TestSpark.get();
     tmp = Files.createTempDirectory("demo-fleet");
     out = tmp.resolve("out").toString();
-    FleetAggregate.run(
-        spark,
-        FleetAggregate.Args.parse(
-            new String[] {
-              "--input",
-              SampleData.FLEET.toString(),
-              "--output",
-              out,
-              "--binaries",
-              SampleData.FLEET_BINARIES.toString()
-            }));
+    DemoFleet.aggregate(spark, Path.of(out));
   }
 
   @AfterAll
