@@ -135,8 +135,11 @@ public final class ExportProfile {
   }
 
   static void run(SparkSession spark, Args args) throws IOException {
+    // The stacks and their names from one look at the pointers: the same run of each date.
+    FleetOutput.Published published = FleetOutput.published(spark, args.from());
     Dataset<Row> table =
-        FleetOutput.read(spark, args.from(), args.host() != null ? "host_stacks" : "stacks")
+        published
+            .read(args.host() != null ? "host_stacks" : "stacks")
             .where(col("measure").equalTo(args.measure()));
     if (args.format() != null) {
       table = table.where(col("format").equalTo(args.format()));
@@ -177,7 +180,7 @@ public final class ExportProfile {
     StandardOutputs.write(
         spark,
         aggregate,
-        symbols(spark, args),
+        symbols(published, args),
         meaning,
         args.targets(),
         new StandardOutputs.Labels(
@@ -194,8 +197,9 @@ public final class ExportProfile {
    * The names the fleet job gave the locations of the dates written ({@code locations/}'s {@code
    * lines}), or null for an output written before it symbolized.
    */
-  private static Dataset<Row> symbols(SparkSession spark, Args args) throws IOException {
-    Dataset<Row> locations = FleetOutput.read(spark, args.from(), "locations");
+  private static Dataset<Row> symbols(FleetOutput.Published published, Args args)
+      throws IOException {
+    Dataset<Row> locations = published.read("locations");
     if (!java.util.Arrays.asList(locations.columns()).contains("lines")) {
       return null;
     }

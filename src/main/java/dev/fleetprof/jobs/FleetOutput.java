@@ -19,7 +19,6 @@ import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.UUID;
-import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.FileContext;
 import org.apache.hadoop.fs.FileStatus;
 import org.apache.hadoop.fs.FileSystem;
@@ -244,24 +243,51 @@ public final class FleetOutput {
    * A dataset as published: for each date, the directory its pointer names, read after the pointer,
    * so one run per date whatever runs meanwhile. Outputs written before run directories (no {@code
    * _current/}) are read as they are. The {@code run} column is dropped: the rows are the dataset's
-   * documented columns and {@code date}.
+   * documented columns and {@code date}. To read several datasets of the same runs, read them from
+   * one {@link #published} instead.
    */
   public static Dataset<Row> read(SparkSession spark, String output, String dataset)
       throws IOException {
-    Configuration conf = spark.sparkContext().hadoopConfiguration();
+    return published(spark, output).read(dataset);
+  }
+
+  /**
+   * The output's pointers, read once: every dataset read from them shows the same run of each date,
+   * even while a re-run publishes (reading the pointers again per dataset could see the switch
+   * between two datasets).
+   */
+  public static Published published(SparkSession spark, String output) throws IOException {
     Path out = new Path(output);
-    FileSystem fs = out.getFileSystem(conf);
-    if (!hasPointers(fs, out)) {
-      return spark.read().parquet(new Path(out, dataset).toString());
+    FileSystem fs = out.getFileSystem(spark.sparkContext().hadoopConfiguration());
+    return new Published(spark, out, hasPointers(fs, out) ? pointers(fs, out) : null);
+  }
+
+  /** The runs an output's pointers named when read; {@code pointers} null for an older layout. */
+  public static final class Published {
+    private final SparkSession spark;
+    private final Path output;
+    private final Map<String, Pointer> pointers;
+
+    private Published(SparkSession spark, Path output, Map<String, Pointer> pointers) {
+      this.spark = spark;
+      this.output = output;
+      this.pointers = pointers;
     }
-    Map<Object, String> runs = new LinkedHashMap<>();
-    for (Pointer p : pointers(fs, out).values()) {
-      String run = p.datasets().get(dataset);
-      if (run != null) {
-        runs.put(p.date(), run);
+
+    /** A dataset's rows of the runs these pointers name (see {@link FleetOutput#read}). */
+    public Dataset<Row> read(String dataset) throws IOException {
+      if (pointers == null) {
+        return spark.read().parquet(new Path(output, dataset).toString());
       }
+      Map<Object, String> runs = new LinkedHashMap<>();
+      for (Pointer p : pointers.values()) {
+        String run = p.datasets().get(dataset);
+        if (run != null) {
+          runs.put(p.date(), run);
+        }
+      }
+      return readRuns(spark, output, dataset, runs, null);
     }
-    return readRuns(spark, out, dataset, runs, null);
   }
 
   /**

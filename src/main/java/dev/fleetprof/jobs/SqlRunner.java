@@ -305,6 +305,7 @@ public final class SqlRunner {
     org.apache.hadoop.fs.Path out = new org.apache.hadoop.fs.Path(output);
     org.apache.hadoop.fs.FileSystem fs =
         out.getFileSystem(spark.sparkContext().hadoopConfiguration());
+    FleetOutput.Published published = null; // the pointers, read once for every view
     for (String dataset : FleetAggregate.DATASETS) {
       String view = VIEW_PREFIX + dataset;
       if (!java.util.regex.Pattern.compile("\\b" + view + "\\b").matcher(all).find()) {
@@ -321,7 +322,10 @@ public final class SqlRunner {
                 + output
                 + " first, or pass -d output=DIR");
       }
-      FleetOutput.read(spark, output, dataset).createOrReplaceTempView(view);
+      if (published == null) {
+        published = FleetOutput.published(spark, output);
+      }
+      published.read(dataset).createOrReplaceTempView(view);
     }
   }
 

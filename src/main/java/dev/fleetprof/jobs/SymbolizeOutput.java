@@ -88,8 +88,9 @@ public final class SymbolizeOutput {
   static void run(SparkSession spark, Args args) throws IOException {
     long started = System.nanoTime();
     // The dates as published (one run each), whatever runs meanwhile.
-    Dataset<Row> locations = FleetOutput.read(spark, args.output(), "locations");
-    Dataset<Row> stacks = FleetOutput.read(spark, args.output(), "stacks");
+    FleetOutput.Published published = FleetOutput.published(spark, args.output());
+    Dataset<Row> locations = published.read("locations");
+    Dataset<Row> stacks = published.read("stacks");
     if (!args.dates().isEmpty()) {
       Column in = lit(false);
       for (LocalDate d : args.dates()) {

@@ -57,9 +57,10 @@ class FleetAggregateReadersTest {
   }
 
   private Seen look(SparkSession session, String out) throws Exception {
-    Dataset<Row> files = FleetOutput.read(session, out, "files");
-    Dataset<Row> stacks = FleetOutput.read(session, out, "stacks");
-    Dataset<Row> hosts = FleetOutput.read(session, out, "host_stacks");
+    FleetOutput.Published published = FleetOutput.published(session, out);
+    Dataset<Row> files = published.read("files");
+    Dataset<Row> stacks = published.read("stacks");
+    Dataset<Row> hosts = published.read("host_stacks");
     return new Seen(
         files.where(col("date").equalTo(DAY)).count(), cpuSamples(stacks), cpuSamples(hosts));
   }
