@@ -7,6 +7,7 @@ import static org.apache.spark.sql.functions.lit;
 import static org.apache.spark.sql.functions.sum;
 
 import dev.fleetprof.format.ProfileFormats;
+import dev.fleetprof.format.gperftools.GperftoolsFormat;
 import dev.fleetprof.spark.ReadOptions;
 import java.io.IOException;
 import java.math.BigDecimal;
@@ -360,7 +361,14 @@ public final class FleetAggregate {
     long started = System.nanoTime();
     LOG.info("fleet-aggregate: reading {} -> {}", args.inputs(), args.output());
     DataFrameReader reader =
-        spark.read().format("profile").option("format", args.format()).option("mode", args.mode());
+        spark
+            .read()
+            .format("profile")
+            .option("format", args.format())
+            .option("mode", args.mode())
+            // Callers at their return address minus one, as pprof names them (see pprofFrames):
+            // built by the source with the frames, instead of rebuilding every frame in Spark.
+            .option(GperftoolsFormat.CALLER_ADDRESS, "call");
     if (args.glob() != null) {
       reader = reader.option("pathGlobFilter", args.glob());
     }
@@ -578,11 +586,13 @@ public final class FleetAggregate {
    * Frames as pprof shows them, so that every dataset and output names a frame the same way and a
    * symbolizer looks up the right instruction: a caller frame of a CPU sample is a return address,
    * so it becomes the return address minus one, inside the call instruction (pprof does the same in
-   * {@code legacy_profile.go}); the leaf stays as sampled. pprof profiles already hold caller
-   * addresses minus one (Go's runtime writes them so), and stay as they are. gmon.out frames have
-   * no module: they get the program's name ({@code --gmon-binary}, else a {@code program=NAME}
-   * directory), which the symbolizer looks up like any module; their addresses are link-time
-   * addresses already.
+   * {@code legacy_profile.go}); the leaf stays as sampled. The source builds those frames so (read
+   * option {@code gperftools.callerAddress=call}): a {@code transform} here rebuilt every frame of
+   * every record in interpreted code, a fifth of the first stage's time on the bench fleet (JFR).
+   * pprof profiles already hold caller addresses minus one (Go's runtime writes them so), and stay
+   * as they are. gmon.out frames have no module: they get the program's name ({@code
+   * --gmon-binary}, else a {@code program=NAME} directory), which the symbolizer looks up like any
+   * module; their addresses are link-time addresses already.
    */
   private static Dataset<Row> pprofFrames(
       Dataset<Row> rows, Set<String> columns, String gmonBinary) {
@@ -597,8 +607,6 @@ public final class FleetAggregate {
             "frames",
             expr(
                 "CASE"
-                    + " WHEN format = 'gperftools' AND kind = 'sample' THEN transform(frames, (f, i) ->"
-                    + "   IF(i = 0, f, named_struct('module', f.module, 'offset', f.offset - 1)))"
                     + " WHEN format = 'gprof' THEN transform(frames, f ->"
                     + "   named_struct('module', coalesce(f.module, program_module), 'offset', f.offset))"
                     + " ELSE frames END"))

@@ -61,7 +61,7 @@ final class PartialAggregateReader implements PartitionReader<InternalRow> {
 
   private final List<Object[]> contexts = new ArrayList<>();
   private final List<Integer> contextMappings = new ArrayList<>();
-  private final Map<List<Mapping>, Integer> mappingSetIds = new HashMap<>();
+  private final Map<List<Object>, Integer> mappingSetIds = new HashMap<>();
   private final List<UnsafeChains> mappingSets = new ArrayList<>();
   private long contextBytes;
 
@@ -73,6 +73,7 @@ final class PartialAggregateReader implements PartitionReader<InternalRow> {
   private int lastContext = -1;
   private int lastGroup = -1;
   private MappingIndex lastMappings;
+  private boolean lastCallersMinusOne;
   private int lastMappingSet = -1;
 
   private final GenericInternalRow out;
@@ -240,7 +241,7 @@ final class PartialAggregateReader implements PartitionReader<InternalRow> {
       }
     }
     if (needsMappings) {
-      values[fileValues] = mappingSet(rows.currentMappings());
+      values[fileValues] = mappingSet(rows.currentMappings(), rows.currentCallersMinusOne());
     }
     List<Object> key = Arrays.asList(values);
     Integer id = contextIds.get(key);
@@ -264,11 +265,13 @@ final class PartialAggregateReader implements PartitionReader<InternalRow> {
   }
 
   /** The id of a file's set of mappings: files with equal mappings share their frames. */
-  private int mappingSet(MappingIndex mappings) {
-    if (mappings == lastMappings) {
+  private int mappingSet(MappingIndex mappings, boolean callersMinusOne) {
+    if (mappings == lastMappings && callersMinusOne == lastCallersMinusOne) {
       return lastMappingSet;
     }
-    List<Mapping> list = new ArrayList<>(mappings.size());
+    // Equal mappings with callers at another address build other frames: a set of its own.
+    List<Object> list = new ArrayList<>(mappings.size() + 1);
+    list.add(callersMinusOne);
     long bytes = 64;
     for (int i = 0; i < mappings.size(); i++) {
       Mapping m = mappings.get(i);
@@ -279,10 +282,11 @@ final class PartialAggregateReader implements PartitionReader<InternalRow> {
     if (id == null) {
       id = mappingSets.size();
       mappingSetIds.put(list, id);
-      mappingSets.add(new UnsafeChains(mappings));
+      mappingSets.add(new UnsafeChains(mappings, callersMinusOne));
       contextBytes += bytes;
     }
     lastMappings = mappings;
+    lastCallersMinusOne = callersMinusOne;
     lastMappingSet = id;
     return id;
   }

@@ -179,6 +179,11 @@ final class ProfilePartitionReader implements PartitionReader<InternalRow> {
     return errorRow || current == null ? MappingIndex.EMPTY : current.mappings();
   }
 
+  /** Whether the current file's callers' frames are at their return address minus one. */
+  boolean currentCallersMinusOne() {
+    return !errorRow && current != null && current.callersMinusOne();
+  }
+
   /** The file of the slice being read. */
   String currentPath() {
     return slice == null ? "" : slice.path();

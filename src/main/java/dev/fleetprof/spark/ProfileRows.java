@@ -20,6 +20,7 @@ final class ProfileRows implements RowSource {
   private final ReadMetrics metrics;
   private final FormatColumns formatColumns;
   private final UnsafeChains chains;
+  private final boolean callersMinusOne;
   private final boolean uniform;
   private final String path;
   private final GenericInternalRow row;
@@ -35,13 +36,15 @@ final class ProfileRows implements RowSource {
       String format,
       String path,
       RequiredColumns cols,
-      ReadMetrics metrics) {
+      ReadMetrics metrics,
+      boolean callersMinusOne) {
     this.reader = reader;
     this.cols = cols;
     this.metrics = metrics;
     this.path = path;
     this.formatColumns = FormatColumns.of(reader, cols);
-    this.chains = cols.needsPcs() ? new UnsafeChains(reader.mappings()) : null;
+    this.chains = cols.needsPcs() ? new UnsafeChains(reader.mappings(), callersMinusOne) : null;
+    this.callersMinusOne = callersMinusOne;
     this.uniform =
         reader.uniformRecords() && (formatColumns == null || formatColumns.constantPerFile());
     this.row = new GenericInternalRow(cols.width());
@@ -186,6 +189,11 @@ final class ProfileRows implements RowSource {
   @Override
   public MappingIndex mappings() {
     return reader.mappings();
+  }
+
+  @Override
+  public boolean callersMinusOne() {
+    return callersMinusOne;
   }
 
   @Override

@@ -35,6 +35,14 @@ interface RowSource extends Closeable {
   }
 
   /**
+   * Whether the chain columns built from {@link #mappings} put callers' frames at their return
+   * address minus one (see {@code gperftools.callerAddress}).
+   */
+  default boolean callersMinusOne() {
+    return false;
+  }
+
+  /**
    * Columnar reads: adds this source's next rows to an empty batch until it is full or the source
    * ends; false when there were none. A problem found after some rows throws and leaves them in the
    * batch. Sources that can skip building rows override this.

@@ -30,6 +30,7 @@ final class SliceOpener {
   private final Map<String, CpuProfileLayout> splitLayouts;
   private final ProfileFormat fixedFormat;
   private final DecodeOptions decodeOptions;
+  private final boolean callersMinusOne;
   private final HadoopByteSource.GzipLimits gzipLimits;
   private final RequiredColumns columns;
   private final ReadMetrics metrics;
@@ -63,6 +64,7 @@ final class SliceOpener {
     byte[] buffer = new byte[(int) Math.max(4096, Math.min(1 << 20, partitionBytes))];
     this.decodeOptions =
         new DecodeOptions(formatOptions, columns.needsPcs(), columns.needsMappings(), buffer);
+    this.callersMinusOne = GperftoolsFormat.callersMinusOne(decodeOptions);
   }
 
   /** The format of the slice last opened (also when opening it failed), or null if not known. */
@@ -119,7 +121,7 @@ final class SliceOpener {
       if (slice.start() == 0) { // the file's maps text, counted once per file
         metrics.replacedCharacters += split.replacedCharacters();
       }
-      return new ProfileRows(split, format, file.name(), columns, metrics);
+      return new ProfileRows(split, format, file.name(), columns, metrics, callersMinusOne);
     }
     metrics.files++;
     ByteSource src = file;
@@ -154,6 +156,12 @@ final class SliceOpener {
     format = f.name();
     ProfileRecordReader reader = f.open(src, head, n, decodeOptions);
     metrics.replacedCharacters += reader.replacedCharacters();
-    return new ProfileRows(reader, format, src.name(), columns, metrics);
+    return new ProfileRows(
+        reader,
+        format,
+        src.name(),
+        columns,
+        metrics,
+        callersMinusOne && GperftoolsFormat.NAME.equals(format));
   }
 }

@@ -51,8 +51,16 @@ final class UnsafeChains {
   private byte[] framesBytes = new byte[16384];
   private long lastStackId;
 
-  UnsafeChains(MappingIndex mappings) {
+  /** Subtracted from every caller's offset (not the leaf's): 1 puts a caller inside its call. */
+  private final long callerDelta;
+
+  /**
+   * @param callersMinusOne callers' frames at their return address minus one ({@code
+   *     gperftools.callerAddress=call}); the leaf stays as sampled
+   */
+  UnsafeChains(MappingIndex mappings, boolean callersMinusOne) {
     this.mappings = mappings;
+    this.callerDelta = callersMinusOne ? 1 : 0;
     int n = mappings.size();
     frameTemplates = new byte[n][];
     mappingStarts = new long[n];
@@ -115,6 +123,8 @@ final class UnsafeChains {
     for (int i = 0; i < depth; i++) {
       long pc = pcs[i];
       int m = mappings.find(pc);
+      // The mapping is the one holding the pc as stored; only the offset moves (as pprof does).
+      long delta = i == 0 ? 0 : callerDelta;
       int size;
       if (m >= 0) {
         byte[] t = frameTemplates[m];
@@ -128,15 +138,15 @@ final class UnsafeChains {
           b = framesBytes;
         }
         System.arraycopy(t, 0, b, cursor, size);
-        long offset = pc - mappingStarts[m] + mappingOffsets[m];
+        long offset = pc - mappingStarts[m] + mappingOffsets[m] - delta;
         putLong(b, cursor + 16, offset);
         id = StackIds.frame(id, moduleHashes[m], offset);
       } else {
         size = STRUCT_FIXED;
         putLong(b, cursor, 1L); // the module is null
         putLong(b, cursor + 8, 0L);
-        putLong(b, cursor + 16, pc);
-        id = StackIds.frame(id, StackIds.NO_MODULE, pc);
+        putLong(b, cursor + 16, pc - delta);
+        id = StackIds.frame(id, StackIds.NO_MODULE, pc - delta);
       }
       putLong(b, header + i * 8, ((long) cursor << 32) | size);
       cursor += size;
@@ -172,10 +182,12 @@ final class UnsafeChains {
     for (int i = 0; i < depth; i++) {
       long pc = pcs[i];
       int m = mappings.find(pc);
+      long delta = i == 0 ? 0 : callerDelta;
       id =
           m >= 0
-              ? StackIds.frame(id, moduleHashes[m], pc - mappingStarts[m] + mappingOffsets[m])
-              : StackIds.frame(id, StackIds.NO_MODULE, pc);
+              ? StackIds.frame(
+                  id, moduleHashes[m], pc - mappingStarts[m] + mappingOffsets[m] - delta)
+              : StackIds.frame(id, StackIds.NO_MODULE, pc - delta);
     }
     return StackIds.finish(id, depth);
   }

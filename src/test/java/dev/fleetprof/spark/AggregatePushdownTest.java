@@ -110,7 +110,7 @@ class AggregatePushdownTest {
   }
 
   /** Whether the optimized plan's profile scan took an aggregation. */
-  private static boolean pushed(Dataset<Row> query) {
+  static boolean pushed(Dataset<Row> query) {
     List<String> descriptions = new ArrayList<>();
     query
         .queryExecution()

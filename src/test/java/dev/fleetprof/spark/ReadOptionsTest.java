@@ -83,6 +83,7 @@ class ReadOptionsTest {
         new String[][] {
           {"recursiveFileLookup", "maybe"},
           {"dcpi.offsetUnit", "bogus"},
+          {"gperftools.callerAddress", "caller"},
           {"gmon.pointerSize", "3"},
           {"mode", "lenient"},
           {"format", "perf"},

@@ -76,7 +76,7 @@ class StackIdTest {
   }
 
   /** stack_id as the README defines it, from the frames' (module, offset) structs. */
-  private static long documented(List<Row> frames) {
+  static long documented(List<Row> frames) {
     long h = 0x666C656574707266L;
     for (Row f : frames) {
       long module = f.isNullAt(0) ? 0x6E6F206D6F64756CL : fnvThenFmix(f.getString(0));

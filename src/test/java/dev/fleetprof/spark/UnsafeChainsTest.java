@@ -47,7 +47,7 @@ class UnsafeChainsTest {
   @Test
   void chainsAreWhatSparksProjectionWrites() {
     MappingIndex index = new MappingIndex(MAPPINGS);
-    UnsafeChains chains = new UnsafeChains(index);
+    UnsafeChains chains = new UnsafeChains(index, false);
     UnsafeProjection project = UnsafeProjection.create(SCHEMA);
     Random random = new Random(7);
     // Depths across the null-bit word boundaries (64, 128) and an empty chain.
@@ -83,11 +83,11 @@ class UnsafeChainsTest {
     long[] pcs = new long[100];
     java.util.Arrays.fill(pcs, 0x1800);
     assertNull(
-        new UnsafeChains(index).frames(pcs, pcs.length),
+        new UnsafeChains(index, false).frames(pcs, pcs.length),
         "100 frames of a 1 MiB path exceed the limit of "
             + (UnsafeChains.MAX_FRAMES_BYTES >> 20)
             + " MiB");
-    assertEquals(10, new UnsafeChains(index).frames(pcs, 10).numElements());
+    assertEquals(10, new UnsafeChains(index, false).frames(pcs, 10).numElements());
   }
 
   /** The same values as Spark's generic object rows, built independently of UnsafeChains. */

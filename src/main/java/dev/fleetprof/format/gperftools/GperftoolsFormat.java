@@ -36,14 +36,40 @@ public final class GperftoolsFormat implements ProfileFormat {
     return n;
   }
 
+  /**
+   * What a caller's frame holds: {@code return} (default) the pc as the profile stores it, the
+   * return address (the instruction after the call); {@code call} that address minus one, inside
+   * the call instruction, as pprof shows callers and as a symbolizer needs to name the line of the
+   * call (the return address can be the first instruction of the next line, or of another
+   * function). The leaf, {@code pcs} and {@code mapping} are the same either way.
+   */
+  public static final String CALLER_ADDRESS = "gperftools.callerAddress";
+
+  /** Whether callers' frames are their return address minus one ({@link #CALLER_ADDRESS}). */
+  public static boolean callersMinusOne(DecodeOptions options) {
+    String v = options.option(CALLER_ADDRESS, "return").trim();
+    if (v.equalsIgnoreCase("return")) {
+      return false;
+    } else if (v.equalsIgnoreCase("call")) {
+      return true;
+    }
+    throw new IllegalArgumentException(
+        CALLER_ADDRESS
+            + "="
+            + v
+            + ": expected `return` (callers' frames at their return address, as stored) or"
+            + " `call` (the return address minus one, inside the call, as pprof shows them)");
+  }
+
   @Override
   public java.util.List<String> optionNames() {
-    return java.util.List.of(MAX_MAPS_TEXT);
+    return java.util.List.of(MAX_MAPS_TEXT, CALLER_ADDRESS);
   }
 
   @Override
   public void validate(DecodeOptions options) {
     maxMapsText(options);
+    callersMinusOne(options);
   }
 
   @Override
