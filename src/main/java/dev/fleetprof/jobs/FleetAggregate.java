@@ -730,70 +730,62 @@ public final class FleetAggregate {
             .withColumn("stack_key", expr("xxhash64(frames)").bitwiseAND(lit(stackKeyMask)));
     Dataset<Row> distinct = persist(keyed.select("stack_key", "frames").distinct());
     long collisions = distinct.groupBy("stack_key").count().where("count > 1").count();
-    if (collisions > 0) {
+    boolean byKey = collisions == 0;
+    if (!byKey) {
       GROUPED_BY_FRAMES.incrementAndGet();
       distinct.unpersist();
       LOG.warn(
           "{} stack keys are shared by different frames: grouping by the frames instead",
           collisions);
-      // Each of these feeds several outputs: persisted, so that no write recomputes it.
-      Dataset<Row> hostStacks =
-          persist(
-              fileStacks
-                  .where("kind <> 'error'")
-                  .groupBy(stackKey(List.of("date", "host")))
-                  .agg(hostSums()[0], rest(hostSums())));
-      Dataset<Row> stacks =
-          persist(
-              hostStacks.groupBy(stackKey(List.of("date"))).agg(dateSums()[0], rest(dateSums())));
-      return new StackLevels(
-          hostStacks,
-          stacks,
-          hostStacks.selectExpr(
-              "*",
-              "try_element_at(frames, 1).module AS leaf_module",
-              "array_distinct(frames.module) AS modules"),
-          List.of(hostStacks, stacks));
     }
-    List<String> key = new ArrayList<>(STACK_KEY);
-    key.remove("frames");
-    key.add("stack_key");
+    // The same levels either way; only the column standing for the stack differs.
+    String stack = byKey ? "stack_key" : "frames";
     List<String> hostKey = new ArrayList<>(List.of("date", "host"));
-    hostKey.addAll(key);
     List<String> dateKey = new ArrayList<>(List.of("date"));
-    dateKey.addAll(key);
-    Dataset<Row> hostNarrow =
+    for (String c : STACK_KEY) {
+      hostKey.add(c.equals("frames") ? stack : c);
+      dateKey.add(c.equals("frames") ? stack : c);
+    }
+    // Each level feeds several outputs: persisted, so that no write recomputes it.
+    Dataset<Row> host =
         persist(keyed.groupBy(columns(hostKey)).agg(hostSums()[0], rest(hostSums())));
     Dataset<Row> stacks =
         persist(
             withFrames(
-                hostNarrow.groupBy(columns(dateKey)).agg(dateSums()[0], rest(dateSums())),
-                distinct,
+                host.groupBy(columns(dateKey)).agg(dateSums()[0], rest(dateSums())),
+                byKey ? distinct : null,
                 List.of("date"),
                 List.of("count", "value", "records", "profiles", "hosts")));
     Dataset<Row> hostStacks =
         withFrames(
-            hostNarrow,
-            distinct,
+            host,
+            byKey ? distinct : null,
             List.of("date", "host"),
             List.of("count", "value", "records", "profiles"));
+    String[] modules = {
+      "try_element_at(frames, 1).module AS leaf_module", "array_distinct(frames.module) AS modules"
+    };
     Dataset<Row> hostModules =
-        hostNarrow.join(
-            distinct.selectExpr(
-                "stack_key",
-                "try_element_at(frames, 1).module AS leaf_module",
-                "array_distinct(frames.module) AS modules"),
-            "stack_key");
-    return new StackLevels(hostStacks, stacks, hostModules, List.of(distinct, hostNarrow, stacks));
+        byKey
+            ? host.join(distinct.selectExpr("stack_key", modules[0], modules[1]), "stack_key")
+            : host.selectExpr("*", modules[0], modules[1]);
+    return new StackLevels(
+        hostStacks,
+        stacks,
+        hostModules,
+        byKey ? List.of(distinct, host, stacks) : List.of(host, stacks));
   }
 
-  /** A level's rows keyed by {@code stack_key}, with the frames back, in the dataset's order. */
+  /**
+   * A level's rows in the dataset's order, with their frames joined back from {@code distinct} when
+   * the level is keyed by {@code stack_key} (null: it is keyed by the frames themselves).
+   */
   private static Dataset<Row> withFrames(
-      Dataset<Row> narrow, Dataset<Row> distinct, List<String> leading, List<String> trailing) {
+      Dataset<Row> level, Dataset<Row> distinct, List<String> leading, List<String> trailing) {
     List<String> out = new ArrayList<>(leading);
     out.addAll(STACK_KEY);
     out.addAll(trailing);
-    return narrow.join(distinct, "stack_key").select(columns(out));
+    return (distinct == null ? level : level.join(distinct, "stack_key")).select(columns(out));
   }
 
   private static Column[] columns(List<String> names) {

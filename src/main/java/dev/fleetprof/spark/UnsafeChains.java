@@ -123,8 +123,7 @@ final class UnsafeChains {
     for (int i = 0; i < depth; i++) {
       long pc = pcs[i];
       int m = mappings.find(pc);
-      // The mapping is the one holding the pc as stored; only the offset moves (as pprof does).
-      long delta = i == 0 ? 0 : callerDelta;
+      long offset = offset(m, pc, i);
       int size;
       if (m >= 0) {
         byte[] t = frameTemplates[m];
@@ -138,15 +137,14 @@ final class UnsafeChains {
           b = framesBytes;
         }
         System.arraycopy(t, 0, b, cursor, size);
-        long offset = pc - mappingStarts[m] + mappingOffsets[m] - delta;
         putLong(b, cursor + 16, offset);
         id = StackIds.frame(id, moduleHashes[m], offset);
       } else {
         size = STRUCT_FIXED;
         putLong(b, cursor, 1L); // the module is null
         putLong(b, cursor + 8, 0L);
-        putLong(b, cursor + 16, pc - delta);
-        id = StackIds.frame(id, StackIds.NO_MODULE, pc - delta);
+        putLong(b, cursor + 16, offset);
+        id = StackIds.frame(id, StackIds.NO_MODULE, offset);
       }
       putLong(b, header + i * 8, ((long) cursor << 32) | size);
       cursor += size;
@@ -182,14 +180,19 @@ final class UnsafeChains {
     for (int i = 0; i < depth; i++) {
       long pc = pcs[i];
       int m = mappings.find(pc);
-      long delta = i == 0 ? 0 : callerDelta;
-      id =
-          m >= 0
-              ? StackIds.frame(
-                  id, moduleHashes[m], pc - mappingStarts[m] + mappingOffsets[m] - delta)
-              : StackIds.frame(id, StackIds.NO_MODULE, pc - delta);
+      id = StackIds.frame(id, m >= 0 ? moduleHashes[m] : StackIds.NO_MODULE, offset(m, pc, i));
     }
     return StackIds.finish(id, depth);
+  }
+
+  /**
+   * The frame offset of {@code pcs[i]}, held by mapping {@code m} (-1: none, the offset is the pc):
+   * the pc's offset in the mapped file, a caller's moved by {@link #callerDelta}. The mapping is
+   * the one holding the pc as stored; only the offset moves, as pprof does.
+   */
+  private long offset(int m, long pc, int i) {
+    long at = m >= 0 ? pc - mappingStarts[m] + mappingOffsets[m] : pc;
+    return i == 0 ? at : at - callerDelta;
   }
 
   /** The mapping holding {@code pc} as a struct value, or null. */
