@@ -390,49 +390,41 @@ public final class FleetAggregate {
       base = base.where(col("date").equalTo(lit(args.date())));
     }
 
-    // The only wide shuffle of the stacks: by stack (frames and what gives their counts a meaning),
-    // before any aggregation. The per-file, per-host and fleet-wide aggregates all group by a
-    // superset of these columns, so Spark plans them in the partitions this one exchange made,
-    // instead of shuffling every frames array again at each level. The measure, its unit and
-    // value_per_count follow from format, kind, period and period_unit (and the run's options):
-    // grouping by them too splits nothing further.
-    Dataset<Row> byStack =
-        base.select(
-                col("date"),
-                col("host"),
-                col("path"),
-                col("format"),
-                col("kind"),
-                col("measure"),
-                col("unit"),
-                col("period"),
-                col("period_unit"),
-                col("value_per_count"),
-                col("frames"),
-                col("error"),
-                col("count"),
-                col("measured"),
-                // A pprof profile names its own locations: carried with the stack to the
-                // per-file aggregate, where each location's names are taken once.
-                expr("CASE WHEN format = 'pprof' THEN pprof.lines END").as("profile_lines"))
-            .repartition(
-                col("date"),
-                col("format"),
-                col("kind"),
-                col("period"),
-                col("period_unit"),
-                col("frames"));
-    Dataset<Row> fileStacks =
+    // Stacks are keyed by one bigint, stack_key: the source's stack_id (a fingerprint of the frames
+    // it decoded) with the program a gprof file's frames are completed with. The frames themselves
+    // (about twenty module paths per stack, 250 in deep recursion) are read once more, into the
+    // run's dictionary of distinct stacks, and joined back only where an output has them. Before,
+    // every record's frames were shuffled, hashed per file and cached with each per-file row: at
+    // 100,000 profiles that cache was 16 GB.
+    Dataset<Row> keyedBase = base.withColumn("stack_key", stackKeyOf("stack_id", "program_module"));
+    Dataset<Row> dictionary =
         persist(
-            byStack
-                .groupBy(stackKey(List.of("date", "host", "path"), "profile_lines", "error"))
-                .agg(
-                    sum(expr(UNSIGNED_COUNT)).cast("decimal(38,0)").as("count"),
-                    sum(expr(unsigned("measured"))).cast("decimal(38,0)").as("measured"),
-                    count(lit(1)).as("records"))
-                .withColumn("value", expr(Measures.value("measured")))
-                .drop("measured"));
-    StackLevels levels = stackLevels(fileStacks);
+            keyedBase
+                .where("kind <> 'error'")
+                .select(
+                    col("stack_key"),
+                    col("format"),
+                    col("frames"),
+                    // A pprof profile names its own locations: each location's names are taken
+                    // once, from the distinct stacks (see profileSymbols).
+                    expr("CASE WHEN format = 'pprof' THEN pprof.lines END").as("profile_lines"))
+                .distinct());
+    Dataset<Row> distinct = persist(dictionary.select("stack_key", "frames").distinct());
+    // Two different frames under one key would merge two stacks: the keys of the distinct stacks
+    // are checked first, and on a collision every level groups by the frames themselves (slower,
+    // never wrong).
+    long collisions = distinct.groupBy("stack_key").count().where("count > 1").count();
+    boolean byKey = collisions == 0;
+    if (!byKey) {
+      GROUPED_BY_FRAMES.incrementAndGet();
+      distinct.unpersist();
+      LOG.warn(
+          "{} stack keys are shared by different frames: grouping by the frames instead",
+          collisions);
+    }
+    String stack = byKey ? "stack_key" : "frames";
+    Dataset<Row> fileStacks = persist(fileStacks(keyedBase, stack));
+    StackLevels levels = stackLevels(fileStacks, stack, byKey ? distinct : null);
     Dataset<Row> hostStacks = levels.hostStacks();
     Dataset<Row> stacks = levels.stacks();
     Dataset<Row> symbols = null;
@@ -457,7 +449,7 @@ public final class FleetAggregate {
               .agg(selfAndTotal("frame = leaf")[0], rest(selfAndTotal("frame = leaf")));
       // Names: the run's distinct locations, symbolized once each, joined back. Locations a pprof
       // profile names itself keep the profile's names (no binary needed); the rest are looked up.
-      Dataset<Row> profileSymbols = profileSymbols(fileStacks);
+      Dataset<Row> profileSymbols = profileSymbols(dictionary);
       Dataset<Row> toLookUp =
           rawLocations
               .alias("l")
@@ -562,6 +554,8 @@ public final class FleetAggregate {
         d.unpersist();
       }
       fileStacks.unpersist();
+      distinct.unpersist();
+      dictionary.unpersist();
     }
   }
 
@@ -593,7 +587,8 @@ public final class FleetAggregate {
                     + " WHEN format = 'gprof' THEN transform(frames, f ->"
                     + "   named_struct('module', coalesce(f.module, program_module), 'offset', f.offset))"
                     + " ELSE frames END"))
-        .drop("program_module");
+        // What completed a gprof stack's frames is part of its key (see stackKeyOf).
+        .withColumn("program_module", expr("CASE WHEN format = 'gprof' THEN program_module END"));
   }
 
   /**
@@ -715,31 +710,52 @@ public final class FleetAggregate {
       List<Dataset<Row>> persisted) {}
 
   /**
-   * Aggregates per-file stacks per host and per date. Each level groups by a 64-bit key of the
-   * frames instead of the frames (an array of about twenty module-path and offset structs): every
-   * row's key is hashed and compared as bytes, and on the bench fleet hashing the frames was a
-   * fifth of these aggregations' time (JFR). The frames are joined back, from the distinct stacks,
-   * where an output has them. Two different frames under one key would merge two stacks: the keys
-   * of the distinct stacks are checked first, and on a collision the levels group by the frames
-   * themselves, as they always did (slower, never wrong).
+   * The key of a stack: {@code xxhash64} of the source's {@code stack_id} (a fingerprint of the
+   * frames it decoded, see the README) and the program a gprof stack's frames are completed with
+   * (null for other formats), so that equal keys mean equal frames as the job builds them, unless
+   * two collide, which the job checks. {@link #stackKeyMask} narrows it in tests.
    */
-  static StackLevels stackLevels(Dataset<Row> fileStacks) {
-    Dataset<Row> keyed =
-        fileStacks
-            .where("kind <> 'error'")
-            .withColumn("stack_key", expr("xxhash64(frames)").bitwiseAND(lit(stackKeyMask)));
-    Dataset<Row> distinct = persist(keyed.select("stack_key", "frames").distinct());
-    long collisions = distinct.groupBy("stack_key").count().where("count > 1").count();
-    boolean byKey = collisions == 0;
-    if (!byKey) {
-      GROUPED_BY_FRAMES.incrementAndGet();
-      distinct.unpersist();
-      LOG.warn(
-          "{} stack keys are shared by different frames: grouping by the frames instead",
-          collisions);
+  static Column stackKeyOf(String stackId, String program) {
+    return expr("xxhash64(" + stackId + ", " + program + ")").bitwiseAND(lit(stackKeyMask));
+  }
+
+  /**
+   * Each file's stacks: the records' sums per file and stack, where {@code stack} is {@code
+   * stack_key} or, after a collision, {@code frames}. The only wide shuffle of the records: by
+   * stack and what gives its counts a meaning. The per-file, per-host and fleet-wide aggregates all
+   * group by a superset of those columns, so Spark plans them in the partitions this one exchange
+   * made. The measure, its unit and value_per_count follow from format, kind, period and
+   * period_unit (and the run's options): grouping by them too splits nothing further.
+   */
+  private static Dataset<Row> fileStacks(Dataset<Row> base, String stack) {
+    List<String> key = new ArrayList<>(List.of("date", "host", "path"));
+    for (String c : STACK_KEY) {
+      key.add(c.equals("frames") ? stack : c);
     }
-    // The same levels either way; only the column standing for the stack differs.
-    String stack = byKey ? "stack_key" : "frames";
+    key.add("error");
+    List<String> read = new ArrayList<>(key);
+    read.addAll(List.of("count", "measured"));
+    return base.select(columns(read))
+        .repartition(
+            col("date"), col("format"), col("kind"), col("period"), col("period_unit"), col(stack))
+        .groupBy(columns(key))
+        .agg(
+            sum(expr(UNSIGNED_COUNT)).cast("decimal(38,0)").as("count"),
+            sum(expr(unsigned("measured"))).cast("decimal(38,0)").as("measured"),
+            count(lit(1)).as("records"))
+        .withColumn("value", expr(Measures.value("measured")))
+        .drop("measured");
+  }
+
+  /**
+   * Aggregates per-file stacks per host and per date, by {@code stack} ({@code stack_key}, or
+   * {@code frames} after a collision). Keyed levels get their frames joined back from {@code
+   * distinct} (the run's distinct {@code stack_key} and {@code frames}; null when keyed by the
+   * frames) where an output has them.
+   */
+  static StackLevels stackLevels(Dataset<Row> fileStacks, String stack, Dataset<Row> distinct) {
+    boolean byKey = distinct != null;
+    Dataset<Row> keyed = fileStacks.where("kind <> 'error'");
     List<String> hostKey = new ArrayList<>(List.of("date", "host"));
     List<String> dateKey = new ArrayList<>(List.of("date"));
     for (String c : STACK_KEY) {
@@ -769,11 +785,7 @@ public final class FleetAggregate {
         byKey
             ? host.join(distinct.selectExpr("stack_key", modules[0], modules[1]), "stack_key")
             : host.selectExpr("*", modules[0], modules[1]);
-    return new StackLevels(
-        hostStacks,
-        stacks,
-        hostModules,
-        byKey ? List.of(distinct, host, stacks) : List.of(host, stacks));
+    return new StackLevels(hostStacks, stacks, hostModules, List.of(host, stacks));
   }
 
   /**
@@ -828,20 +840,6 @@ public final class FleetAggregate {
           "period_unit",
           "value_per_count",
           "frames");
-
-  private static Column[] stackKey(List<String> leading, String... trailing) {
-    List<Column> key = new ArrayList<>();
-    for (String c : leading) {
-      key.add(col(c));
-    }
-    for (String c : STACK_KEY) {
-      key.add(col(c));
-    }
-    for (String c : trailing) {
-      key.add(col(c));
-    }
-    return key.toArray(new Column[0]);
-  }
 
   /**
    * {@code self_count}, {@code total_count}, {@code self_value}, {@code total_value} of exploded
