@@ -17,6 +17,7 @@ import dev.fleetprof.format.gprof.GmonFile;
 import dev.fleetprof.format.gprof.GmonOptions;
 import dev.fleetprof.output.ExternalTool;
 import dev.fleetprof.symbols.elf.ElfFile;
+import dev.fleetprof.testing.PprofRaw;
 import dev.fleetprof.testing.TestSources;
 import java.io.ByteArrayInputStream;
 import java.nio.charset.StandardCharsets;
@@ -158,6 +159,54 @@ class BenchHarnessTest {
         Processes.run(cmd, dir.resolve("pprof.log"), 300, ScanBenchmark.pprofEnv(dir));
     assertTrue(o.ok(), o.output());
     assertEquals(w.countSum(), ScanBenchmark.pprofSampleCount(dir.resolve("merged.pb.gz"), dir));
+  }
+
+  /**
+   * The deep fleet is what gperftools' profiler wrote, with the deep chains it is for: go tool
+   * pprof reads each file to the samples and the record count the generator reported (from {@link
+   * ReferenceDecode}, no project code), with chains up to the profiler's cap (253 pcs in gperftools
+   * 2.10).
+   */
+  @Test
+  void deepFleetIsRealProfilesWithDeepChains() throws Exception {
+    boolean ci = "true".equals(System.getenv("CI"));
+    assumeTrue(ci || ScanBenchmark.onPath("go"), "needs go (go tool pprof)");
+    assumeTrue(
+        ci || Files.exists(Path.of("/usr/include/gperftools/profiler.h")),
+        "needs libgoogle-perftools-dev (libprofiler)");
+    Written w = DeepFleet.write(dir.resolve("fleet"), 6);
+    List<Path> files = profiles(dir.resolve("fleet"));
+    assertEquals(6, files.size());
+    long samples = 0;
+    long records = 0;
+    int deepest = 0;
+    for (Path f : files) {
+      Processes.Outcome o =
+          Processes.run(
+              List.of(
+                  "go",
+                  "tool",
+                  "pprof",
+                  "-raw",
+                  "-symbolize=none",
+                  dir.resolve("fleet/_bin/deep_service").toString(),
+                  f.toString()),
+              dir.resolve("raw.txt"),
+              300,
+              ScanBenchmark.pprofEnv(dir));
+      assertTrue(o.ok(), o.output());
+      PprofRaw raw = PprofRaw.parse(o.output());
+      assertEquals(1_000_000_000L / DeepFleet.FREQUENCY, raw.period, f.toString());
+      samples += raw.totalSamples();
+      records += raw.samples.size();
+      for (PprofRaw.Sample s : raw.samples) {
+        deepest = Math.max(deepest, s.locationIds().size());
+      }
+    }
+    assertEquals(w.countSum(), samples);
+    assertEquals(w.records(), records);
+    assertTrue(samples >= 6 * 30, "samples: " + samples);
+    assertEquals(253, deepest);
   }
 
   /**

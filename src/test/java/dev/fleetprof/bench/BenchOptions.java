@@ -20,11 +20,13 @@ record BenchOptions(
     Path jfr,
     java.util.Set<String> sections,
     double binaryScale,
-    int addresses) {
+    int addresses,
+    int deepFiles,
+    int scaleFiles) {
 
   /** The parts of a run, in the order they run; {@code --only} picks some. */
   static final List<String> SECTIONS =
-      List.of("large", "fleet", "formats", "symbols", "job", "memory");
+      List.of("large", "fleet", "formats", "symbols", "job", "deep", "scale", "memory");
 
   boolean runs(String section) {
     return sections.contains(section);
@@ -46,6 +48,9 @@ record BenchOptions(
           "  --addresses N        distinct addresses the symbolizer rows look up (default 100000)",
           "  --binary-scale X     size of the generated bench programs, 1 = about 3,300 functions",
           "                       (default 1; --quick 0.3)",
+          "  --deep-files N       real profiles (deep chains) in the deep fleet (default 1500)",
+          "  --scale-files N      profiles of the large fleet the job reads in a 2 GiB heap",
+          "                       (default 100000)",
           "  --memory-gib A,B     profile sizes read in a child JVM with --memory-heap (default 1,4)",
           "  --memory-heap H      heap of the memory runs (default 1g)",
           "  --no-memory          skip the memory runs",
@@ -54,7 +59,9 @@ record BenchOptions(
           "                       (planning and reads of the small profiles, binaryFile + UDF), formats",
           "                       (gmon, DCPI), symbols (BinarySymbols vs llvm-symbolizer and",
           "                       addr2line), job (fleet job without and with --binaries, go tool",
-          "                       pprof), memory; the reference loops always run",
+          "                       pprof), deep (the job and go tool pprof on the deep fleet), scale",
+          "                       (the job on --scale-files profiles), memory; the reference loops",
+          "                       always run",
           "  --no-pprof           skip go tool pprof even where go is installed",
           "  --pprof-timeout S    give up on go tool pprof after S seconds (default 1800)",
           "  --runs N             time each Spark row N times and keep the best (default 1)",
@@ -82,6 +89,8 @@ record BenchOptions(
     java.util.Set<String> sections = new java.util.LinkedHashSet<>(SECTIONS);
     double binaryScale = 1;
     int addresses = 100_000;
+    int deepFiles = 1_500;
+    int scaleFiles = 100_000;
     for (int i = 0; i < argv.length; i++) {
       String a = argv[i];
       switch (a) {
@@ -94,7 +103,11 @@ record BenchOptions(
           memory = List.of(32L << 20, 128L << 20);
           binaryScale = 0.3;
           addresses = 20_000;
+          deepFiles = 40;
+          scaleFiles = 1_000;
         }
+        case "--deep-files" -> deepFiles = Integer.parseInt(value(argv, ++i, a));
+        case "--scale-files" -> scaleFiles = Integer.parseInt(value(argv, ++i, a));
         case "--addresses" -> addresses = Integer.parseInt(value(argv, ++i, a));
         case "--binary-scale" -> binaryScale = Double.parseDouble(value(argv, ++i, a));
         case "--large-gib" -> largeGib = Double.parseDouble(value(argv, ++i, a));
@@ -144,7 +157,9 @@ record BenchOptions(
         jfr,
         java.util.Set.copyOf(sections),
         binaryScale,
-        addresses);
+        addresses,
+        deepFiles,
+        scaleFiles);
   }
 
   private static String value(String[] argv, int i, String flag) {

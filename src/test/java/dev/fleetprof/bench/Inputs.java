@@ -129,6 +129,23 @@ final class Inputs {
         });
   }
 
+  /**
+   * The deep fleet: real gperftools profiles of {@link DeepFleet}'s program; regenerated when the
+   * compiler or the profiler changes.
+   */
+  Input deepFleet(int files) throws IOException {
+    String tools =
+        firstLine(List.of("gcc", "--version"))
+            + "; "
+            + firstLine(List.of("dpkg-query", "-W", "-f=${Version}", "libgoogle-perftools-dev"));
+    return get(
+        "deep-fleet-" + files,
+        String.format("%,d real profiles, deep chains", files),
+        files,
+        "files=" + files + " cpu=" + DeepFleet.CPU_SECONDS + " " + tools,
+        target -> DeepFleet.write(target, files));
+  }
+
   private static final long PROGRAMS_SEED = 41;
 
   private static String firstLine(List<String> cmd) throws IOException {

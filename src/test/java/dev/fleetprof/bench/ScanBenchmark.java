@@ -89,6 +89,8 @@ public final class ScanBenchmark {
         && !opt.runs("fleet")
         && !opt.runs("formats")
         && !opt.runs("job")
+        && !opt.runs("deep")
+        && !opt.runs("scale")
         && !opt.runs("symbols")) {
       memory();
       finish(started);
@@ -106,7 +108,7 @@ public final class ScanBenchmark {
       twoCoreRows = largeFileRows(large, warm, 2);
     }
     Binaries binaries =
-        opt.runs("fleet") || opt.runs("job") || opt.runs("symbols")
+        opt.runs("fleet") || opt.runs("job") || opt.runs("symbols") || opt.runs("scale")
             ? inputs.binaries(opt.binaryScale())
             : null;
     Input fleet =
@@ -144,6 +146,29 @@ public final class ScanBenchmark {
       jobNamed = jobs[1];
       pprof = goPprof(fleet);
     }
+    Row deepJob = null;
+    Row deepPprof = null;
+    if (opt.runs("deep")) {
+      Input deep = inputs.deepFleet(opt.deepFiles());
+      deepJob =
+          jobRow(
+              "fleet job end to end, real profiles with deep chains",
+              deep,
+              null,
+              runJob(deep, null, "4g", "deep"),
+              false);
+      deepPprof = goPprof(deep);
+    }
+    Row scaleJob = null;
+    if (opt.runs("scale")) {
+      Input big = inputs.fleet(opt.scaleFiles(), binaries);
+      scaleJob =
+          jobRow(
+              "fleet job end to end, a 2 GiB heap",
+              big,
+              null,
+              runJob(big, null, SCALE_HEAP, "scale"));
+    }
 
     if (twoCoreRows != null) {
       target("all columns → noop ≥ 1.0x reference", twoCoreRows[0], 1.0);
@@ -168,15 +193,35 @@ public final class ScanBenchmark {
       }
     }
     if (job != null) {
-      if (pprof != null && !Double.isNaN(pprof.seconds()) && !Double.isNaN(job.seconds())) {
-        double x = pprof.seconds() / job.seconds();
+      pprofTarget("fleet job ≥ 10x faster than `go tool pprof -proto` merging", job, pprof);
+    }
+    if (deepJob != null) {
+      pprofTarget(
+          "fleet job ≥ 10x faster than `go tool pprof -proto` merging, real profiles with deep"
+              + " chains",
+          deepJob,
+          deepPprof);
+    }
+    if (scaleJob != null) {
+      String what =
+          String.format(
+              "fleet job on %,d profiles completes in a %s heap, its time per profile ≤ the %,d"
+                  + " profiles' job's",
+              opt.scaleFiles(), SCALE_HEAP.replace("g", " GiB"), opt.smallFiles());
+      if (Double.isNaN(scaleJob.seconds())) {
+        report.target(what, "failed", false);
+      } else if (job == null || Double.isNaN(job.seconds())) {
         report.target(
-            "fleet job ≥ 10x faster than `go tool pprof -proto` merging",
-            fmt("%.1fx (%.1f s vs %.1f s)", x, job.seconds(), pprof.seconds()),
-            x >= 10);
+            what, fmt("completed in %.1f s; not compared (no job row)", scaleJob.seconds()), null);
       } else {
+        double perProfile = scaleJob.seconds() / opt.scaleFiles();
+        double x = perProfile / (job.seconds() / opt.smallFiles());
         report.target(
-            "fleet job ≥ 10x faster than `go tool pprof -proto` merging", "not measured", null);
+            what,
+            fmt(
+                "%.2fx (%.1f s for %,d, %.1f s for %,d)",
+                x, scaleJob.seconds(), opt.scaleFiles(), job.seconds(), opt.smallFiles()),
+            x <= 1);
       }
     }
     if (job != null && jobNamed != null) {
@@ -217,6 +262,19 @@ public final class ScanBenchmark {
     }
     finish(started);
   }
+
+  private void pprofTarget(String what, Row job, Row pprof) {
+    if (pprof != null && !Double.isNaN(pprof.seconds()) && !Double.isNaN(job.seconds())) {
+      double x = pprof.seconds() / job.seconds();
+      report.target(
+          what, fmt("%.2fx (%.1f s vs %.1f s)", x, job.seconds(), pprof.seconds()), x >= 10);
+    } else {
+      report.target(what, "not measured", null);
+    }
+  }
+
+  /** The heap of the job on the large fleet: the bound on the driver. */
+  private static final String SCALE_HEAP = "2g";
 
   private void finish(long started) {
     System.out.printf(
@@ -652,21 +710,34 @@ public final class ScanBenchmark {
         if (best[k] != null && !best[k].ok()) {
           continue;
         }
-        Outcome o = runJob(fleet, k == 0 ? null : binaries);
+        Outcome o =
+            runJob(fleet, k == 0 ? null : binaries, "4g", k == 0 ? "fleet" : "fleet-binaries");
         if (best[k] == null || !o.ok() || o.seconds() < best[k].seconds()) {
           best[k] = o;
         }
       }
     }
-    return new Row[] {jobRow(fleet, null, best[0]), jobRow(fleet, binaries, best[1])};
+    return new Row[] {
+      jobRow("fleet job end to end (`FleetAggregate`, child JVM)", fleet, null, best[0]),
+      jobRow(
+          "fleet job end to end with `--binaries` (names for every frame)",
+          fleet,
+          binaries,
+          best[1])
+    };
   }
 
-  private Path jobOutput(Binaries binaries) {
-    return inputs.dir().resolve(binaries == null ? "fleet-output" : "fleet-output-binaries");
+  /** Where the job run named {@code name} writes. */
+  private Path jobOutput(String name) {
+    return inputs.dir().resolve(name + "-output");
   }
 
-  private Outcome runJob(Input fleet, Binaries binaries) throws Exception {
-    Path out = jobOutput(binaries);
+  /**
+   * The job in a child JVM with heap {@code heap}; {@code name} names its output folder and log.
+   */
+  private Outcome runJob(Input fleet, Binaries binaries, String heap, String name)
+      throws Exception {
+    Path out = jobOutput(name);
     List<String> args =
         new ArrayList<>(List.of("--input", fleet.path().toString(), "--output", out.toString()));
     if (binaries != null) {
@@ -674,26 +745,29 @@ public final class ScanBenchmark {
     }
     List<String> cmd =
         Processes.java(
-            "4g",
+            heap,
             Processes.jobClasspath(),
             "dev.fleetprof.jobs.FleetAggregate",
             args,
             "-Dfleetprof.conf.dir=conf",
             "-Dlog4j.configurationFile=conf/log4j2.properties");
     Inputs.delete(out);
-    System.out.println(binaries == null ? "fleet job ..." : "fleet job with --binaries ...");
+    System.out.printf("%s job on %s ...%n", name, fleet.label());
     return Processes.run(
-        cmd,
-        inputs.dir().resolve(binaries == null ? "fleet-job.log" : "fleet-job-binaries.log"),
-        3600,
-        Map.of("SPARK_LOCAL_IP", "127.0.0.1"));
+        cmd, inputs.dir().resolve(name + "-job.log"), 3600, Map.of("SPARK_LOCAL_IP", "127.0.0.1"));
   }
 
-  private Row jobRow(Input fleet, Binaries binaries, Outcome o) throws Exception {
-    String what =
-        binaries == null
-            ? "fleet job end to end (`FleetAggregate`, child JVM)"
-            : "fleet job end to end with `--binaries` (names for every frame)";
+  private Row jobRow(String what, Input fleet, Binaries binaries, Outcome o) throws Exception {
+    return jobRow(what, fleet, binaries, o, true);
+  }
+
+  /**
+   * {@code checkNamed}: hold the job to naming exactly the bench binaries' locations with {@code
+   * --binaries} and none without (the bench fleet's maps text names install paths that do not exist
+   * here); the deep fleet's names its program where it was built, which the job finds.
+   */
+  private Row jobRow(String what, Input fleet, Binaries binaries, Outcome o, boolean checkNamed)
+      throws Exception {
     Matcher m = SUMMARY.matcher(o.output());
     Matcher named = SYMBOLIZED.matcher(o.output());
     if (!o.ok() || !m.find() || !named.find()) {
@@ -707,7 +781,7 @@ public final class ScanBenchmark {
     }
     long symbolized = Long.parseLong(named.group(1));
     long expected = binaries == null ? 0 : fleet.binaryLocations();
-    if (symbolized != expected) {
+    if (checkNamed && symbolized != expected) {
       report.problem(
           String.format(
               "the fleet job %s symbolized %d locations; the fleet holds %d"
@@ -716,7 +790,7 @@ public final class ScanBenchmark {
               symbolized,
               fleet.binaryLocations()));
     }
-    String names = binaries == null ? "" : "; " + checkNames(jobOutput(binaries), binaries);
+    String names = binaries == null ? "" : "; " + checkNames(jobOutput("fleet-binaries"), binaries);
     Row row =
         report.add(
             new Row(
