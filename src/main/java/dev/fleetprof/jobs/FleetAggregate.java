@@ -422,8 +422,32 @@ public final class FleetAggregate {
           "{} stack keys are shared by different frames: grouping by the frames instead",
           collisions);
     }
+    BETWEEN_PASSES.run();
+    Dataset<Row> fileStacks = persist(fileStacks(keyedBase, byKey ? "stack_key" : "frames"));
+    if (byKey) {
+      // The two passes read the files twice: a file rewritten in between could give the per-file
+      // pass stacks the dictionary lacks, whose rows the joins would drop. The per-file pass
+      // alone then decides, grouped by its own frames, as after a collision.
+      long missing =
+          fileStacks
+              .where("kind <> 'error'")
+              .select(col("stack_key").as("key"))
+              .distinct()
+              .join(distinct, col("key").equalTo(distinct.col("stack_key")), "left_anti")
+              .count();
+      if (missing > 0) {
+        LOG.warn(
+            "{} stacks of the per-file pass are not among the distinct stacks read before it (input"
+                + " files changed during the run): grouping by the frames instead",
+            missing);
+        GROUPED_BY_FRAMES.incrementAndGet();
+        fileStacks.unpersist();
+        distinct.unpersist();
+        byKey = false;
+        fileStacks = persist(fileStacks(keyedBase, "frames"));
+      }
+    }
     String stack = byKey ? "stack_key" : "frames";
-    Dataset<Row> fileStacks = persist(fileStacks(keyedBase, stack));
     StackLevels levels = stackLevels(fileStacks, stack, byKey ? distinct : null);
     Dataset<Row> hostStacks = levels.hostStacks();
     Dataset<Row> stacks = levels.stacks();
@@ -694,7 +718,13 @@ public final class FleetAggregate {
   /** Tests only: masks the stack keys, so that distinct stacks can be made to collide. */
   static volatile long stackKeyMask = -1L;
 
-  /** Tests only: how many runs found colliding stack keys and grouped by the frames. */
+  /** Tests only: runs between the pass that reads the distinct stacks and the per-file pass. */
+  static volatile Runnable BETWEEN_PASSES = () -> {};
+
+  /**
+   * Tests only: how many runs grouped by the frames (colliding stack keys, or input files that
+   * changed between the passes).
+   */
   static final java.util.concurrent.atomic.AtomicInteger GROUPED_BY_FRAMES =
       new java.util.concurrent.atomic.AtomicInteger();
 

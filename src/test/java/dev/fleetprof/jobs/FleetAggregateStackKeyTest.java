@@ -5,8 +5,11 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.fleetprof.testing.SampleData;
 import dev.fleetprof.testing.TestSpark;
+import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
 import java.util.List;
+import java.util.stream.Stream;
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
 import org.apache.spark.sql.SparkSession;
@@ -44,6 +47,76 @@ class FleetAggregateStackKeyTest {
         assertEquals(rows, b.count(), input + " " + dataset);
         assertEquals(0, a.exceptAll(b).count(), input + " " + dataset);
         assertEquals(0, b.exceptAll(a).count(), input + " " + dataset);
+      }
+    }
+  }
+
+  /**
+   * The job reads the files twice (the distinct stacks, then the per-file sums). A profile
+   * rewritten in between, here with another program's, gives the per-file pass stacks the first
+   * pass never saw: the job must notice and group by the frames of the per-file pass, so that no
+   * stack the per-file pass read is dropped from the stacks (the joins on the key would drop it).
+   */
+  @Test
+  void aFileRewrittenBetweenThePassesLosesNoStack(@TempDir Path tmp) throws Exception {
+    Path fleet = tmp.resolve("fleet");
+    copyTree(SampleData.FLEET, fleet);
+    Path rewritten = fleet.resolve("date=2026-11-20/host=web-1/program=api-server/cpu.prof");
+    Path other = SampleData.ROOT.resolve("gperftools/deep_recursion.prof");
+    assertTrue(Files.isRegularFile(rewritten), rewritten.toString());
+    String during = tmp.resolve("during").toString();
+    String after = tmp.resolve("after").toString();
+    int before = FleetAggregate.GROUPED_BY_FRAMES.get();
+    FleetAggregate.BETWEEN_PASSES =
+        () -> {
+          try {
+            Files.copy(other, rewritten, StandardCopyOption.REPLACE_EXISTING);
+          } catch (java.io.IOException e) {
+            throw new java.io.UncheckedIOException(e);
+          }
+        };
+    try {
+      run(fleet, during);
+    } finally {
+      FleetAggregate.BETWEEN_PASSES = () -> {};
+    }
+    assertEquals(before + 1, FleetAggregate.GROUPED_BY_FRAMES.get(), "the change went unnoticed");
+    run(fleet, after);
+    assertEquals(before + 1, FleetAggregate.GROUPED_BY_FRAMES.get(), "an unchanged run fell back");
+    // Every count the per-file pass read is in the stacks: per host and date, host_stacks adds up
+    // to files, and stacks to host_stacks (as in a run over unchanging files).
+    for (String out : List.of(during, after)) {
+      Dataset<Row> files = sums(FleetOutput.read(spark, out, "files"), "date", "host");
+      Dataset<Row> hostStacks = sums(FleetOutput.read(spark, out, "host_stacks"), "date", "host");
+      assertEquals(0, files.exceptAll(hostStacks).count(), out);
+      assertEquals(0, hostStacks.exceptAll(files).count(), out);
+      Dataset<Row> byDate = sums(FleetOutput.read(spark, out, "stacks"), "date");
+      Dataset<Row> hostsByDate = sums(FleetOutput.read(spark, out, "host_stacks"), "date");
+      assertEquals(0, byDate.exceptAll(hostsByDate).count(), out);
+      assertEquals(0, hostsByDate.exceptAll(byDate).count(), out);
+    }
+    // The rewritten file's stacks are there (deep_recursion recurses 150 deep), with counts.
+    assertTrue(
+        FleetOutput.read(spark, during, "host_stacks")
+                .where("date = '2026-11-20' AND host = 'web-1' AND size(frames) > 100")
+                .count()
+            > 0);
+  }
+
+  private static Dataset<Row> sums(Dataset<Row> d, String... by) {
+    return d.groupBy(by[0], java.util.Arrays.copyOfRange(by, 1, by.length))
+        .agg(org.apache.spark.sql.functions.sum("count").as("count"));
+  }
+
+  private static void copyTree(Path from, Path to) throws java.io.IOException {
+    try (Stream<Path> all = Files.walk(from)) {
+      for (Path p : all.toList()) {
+        Path q = to.resolve(from.relativize(p).toString());
+        if (Files.isDirectory(p)) {
+          Files.createDirectories(q);
+        } else {
+          Files.copy(p, q);
+        }
       }
     }
   }
