@@ -183,14 +183,8 @@ class BenchHarnessTest {
     for (Path f : files) {
       Processes.Outcome o =
           Processes.run(
-              List.of(
-                  "go",
-                  "tool",
-                  "pprof",
-                  "-raw",
-                  "-symbolize=none",
-                  dir.resolve("fleet/_bin/deep_service").toString(),
-                  f.toString()),
+              ScanBenchmark.pprofRaw(
+                  dir.resolve("fleet/_bin/deep_service").toString(), f.toString()),
               dir.resolve("raw.txt"),
               300,
               ScanBenchmark.pprofEnv(dir));

@@ -638,14 +638,7 @@ public final class ScanBenchmark {
     System.out.println("go tool pprof -raw ...");
     Outcome o =
         Processes.run(
-            List.of(
-                "go",
-                "tool",
-                "pprof",
-                "-raw",
-                "-symbolize=none",
-                PPROF_BINARY,
-                in.path().toString()),
+            pprofRaw(PPROF_BINARY, in.path().toString()),
             inputs.dir().resolve("pprof-large-raw.txt"),
             opt.pprofTimeout(),
             pprofEnv(inputs.dir()));
@@ -1091,6 +1084,14 @@ public final class ScanBenchmark {
             PPROF_BINARY));
   }
 
+  /**
+   * {@code go tool pprof -raw} of a profile, addresses unsymbolized, {@code binary} first (see
+   * {@link #pprofMerge}).
+   */
+  static List<String> pprofRaw(String binary, String profile) {
+    return List.of("go", "tool", "pprof", "-raw", "-symbolize=none", binary, profile);
+  }
+
   private static final String PPROF_BINARY =
       Path.of(System.getProperty("java.home"), "bin", "java").toString();
 
@@ -1107,8 +1108,7 @@ public final class ScanBenchmark {
   static long pprofSampleCount(Path merged, Path dir) throws IOException, InterruptedException {
     Outcome raw =
         Processes.run(
-            List.of(
-                "go", "tool", "pprof", "-raw", "-symbolize=none", PPROF_BINARY, merged.toString()),
+            pprofRaw(PPROF_BINARY, merged.toString()),
             dir.resolve("pprof-raw.txt"),
             600,
             pprofEnv(dir));
