@@ -416,11 +416,7 @@ public final class FleetAggregate {
     long collisions = distinct.groupBy("stack_key").count().where("count > 1").count();
     boolean byKey = collisions == 0;
     if (!byKey) {
-      GROUPED_BY_FRAMES.incrementAndGet();
-      distinct.unpersist();
-      LOG.warn(
-          "{} stack keys are shared by different frames: grouping by the frames instead",
-          collisions);
+      groupByFramesInstead(distinct, collisions, "stack keys are shared by different frames");
     }
     BETWEEN_PASSES.run();
     Dataset<Row> fileStacks = persist(fileStacks(keyedBase, byKey ? "stack_key" : "frames"));
@@ -436,13 +432,12 @@ public final class FleetAggregate {
               .join(distinct, col("key").equalTo(distinct.col("stack_key")), "left_anti")
               .count();
       if (missing > 0) {
-        LOG.warn(
-            "{} stacks of the per-file pass are not among the distinct stacks read before it (input"
-                + " files changed during the run): grouping by the frames instead",
-            missing);
-        GROUPED_BY_FRAMES.incrementAndGet();
+        groupByFramesInstead(
+            distinct,
+            missing,
+            "stacks of the per-file pass are not among the distinct stacks read before it (input"
+                + " files changed during the run)");
         fileStacks.unpersist();
-        distinct.unpersist();
         byKey = false;
         fileStacks = persist(fileStacks(keyedBase, "frames"));
       }
@@ -738,6 +733,16 @@ public final class FleetAggregate {
       Dataset<Row> stacks,
       Dataset<Row> hostModules,
       List<Dataset<Row>> persisted) {}
+
+  /**
+   * The stack keys cannot be relied on ({@code n} {@code why}): the levels group by the frames, and
+   * the keyed distinct stacks are dropped.
+   */
+  private static void groupByFramesInstead(Dataset<Row> distinct, long n, String why) {
+    GROUPED_BY_FRAMES.incrementAndGet();
+    distinct.unpersist();
+    LOG.warn("{} {}: grouping by the frames instead", n, why);
+  }
 
   /**
    * The key of a stack: {@code xxhash64} of the source's {@code stack_id} (a fingerprint of the

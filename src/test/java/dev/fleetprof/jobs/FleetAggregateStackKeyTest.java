@@ -3,13 +3,13 @@ package dev.fleetprof.jobs;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.fleetprof.testing.FleetFixture;
 import dev.fleetprof.testing.SampleData;
 import dev.fleetprof.testing.TestSpark;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.util.List;
-import java.util.stream.Stream;
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
 import org.apache.spark.sql.SparkSession;
@@ -59,11 +59,24 @@ class FleetAggregateStackKeyTest {
    */
   @Test
   void aFileRewrittenBetweenThePassesLosesNoStack(@TempDir Path tmp) throws Exception {
-    Path fleet = tmp.resolve("fleet");
-    copyTree(SampleData.FLEET, fleet);
-    Path rewritten = fleet.resolve("date=2026-11-20/host=web-1/program=api-server/cpu.prof");
-    Path other = SampleData.ROOT.resolve("gperftools/deep_recursion.prof");
-    assertTrue(Files.isRegularFile(rewritten), rewritten.toString());
+    // The rewritten file is read at its listed length, as Spark reads files that change during a
+    // query: the replacement is longer (deep_recursion 32 KB over shared_library's 16 KB), so the
+    // per-file pass decodes its leading records rather than failing on a short file.
+    FleetFixture fixture =
+        new FleetFixture(tmp.resolve("fleet"))
+            .copy(
+                "2026-11-20",
+                "web-1",
+                SampleData.GPERFTOOLS.resolve("shared_library.prof"),
+                "cpu.prof")
+            .copy(
+                "2026-11-20",
+                "web-2",
+                SampleData.GPERFTOOLS.resolve("multithreaded.prof"),
+                "cpu.prof");
+    Path fleet = fixture.root();
+    Path rewritten = fixture.host("2026-11-20", "web-1").resolve("cpu.prof");
+    Path other = SampleData.GPERFTOOLS.resolve("deep_recursion.prof");
     String during = tmp.resolve("during").toString();
     String after = tmp.resolve("after").toString();
     int before = FleetAggregate.GROUPED_BY_FRAMES.get();
@@ -106,19 +119,6 @@ class FleetAggregateStackKeyTest {
   private static Dataset<Row> sums(Dataset<Row> d, String... by) {
     return d.groupBy(by[0], java.util.Arrays.copyOfRange(by, 1, by.length))
         .agg(org.apache.spark.sql.functions.sum("count").as("count"));
-  }
-
-  private static void copyTree(Path from, Path to) throws java.io.IOException {
-    try (Stream<Path> all = Files.walk(from)) {
-      for (Path p : all.toList()) {
-        Path q = to.resolve(from.relativize(p).toString());
-        if (Files.isDirectory(p)) {
-          Files.createDirectories(q);
-        } else {
-          Files.copy(p, q);
-        }
-      }
-    }
   }
 
   private void run(Path input, String output) throws Exception {
