@@ -327,6 +327,8 @@ public final class FleetAggregate {
     try {
       return aggregate(spark, args);
     } finally {
+      // The run names its jobs for the Spark UI (see aggregate); later jobs of this thread are not.
+      spark.sparkContext().setJobDescription(null);
       if (before == null) {
         spark.conf().unset(COALESCE_CACHED);
       } else {
@@ -413,12 +415,15 @@ public final class FleetAggregate {
     // Two different frames under one key would merge two stacks: the keys of the distinct stacks
     // are checked first, and on a collision every level groups by the frames themselves (slower,
     // never wrong).
+    // The Spark UI names the run's jobs by what they compute (else "count at FleetAggregate...").
+    spark.sparkContext().setJobDescription("fleet-aggregate: distinct stacks (first pass)");
     long collisions = distinct.groupBy("stack_key").count().where("count > 1").count();
     boolean byKey = collisions == 0;
     if (!byKey) {
       groupByFramesInstead(distinct, collisions, "stack keys are shared by different frames");
     }
     BETWEEN_PASSES.run();
+    spark.sparkContext().setJobDescription("fleet-aggregate: stacks per file (second pass)");
     Dataset<Row> fileStacks = persist(fileStacks(keyedBase, byKey ? "stack_key" : "frames"));
     if (byKey) {
       // The two passes read the files twice: a file rewritten in between could give the per-file
@@ -443,6 +448,7 @@ public final class FleetAggregate {
       }
     }
     String stack = byKey ? "stack_key" : "frames";
+    spark.sparkContext().setJobDescription("fleet-aggregate: datasets");
     StackLevels levels = stackLevels(fileStacks, stack, byKey ? distinct : null);
     Dataset<Row> hostStacks = levels.hostStacks();
     Dataset<Row> stacks = levels.stacks();
@@ -540,8 +546,10 @@ public final class FleetAggregate {
           early != null ? early : beginDates(spark, args.output(), DATASETS, dates)) {
         for (Map.Entry<String, Dataset<Row>> t : tables.entrySet()) {
           lease.check();
+          spark.sparkContext().setJobDescription("fleet-aggregate: writing " + t.getKey());
           FleetOutput.write(t.getValue(), new Path(args.output()), t.getKey(), run);
         }
+        spark.sparkContext().setJobDescription("fleet-aggregate: summary and profile outputs");
         lease.check();
         commitDates(spark, args.output(), tables.keySet(), dates, run, args.keepReplaced());
         summary =

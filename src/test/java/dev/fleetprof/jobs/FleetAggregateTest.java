@@ -127,6 +127,52 @@ class FleetAggregateTest {
     assertTrue(((String) readme.getAs("problem")).contains("not a profile"));
   }
 
+  /**
+   * Every Spark job of a run says in the Spark UI which part of the run it is (the description the
+   * UI shows; Spark's default is the call site, "count at FleetAggregate.java:NNN"), each dataset's
+   * write by its name; and the thread's later jobs are not labelled as the run's.
+   */
+  @Test
+  void theSparkUiNamesEveryJobOfARun(@TempDir Path tmp) throws Exception {
+    FleetFixture fleet =
+        new FleetFixture(tmp.resolve("in"))
+            .copy("2026-11-20", "a", List.of(SampleData.GPERFTOOLS.resolve("multithreaded.prof")));
+    List<String> descriptions = new java.util.concurrent.CopyOnWriteArrayList<>();
+    java.util.concurrent.atomic.AtomicInteger started =
+        new java.util.concurrent.atomic.AtomicInteger();
+    org.apache.spark.scheduler.SparkListener listener =
+        new org.apache.spark.scheduler.SparkListener() {
+          @Override
+          public void onJobStart(org.apache.spark.scheduler.SparkListenerJobStart job) {
+            descriptions.add(String.valueOf(job.properties().getProperty("spark.job.description")));
+            started.incrementAndGet();
+          }
+        };
+    spark.sparkContext().addSparkListener(listener);
+    try {
+      run("--input", fleet.root().toString(), "--output", tmp.resolve("fleet").toString());
+      spark.range(1).count(); // a job of this thread after the run
+      long deadline = System.nanoTime() + 30_000_000_000L; // listeners hear of jobs asynchronously
+      while (!descriptions.contains("null") && System.nanoTime() < deadline) {
+        Thread.sleep(50);
+      }
+    } finally {
+      spark.sparkContext().removeSparkListener(listener);
+    }
+    // The count after the run may be more than one job (adaptive execution runs stages as jobs).
+    List<String> run = descriptions.subList(0, descriptions.indexOf("null"));
+    for (String after : descriptions.subList(run.size(), descriptions.size())) {
+      assertEquals("null", after, "after the run: " + descriptions);
+    }
+    assertTrue(run.size() > 6, "a run's jobs: " + run);
+    for (String d : run) {
+      assertTrue(d.startsWith("fleet-aggregate: "), "every job of the run is named: " + run);
+    }
+    for (String dataset : FleetAggregate.DATASETS) {
+      assertTrue(run.contains("fleet-aggregate: writing " + dataset), dataset + ": " + run);
+    }
+  }
+
   @Test
   void reRunningADateReplacesExactlyThatDate(@TempDir Path tmp) throws Exception {
     List<Path> one = List.of(SampleData.GPERFTOOLS.resolve("multithreaded.prof"));
