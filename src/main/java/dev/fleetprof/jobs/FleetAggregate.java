@@ -18,7 +18,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
-import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.FileStatus;
 import org.apache.hadoop.fs.FileSystem;
 import org.apache.hadoop.fs.Path;
@@ -376,6 +375,10 @@ public final class FleetAggregate {
     }
     Dataset<Row> raw = reader.load(args.inputs().toArray(new String[0]));
     Set<String> columns = Set.of(raw.columns());
+    // Each file's size as listed for the read, for the summary's byte count: asking the file
+    // system for every file's status afterwards, one call after another on the driver, would be
+    // 100,000 requests to an object store at the scale the job is for.
+    raw = raw.withColumn(FILE_SIZE, col("_metadata.file_size"));
     if (args.date() != null && columns.contains("date")) {
       // Prunes the other days' directories at planning (the source evaluates partition filters).
       raw = raw.where(col("date").isNull().or(col("date").equalTo(lit(args.date()))));
@@ -552,9 +555,23 @@ public final class FleetAggregate {
         spark.sparkContext().setJobDescription("fleet-aggregate: summary and profile outputs");
         lease.check();
         commitDates(spark, args.output(), tables.keySet(), dates, run, args.keepReplaced());
+        Row read =
+            fileStacks
+                .groupBy("path")
+                .agg(org.apache.spark.sql.functions.max(FILE_SIZE).as(FILE_SIZE))
+                .agg(sum(FILE_SIZE))
+                .first();
+        long bytes = read.isNullAt(0) ? 0 : read.getLong(0); // null: no files
         summary =
             summarise(
-                spark, args, tables.keySet(), dates, run, started, symbolizationReport(symbols));
+                spark,
+                args,
+                tables.keySet(),
+                dates,
+                run,
+                started,
+                bytes,
+                symbolizationReport(symbols));
       }
       sweepOtherDates(spark, args.output(), args.keepReplaced());
       MeasureTotal cpu = summary.measures().get(Measures.CPU);
@@ -777,7 +794,7 @@ public final class FleetAggregate {
     }
     key.add("error");
     List<String> read = new ArrayList<>(key);
-    read.addAll(List.of("count", "measured"));
+    read.addAll(List.of("count", "measured", FILE_SIZE));
     return base.select(columns(read))
         .repartition(
             col("date"), col("format"), col("kind"), col("period"), col("period_unit"), col(stack))
@@ -785,7 +802,8 @@ public final class FleetAggregate {
         .agg(
             sum(expr(UNSIGNED_COUNT)).cast("decimal(38,0)").as("count"),
             sum(expr(unsigned("measured"))).cast("decimal(38,0)").as("measured"),
-            count(lit(1)).as("records"))
+            count(lit(1)).as("records"),
+            org.apache.spark.sql.functions.max(FILE_SIZE).as(FILE_SIZE))
         .withColumn("value", expr(Measures.value("measured")))
         .drop("measured");
   }
@@ -873,6 +891,9 @@ public final class FleetAggregate {
    * A stack and what gives its counts a meaning: the per-file, per-host and fleet-wide aggregates
    * group by these, after their own leading columns and before any trailing ones.
    */
+  /** A file's size in bytes, as listed for the read, on each of the job's rows of the file. */
+  private static final String FILE_SIZE = "_file_size";
+
   private static final List<String> STACK_KEY =
       List.of(
           "format",
@@ -1089,10 +1110,11 @@ public final class FleetAggregate {
   private static Summary summarise(
       SparkSession spark,
       Args args,
-      Set<String> written,
+      Set<String> writtenDatasets,
       List<Object> dates,
       String run,
       long started,
+      long bytes,
       String symbolization)
       throws IOException {
     StructType noFiles =
@@ -1109,12 +1131,20 @@ public final class FleetAggregate {
                 count(lit(1)),
                 sum("records"),
                 sum("count"),
-                sum(expr("CASE WHEN problems > 0 THEN 1 ELSE 0 END")))
+                sum(expr("CASE WHEN problems > 0 THEN 1 ELSE 0 END")),
+                // Files that gave CPU samples (cpu_nanoseconds is null for a file without).
+                Set.of(files.columns()).contains("cpu_nanoseconds")
+                    ? count(col("cpu_nanoseconds"))
+                    : lit(0L))
             .first();
+    long cpuFiles = totals.getLong(4);
+    // Every dataset's rows counted in one query (one Spark job, not one per dataset: each job is
+    // planned, compiled and scheduled on its own, a second or two of a short run).
     Map<String, Long> rows = new LinkedHashMap<>();
-    for (String t : written) {
-      rows.put(
-          t,
+    Dataset<Row> written = null;
+    for (String t : writtenDatasets) {
+      rows.put(t, 0L);
+      Dataset<Row> d =
           readDates(
                   spark,
                   args.output(),
@@ -1122,16 +1152,12 @@ public final class FleetAggregate {
                   dates,
                   run,
                   new StructType().add("date", DataTypes.DateType))
-              .count());
+              .select(lit(t).as("dataset"));
+      written = written == null ? d : written.unionAll(d);
     }
-    long bytes = 0;
-    Configuration conf = spark.sparkContext().hadoopConfiguration();
-    for (Row r : files.select("path").collectAsList()) {
-      Path p = new Path(r.getString(0));
-      try {
-        bytes += p.getFileSystem(conf).getFileStatus(p).getLen();
-      } catch (java.io.FileNotFoundException e) {
-        // gone since it was read: the summary counts what is still there
+    if (written != null) {
+      for (Row r : written.groupBy("dataset").count().collectAsList()) {
+        rows.put(r.getString(0), r.getLong(1));
       }
     }
     Map<String, MeasureTotal> measures = new TreeMap<>();
@@ -1148,11 +1174,6 @@ public final class FleetAggregate {
                 .add("unit", DataTypes.StringType)
                 .add("count", DataTypes.createDecimalType(38, 0))
                 .add("value", DataTypes.createDecimalType(38, 0)));
-    // Files that gave CPU samples (files/ has cpu_nanoseconds, null for a file without).
-    long cpuFiles =
-        Set.of(files.columns()).contains("cpu_nanoseconds")
-            ? files.where("cpu_nanoseconds IS NOT NULL").count()
-            : 0;
     for (Row r :
         stacks.groupBy("measure", "unit").agg(sum("count"), sum("value")).collectAsList()) {
       measures.put(

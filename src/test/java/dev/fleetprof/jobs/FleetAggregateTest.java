@@ -58,6 +58,12 @@ class FleetAggregateTest {
     long day1 = 2 * sampleTotal(all);
     long day2 = sampleTotal(one);
     assertEquals(dec(day1 + day2), s.totalCount());
+    // The bytes read: every file in files/ (the README included), its size on disk.
+    long bytes = 0;
+    for (Row r : spark.read().parquet(out + "/files").select("path").collectAsList()) {
+      bytes += Files.size(Path.of(new org.apache.hadoop.fs.Path(r.getString(0)).toUri().getPath()));
+    }
+    assertEquals(bytes, s.bytes());
 
     for (String t : List.of("stacks", "host_stacks", "locations", "modules", "files")) {
       assertTrue(Files.exists(Path.of(out, t, "_SUCCESS")), t + " is marked done");
