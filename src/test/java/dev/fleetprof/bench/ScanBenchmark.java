@@ -742,6 +742,7 @@ public final class ScanBenchmark {
             Processes.jobClasspath(),
             "dev.fleetprof.jobs.FleetAggregate",
             args,
+            "@" + Path.of("conf", "job-jvm-options").toAbsolutePath(), // as jobs/lib/launch
             "-Dfleetprof.conf.dir=conf",
             "-Dlog4j.configurationFile=conf/log4j2.properties");
     Inputs.delete(out);
