@@ -887,13 +887,13 @@ public final class FleetAggregate {
     };
   }
 
+  /** A file's size in bytes, as listed for the read, on each of the job's rows of the file. */
+  private static final String FILE_SIZE = "_file_size";
+
   /**
    * A stack and what gives its counts a meaning: the per-file, per-host and fleet-wide aggregates
    * group by these, after their own leading columns and before any trailing ones.
    */
-  /** A file's size in bytes, as listed for the read, on each of the job's rows of the file. */
-  private static final String FILE_SIZE = "_file_size";
-
   private static final List<String> STACK_KEY =
       List.of(
           "format",
