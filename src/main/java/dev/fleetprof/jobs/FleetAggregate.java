@@ -4,6 +4,7 @@ import static org.apache.spark.sql.functions.col;
 import static org.apache.spark.sql.functions.count;
 import static org.apache.spark.sql.functions.expr;
 import static org.apache.spark.sql.functions.lit;
+import static org.apache.spark.sql.functions.max;
 import static org.apache.spark.sql.functions.sum;
 
 import dev.fleetprof.format.ProfileFormats;
@@ -415,11 +416,11 @@ public final class FleetAggregate {
                     expr("CASE WHEN format = 'pprof' THEN pprof.lines END").as("profile_lines"))
                 .distinct());
     Dataset<Row> distinct = persist(dictionary.select("stack_key", "frames").distinct());
+    // The Spark UI names the run's jobs by what they compute (else "count at FleetAggregate...").
+    spark.sparkContext().setJobDescription("fleet-aggregate: distinct stacks (first pass)");
     // Two different frames under one key would merge two stacks: the keys of the distinct stacks
     // are checked first, and on a collision every level groups by the frames themselves (slower,
     // never wrong).
-    // The Spark UI names the run's jobs by what they compute (else "count at FleetAggregate...").
-    spark.sparkContext().setJobDescription("fleet-aggregate: distinct stacks (first pass)");
     long collisions = distinct.groupBy("stack_key").count().where("count > 1").count();
     boolean byKey = collisions == 0;
     if (!byKey) {
@@ -558,7 +559,7 @@ public final class FleetAggregate {
         Row read =
             fileStacks
                 .groupBy("path")
-                .agg(org.apache.spark.sql.functions.max(FILE_SIZE).as(FILE_SIZE))
+                .agg(max(FILE_SIZE).as(FILE_SIZE))
                 .agg(sum(FILE_SIZE))
                 .first();
         long bytes = read.isNullAt(0) ? 0 : read.getLong(0); // null: no files
@@ -803,7 +804,7 @@ public final class FleetAggregate {
             sum(expr(UNSIGNED_COUNT)).cast("decimal(38,0)").as("count"),
             sum(expr(unsigned("measured"))).cast("decimal(38,0)").as("measured"),
             count(lit(1)).as("records"),
-            org.apache.spark.sql.functions.max(FILE_SIZE).as(FILE_SIZE))
+            max(FILE_SIZE).as(FILE_SIZE))
         .withColumn("value", expr(Measures.value("measured")))
         .drop("measured");
   }

@@ -144,14 +144,11 @@ class FleetAggregateTest {
         new FleetFixture(tmp.resolve("in"))
             .copy("2026-11-20", "a", List.of(SampleData.GPERFTOOLS.resolve("multithreaded.prof")));
     List<String> descriptions = new java.util.concurrent.CopyOnWriteArrayList<>();
-    java.util.concurrent.atomic.AtomicInteger started =
-        new java.util.concurrent.atomic.AtomicInteger();
     org.apache.spark.scheduler.SparkListener listener =
         new org.apache.spark.scheduler.SparkListener() {
           @Override
           public void onJobStart(org.apache.spark.scheduler.SparkListenerJobStart job) {
             descriptions.add(String.valueOf(job.properties().getProperty("spark.job.description")));
-            started.incrementAndGet();
           }
         };
     spark.sparkContext().addSparkListener(listener);
