@@ -457,25 +457,30 @@ public final class FleetAggregate {
     Dataset<Row> hostStacks = levels.hostStacks();
     Dataset<Row> stacks = levels.stacks();
     Dataset<Row> symbols = null;
+    Dataset<Row> rawLocations = null;
     try {
       // A location on the stack twice (recursion) counts once. array_distinct over structs
       // compares every pair of frames in interpreted code; distinct offsets (almost every stack)
       // already mean distinct frames, and array_distinct over bigints is a generated hash set.
-      Dataset<Row> rawLocations =
-          stacks
-              .selectExpr(
-                  "date",
-                  "format",
-                  "kind",
-                  "measure",
-                  "unit",
-                  "count",
-                  "value",
-                  "try_element_at(frames, 1) AS leaf",
-                  "explode(IF(size(array_distinct(frames.offset)) = size(frames), frames,"
-                      + " array_distinct(frames))) AS frame")
-              .groupBy("date", "format", "kind", "measure", "unit", "frame.module", "frame.offset")
-              .agg(selfAndTotal("frame = leaf")[0], rest(selfAndTotal("frame = leaf")));
+      // Persisted: the symbolizer's input and the written dataset both come from it, and each
+      // would otherwise explode every stack again (on the deep bench fleet, 3 s of task time).
+      rawLocations =
+          persist(
+              stacks
+                  .selectExpr(
+                      "date",
+                      "format",
+                      "kind",
+                      "measure",
+                      "unit",
+                      "count",
+                      "value",
+                      "try_element_at(frames, 1) AS leaf",
+                      "explode(IF(size(array_distinct(frames.offset)) = size(frames), frames,"
+                          + " array_distinct(frames))) AS frame")
+                  .groupBy(
+                      "date", "format", "kind", "measure", "unit", "frame.module", "frame.offset")
+                  .agg(selfAndTotal("frame = leaf")[0], rest(selfAndTotal("frame = leaf"))));
       // Names: the run's distinct locations, symbolized once each, joined back. Locations a pprof
       // profile names itself keep the profile's names (no binary needed); the rest are looked up.
       Dataset<Row> profileSymbols = profileSymbols(dictionary);
@@ -594,6 +599,9 @@ public final class FleetAggregate {
     } finally {
       if (symbols != null) {
         symbols.unpersist();
+      }
+      if (rawLocations != null) {
+        rawLocations.unpersist();
       }
       for (Dataset<Row> d : levels.persisted()) {
         d.unpersist();
