@@ -139,15 +139,23 @@ public final class ScanBenchmark {
     }
     Row job = null;
     Row jobNamed = null;
+    Row jobWarm = null;
     Row pprof = null;
     if (opt.runs("job")) {
       Row[] jobs = fleetJobs(fleet, binaries);
       job = jobs[0];
       jobNamed = jobs[1];
+      jobWarm =
+          warmJobRow(
+              "fleet job, run " + WARM_RUNS + " of " + WARM_RUNS + " in one JVM (warm)",
+              fleet,
+              "fleet-warm",
+              true);
       pprof = goPprof(fleet);
     }
     Row deepJob = null;
     Row deepPprof = null;
+    Row deepWarm = null;
     if (opt.runs("deep")) {
       Input deep = inputs.deepFleet(opt.deepFiles());
       deepJob =
@@ -156,6 +164,16 @@ public final class ScanBenchmark {
               deep,
               null,
               runJob(deep, null, "4g", "deep"),
+              false);
+      deepWarm =
+          warmJobRow(
+              "fleet job, run "
+                  + WARM_RUNS
+                  + " of "
+                  + WARM_RUNS
+                  + " in one JVM (warm), deep chains",
+              deep,
+              "deep-warm",
               false);
       deepPprof = goPprof(deep);
     }
@@ -171,8 +189,10 @@ public final class ScanBenchmark {
     }
 
     if (twoCoreRows != null) {
-      target("all columns → noop ≥ 1.0x reference", twoCoreRows[0], 1.0);
+      // Issue 14's targets.
+      target("all columns → noop ≥ 0.5x reference", twoCoreRows[0], 0.5);
       target("`sum(count)` ≥ 1.5x reference", twoCoreRows[1], 1.5);
+      target("group by `frames`, sum(count) ≥ 1.0x reference", twoCoreRows[2], 1.0);
       double scaling = oneCore.seconds() / twoCoreRows[0].seconds();
       report.target(
           "2 cores ≥ 1.8x 1 core (all columns, large file)", fmt("%.2fx", scaling), scaling >= 1.8);
@@ -193,13 +213,15 @@ public final class ScanBenchmark {
       }
     }
     if (job != null) {
-      pprofTarget("fleet job ≥ 10x faster than `go tool pprof -proto` merging", job, pprof);
+      pprofTarget(
+          "fleet job ≥ 10x faster than `go tool pprof -proto` merging", job, jobWarm, pprof);
     }
     if (deepJob != null) {
       pprofTarget(
           "fleet job ≥ 10x faster than `go tool pprof -proto` merging, real profiles with deep"
               + " chains",
           deepJob,
+          deepWarm,
           deepPprof);
     }
     if (scaleJob != null) {
@@ -263,11 +285,18 @@ public final class ScanBenchmark {
     finish(started);
   }
 
-  private void pprofTarget(String what, Row job, Row pprof) {
+  /** Judged on the cold run, as a user runs the job; the warm run's ratio is shown beside it. */
+  private void pprofTarget(String what, Row job, Row warm, Row pprof) {
     if (pprof != null && !Double.isNaN(pprof.seconds()) && !Double.isNaN(job.seconds())) {
       double x = pprof.seconds() / job.seconds();
+      String warmText =
+          warm == null || Double.isNaN(warm.seconds())
+              ? ""
+              : fmt("; warm JVM %.2fx (%.1f s)", pprof.seconds() / warm.seconds(), warm.seconds());
       report.target(
-          what, fmt("%.2fx (%.1f s vs %.1f s)", x, job.seconds(), pprof.seconds()), x >= 10);
+          what,
+          fmt("%.2fx (%.1f s vs %.1f s%s)", x, job.seconds(), pprof.seconds(), warmText),
+          x >= 10);
     } else {
       report.target(what, "not measured", null);
     }
@@ -337,7 +366,8 @@ public final class ScanBenchmark {
 
   /**
    * All columns on {@code cores} cores; on more than one, also sum(count) and the group-by. Returns
-   * {all columns, sum(count)}. Each query runs once on a small file first, for the JIT.
+   * {all columns, sum(count), group by frames (pushed)}. Each query runs once on a small file
+   * first, for the JIT.
    */
   private Row[] largeFileRows(Input large, Input warm, int cores) throws Exception {
     session(cores);
@@ -402,14 +432,15 @@ public final class ScanBenchmark {
             opt.runs(),
             () -> groupBy(file, "frames", false)));
     groupBy(warm.path().toString(), "frames", true);
-    report.add(
-        best(
-            "`profile` → group by `frames`, sum(count) → `noop`",
-            large,
-            large.records(),
-            "aggregate pushdown",
-            opt.runs(),
-            () -> groupBy(file, "frames", true)));
+    Row byFrames =
+        report.add(
+            best(
+                "`profile` → group by `frames`, sum(count) → `noop`",
+                large,
+                large.records(),
+                "aggregate pushdown",
+                opt.runs(),
+                () -> groupBy(file, "frames", true)));
     groupBy(warm.path().toString(), "stack_id", true);
     report.add(
         best(
@@ -419,7 +450,7 @@ public final class ScanBenchmark {
             "aggregate pushdown",
             opt.runs(),
             () -> groupBy(file, "stack_id", true)));
-    return new Row[] {all, sum};
+    return new Row[] {all, sum, byFrames};
   }
 
   private void session(int cores) {
@@ -751,6 +782,83 @@ public final class ScanBenchmark {
         cmd, inputs.dir().resolve(name + "-job.log"), 3600, Map.of("SPARK_LOCAL_IP", "127.0.0.1"));
   }
 
+  /** The last match of {@code p} in {@code text}, or null. */
+  private static Matcher lastMatch(Pattern p, String text) {
+    Matcher m = p.matcher(text);
+    int at = -1;
+    while (m.find()) {
+      at = m.start();
+    }
+    if (at < 0) {
+      return null;
+    }
+    m.find(at);
+    return m;
+  }
+
+  /** How many times the warm rows run the job in one JVM; the last run is the row. */
+  private static final int WARM_RUNS = 3;
+
+  private static final Pattern WARM_RUN = Pattern.compile("warm run (\\d+) of (\\d+): ([0-9.]+) s");
+
+  /**
+   * The fleet job run {@link #WARM_RUNS} times in one child JVM and Spark session ({@code
+   * WarmFleetAggregate}, test code), timed by its last run: the job once the JVM, Spark and the JIT
+   * are warm, as in a notebook or a long-lived driver. It separates what a cold run pays to start
+   * (the row above it) from what the job's own Spark queries cost. Checked as the cold row is.
+   */
+  private Row warmJobRow(String what, Input fleet, String name, boolean checkNamed)
+      throws Exception {
+    Path out = jobOutput(name);
+    List<String> args =
+        List.of(
+            String.valueOf(WARM_RUNS),
+            "--input",
+            fleet.path().toString(),
+            "--output",
+            out.toString());
+    List<String> cmd =
+        Processes.java(
+            "4g",
+            Path.of("target", "test-classes").toAbsolutePath()
+                + java.io.File.pathSeparator
+                + Processes.jobClasspath(),
+            "dev.fleetprof.jobs.WarmFleetAggregate",
+            args,
+            "@" + Path.of("conf", "job-jvm-options").toAbsolutePath(),
+            "-Dfleetprof.conf.dir=conf",
+            "-Dlog4j.configurationFile=conf/log4j2.properties");
+    for (int i = 1; i <= WARM_RUNS; i++) {
+      Inputs.delete(Path.of(out + "-" + i));
+    }
+    System.out.printf(
+        "%s: the job %d times in one JVM on %s ...%n", name, WARM_RUNS, fleet.label());
+    Outcome o =
+        Processes.run(
+            cmd,
+            inputs.dir().resolve(name + "-job.log"),
+            3600,
+            Map.of("SPARK_LOCAL_IP", "127.0.0.1"));
+    Matcher m = WARM_RUN.matcher(o.output());
+    double last = Double.NaN;
+    int runs = 0;
+    while (m.find()) {
+      runs++;
+      last = Double.parseDouble(m.group(3));
+    }
+    Outcome lastRun =
+        runs == WARM_RUNS
+            ? new Outcome(o.exit(), last, o.cpuSeconds() / o.seconds() * last, o.output())
+            : new Outcome(o.exit() == 0 ? 1 : o.exit(), Double.NaN, 0, o.output());
+    return jobRow(
+        what,
+        fleet,
+        null,
+        lastRun,
+        checkNamed,
+        "JVM and Spark start and JIT warm-up excluded; cores used: the child's average");
+  }
+
   private Row jobRow(String what, Input fleet, Binaries binaries, Outcome o) throws Exception {
     return jobRow(what, fleet, binaries, o, true);
   }
@@ -762,9 +870,16 @@ public final class ScanBenchmark {
    */
   private Row jobRow(String what, Input fleet, Binaries binaries, Outcome o, boolean checkNamed)
       throws Exception {
-    Matcher m = SUMMARY.matcher(o.output());
-    Matcher named = SYMBOLIZED.matcher(o.output());
-    if (!o.ok() || !m.find() || !named.find()) {
+    return jobRow(what, fleet, binaries, o, checkNamed, "JVM start included");
+  }
+
+  private Row jobRow(
+      String what, Input fleet, Binaries binaries, Outcome o, boolean checkNamed, String timed)
+      throws Exception {
+    // The last summary: a warm row's output has one per run.
+    Matcher m = lastMatch(SUMMARY, o.output());
+    Matcher named = lastMatch(SYMBOLIZED, o.output());
+    if (!o.ok() || m == null || named == null) {
       report.problem("fleet job failed (exit " + o.exit() + "): " + o.tail());
       return report.add(new Row(what, fleet.label(), Double.NaN, 0, 0, "failed"));
     }
@@ -794,8 +909,8 @@ public final class ScanBenchmark {
                 fleet.bytes(),
                 fleet.records(),
                 fmt(
-                    "JVM start included; job %s s; %s stack rows; %s of %s locations" + " named%s",
-                    m.group(5), m.group(4), named.group(1), named.group(2), names),
+                    "%s; job %s s; %s stack rows; %s of %s locations" + " named%s",
+                    timed, m.group(5), m.group(4), named.group(1), named.group(2), names),
                 o.cpuSeconds() / o.seconds()));
     jobAlone.put(row, Double.parseDouble(m.group(5)));
     return row;

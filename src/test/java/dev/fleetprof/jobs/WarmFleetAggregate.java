@@ -1,0 +1,69 @@
+package dev.fleetprof.jobs;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Arrays;
+import java.util.Comparator;
+import java.util.stream.Stream;
+import org.apache.spark.sql.SparkSession;
+
+/**
+ * The fleet job run several times in one JVM and one Spark session, each run timed on its own: what
+ * the job costs once the JVM has started, Spark is up and the JIT has compiled Spark's planner,
+ * code generator and the job's hot code (a notebook's or a long-lived driver's state), against the
+ * cold run {@code jobs/fleet-aggregate} makes. bench/run's warm rows run it in a child JVM.
+ *
+ * <p>Usage: {@code WarmFleetAggregate RUNS --input DIR --output DIR [job options]}. Run {@code i}
+ * writes to {@code OUTPUT-i}; each earlier run's output is deleted before the next run starts
+ * (outside its timing). Prints the job's summary of every run and {@code warm run I of N: S s}.
+ */
+public final class WarmFleetAggregate {
+  private WarmFleetAggregate() {}
+
+  public static void main(String[] argv) throws IOException {
+    int runs = Integer.parseInt(argv[0]);
+    String[] jobArgv = Arrays.copyOfRange(argv, 1, argv.length);
+    FleetAggregate.Args args = FleetAggregate.Args.parse(jobArgv);
+    String output = args.output();
+    SparkSession spark = Sessions.start("fleetprof warm fleet-aggregate");
+    try {
+      Path previous = null;
+      for (int i = 1; i <= runs; i++) {
+        String[] runArgv = jobArgv.clone();
+        runArgv[indexOf(runArgv, "--output") + 1] = output + "-" + i;
+        FleetAggregate.Args runArgs = FleetAggregate.Args.parse(runArgv);
+        if (previous != null) {
+          deleteTree(previous);
+        }
+        long start = System.nanoTime();
+        FleetAggregate.run(spark, runArgs);
+        System.out.printf(
+            "warm run %d of %d: %.2f s%n", i, runs, (System.nanoTime() - start) / 1e9);
+        previous = Path.of(runArgs.output());
+      }
+    } finally {
+      spark.stop();
+    }
+  }
+
+  private static int indexOf(String[] argv, String option) {
+    for (int i = 0; i < argv.length - 1; i++) {
+      if (argv[i].equals(option)) {
+        return i;
+      }
+    }
+    throw new IllegalArgumentException("no " + option + " DIR given");
+  }
+
+  private static void deleteTree(Path dir) throws IOException {
+    if (!Files.exists(dir)) {
+      return;
+    }
+    try (Stream<Path> all = Files.walk(dir)) {
+      for (Path p : all.sorted(Comparator.reverseOrder()).toList()) {
+        Files.delete(p);
+      }
+    }
+  }
+}
