@@ -1,11 +1,7 @@
 package dev.fleetprof.jobs;
 
 import java.io.IOException;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.util.Arrays;
-import java.util.Comparator;
-import java.util.stream.Stream;
 import org.apache.spark.sql.SparkSession;
 
 /**
@@ -15,8 +11,8 @@ import org.apache.spark.sql.SparkSession;
  * cold run {@code jobs/fleet-aggregate} makes. bench/run's warm rows run it in a child JVM.
  *
  * <p>Usage: {@code WarmFleetAggregate RUNS --input DIR --output DIR [job options]}. Run {@code i}
- * writes to {@code OUTPUT-i}; each earlier run's output is deleted before the next run starts
- * (outside its timing). Prints the job's summary of every run and {@code warm run I of N: S s}.
+ * writes to {@code OUTPUT-i} (a fresh output each time: a run into an earlier one would time
+ * replacing its dates too). Prints the job's summary of every run and {@code warm run I of N: S s}.
  */
 public final class WarmFleetAggregate {
   private WarmFleetAggregate() {}
@@ -28,19 +24,14 @@ public final class WarmFleetAggregate {
     String output = args.output();
     SparkSession spark = Sessions.start("fleetprof warm fleet-aggregate");
     try {
-      Path previous = null;
       for (int i = 1; i <= runs; i++) {
         String[] runArgv = jobArgv.clone();
         runArgv[indexOf(runArgv, "--output") + 1] = output + "-" + i;
         FleetAggregate.Args runArgs = FleetAggregate.Args.parse(runArgv);
-        if (previous != null) {
-          deleteTree(previous);
-        }
         long start = System.nanoTime();
         FleetAggregate.run(spark, runArgs);
         System.out.printf(
             "warm run %d of %d: %.2f s%n", i, runs, (System.nanoTime() - start) / 1e9);
-        previous = Path.of(runArgs.output());
       }
     } finally {
       spark.stop();
@@ -54,16 +45,5 @@ public final class WarmFleetAggregate {
       }
     }
     throw new IllegalArgumentException("no " + option + " DIR given");
-  }
-
-  private static void deleteTree(Path dir) throws IOException {
-    if (!Files.exists(dir)) {
-      return;
-    }
-    try (Stream<Path> all = Files.walk(dir)) {
-      for (Path p : all.sorted(Comparator.reverseOrder()).toList()) {
-        Files.delete(p);
-      }
-    }
   }
 }
