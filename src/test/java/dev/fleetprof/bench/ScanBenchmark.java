@@ -767,17 +767,27 @@ public final class ScanBenchmark {
     if (binaries != null) {
       args.addAll(List.of("--binaries", binaries.dir().toAbsolutePath().toString()));
     }
+    Inputs.delete(out);
+    System.out.printf("%s job on %s ...%n", name, fleet.label());
+    return childJob(
+        Processes.jobClasspath(), "dev.fleetprof.jobs.FleetAggregate", args, heap, name);
+  }
+
+  /**
+   * {@code main} in a child JVM with heap {@code heap}, started as jobs/lib/launch starts a job
+   * (its JIT options, conf and logging); its output goes to {@code NAME-job.log}.
+   */
+  private Outcome childJob(
+      String classpath, String main, List<String> args, String heap, String name) throws Exception {
     List<String> cmd =
         Processes.java(
             heap,
-            Processes.jobClasspath(),
-            "dev.fleetprof.jobs.FleetAggregate",
+            classpath,
+            main,
             args,
-            "@" + Path.of("conf", "job-jvm-options").toAbsolutePath(), // as jobs/lib/launch
+            "@" + Path.of("conf", "job-jvm-options").toAbsolutePath(),
             "-Dfleetprof.conf.dir=conf",
             "-Dlog4j.configurationFile=conf/log4j2.properties");
-    Inputs.delete(out);
-    System.out.printf("%s job on %s ...%n", name, fleet.label());
     return Processes.run(
         cmd, inputs.dir().resolve(name + "-job.log"), 3600, Map.of("SPARK_LOCAL_IP", "127.0.0.1"));
   }
@@ -817,28 +827,20 @@ public final class ScanBenchmark {
             fleet.path().toString(),
             "--output",
             out.toString());
-    List<String> cmd =
-        Processes.java(
-            "4g",
-            Path.of("target", "test-classes").toAbsolutePath()
-                + java.io.File.pathSeparator
-                + Processes.jobClasspath(),
-            "dev.fleetprof.jobs.WarmFleetAggregate",
-            args,
-            "@" + Path.of("conf", "job-jvm-options").toAbsolutePath(),
-            "-Dfleetprof.conf.dir=conf",
-            "-Dlog4j.configurationFile=conf/log4j2.properties");
     for (int i = 1; i <= WARM_RUNS; i++) {
       Inputs.delete(Path.of(out + "-" + i));
     }
     System.out.printf(
         "%s: the job %d times in one JVM on %s ...%n", name, WARM_RUNS, fleet.label());
     Outcome o =
-        Processes.run(
-            cmd,
-            inputs.dir().resolve(name + "-job.log"),
-            3600,
-            Map.of("SPARK_LOCAL_IP", "127.0.0.1"));
+        childJob(
+            Path.of("target", "test-classes").toAbsolutePath()
+                + java.io.File.pathSeparator
+                + Processes.jobClasspath(),
+            "dev.fleetprof.jobs.WarmFleetAggregate",
+            args,
+            "4g",
+            name);
     Matcher m = WARM_RUN.matcher(o.output());
     double last = Double.NaN;
     int runs = 0;

@@ -20,13 +20,13 @@ public final class WarmFleetAggregate {
   public static void main(String[] argv) throws IOException {
     int runs = Integer.parseInt(argv[0]);
     String[] jobArgv = Arrays.copyOfRange(argv, 1, argv.length);
-    FleetAggregate.Args args = FleetAggregate.Args.parse(jobArgv);
-    String output = args.output();
+    int outputAt = indexOf(jobArgv, "--output") + 1;
+    String output = jobArgv[outputAt];
     SparkSession spark = Sessions.start("fleetprof warm fleet-aggregate");
     try {
       for (int i = 1; i <= runs; i++) {
         String[] runArgv = jobArgv.clone();
-        runArgv[indexOf(runArgv, "--output") + 1] = output + "-" + i;
+        runArgv[outputAt] = output + "-" + i;
         FleetAggregate.Args runArgs = FleetAggregate.Args.parse(runArgv);
         long start = System.nanoTime();
         FleetAggregate.run(spark, runArgs);
