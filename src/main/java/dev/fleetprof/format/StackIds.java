@@ -26,6 +26,12 @@ import java.nio.charset.StandardCharsets;
 public final class StackIds {
   public static final long SEED = 0x666C656574707266L;
 
+  /**
+   * The seed of a second, independent fingerprint of the same frames, which readers compare to tell
+   * two chains that share a {@code stack_id} apart (never stored).
+   */
+  public static final long CHECK_SEED = 0x636865636B737461L;
+
   /** What stands for the module of a pc that no mapping holds. */
   public static final long NO_MODULE = 0x6E6F206D6F64756CL;
 

@@ -32,8 +32,11 @@ public final class ProfileDataSource implements TableProvider, DataSourceRegiste
 
   /** The source's columns plus the partition columns of the directories ({@code date=...}). */
   @Override
-  public StructType inferSchema(CaseInsensitiveStringMap options) {
-    return index(options.asCaseSensitiveMap()).schema();
+  public synchronized StructType inferSchema(CaseInsensitiveStringMap options) {
+    ProfileFileIndex index = index(options.asCaseSensitiveMap());
+    return listedRead.stackRows()
+        ? ProfileSchema.stacks(index.partitions().schema())
+        : index.schema();
   }
 
   @Override

@@ -184,6 +184,11 @@ final class ProfilePartitionReader implements PartitionReader<InternalRow> {
     return !errorRow && current != null && current.callersMinusOne();
   }
 
+  /** The size of the file of the slice being read, as listed. */
+  long currentFileLength() {
+    return slice == null ? 0 : slice.fileLength();
+  }
+
   /** The file of the slice being read. */
   String currentPath() {
     return slice == null ? "" : slice.path();

@@ -52,6 +52,9 @@ final class ProfileReaderFactory implements PartitionReaderFactory {
   @Override
   public PartitionReader<InternalRow> createReader(InputPartition partition) {
     ProfilePartitionReader rows = createRowReader((ProfileInputPartition) partition);
+    if (read.stackRows()) {
+      return new StackRowsReader(rows, columns, readSchema, read.aggregateMapBytes());
+    }
     if (aggregation == null) {
       return rows;
     }

@@ -68,14 +68,23 @@ final class ProfileScan implements Scan, Batch {
     this.pushedFilters = pushedFilters;
     this.aggregation = aggregation;
     this.exactSums = exactSums;
-    // With a pushed aggregation the readers decode what it needs and return its partial rows.
-    this.readSchema = aggregation == null ? readSchema : aggregation.inputSchema(index.schema());
+    // With a pushed aggregation (or stack rows) the readers decode what it needs and return its
+    // partial rows.
+    this.readSchema =
+        read.stackRows()
+            ? StackRowsReader.inputSchema(index.schema(), index.partitions().schema())
+            : aggregation == null ? readSchema : aggregation.inputSchema(index.schema());
   }
 
-  /** The rows the scan returns: the pushed aggregation's partial rows, or the pruned columns. */
+  /**
+   * The rows the scan returns: stack rows, the pushed aggregation's partial rows, or the pruned
+   * columns.
+   */
   @Override
   public StructType readSchema() {
-    return aggregation == null ? readSchema : aggregation.outputSchema();
+    return read.stackRows()
+        ? ProfileSchema.stacks(index.partitions().schema())
+        : aggregation == null ? readSchema : aggregation.outputSchema();
   }
 
   @Override
@@ -91,6 +100,7 @@ final class ProfileScan implements Scan, Batch {
             ? ""
             : ", partitionFilters=" + java.util.Arrays.toString(pushedFilters))
         + (aggregation == null ? "" : ", pushedAggregation=" + aggregation.describe())
+        + (read.stackRows() ? ", rows=stacks" : "")
         + "]";
   }
 
@@ -125,7 +135,7 @@ final class ProfileScan implements Scan, Batch {
         RequiredColumns.of(
             readSchema,
             index.partitions().schema(),
-            aggregation != null && aggregation.needsMappings()),
+            read.stackRows() || (aggregation != null && aggregation.needsMappings())),
         readSchema,
         columnar(),
         aggregation,
@@ -144,7 +154,7 @@ final class ProfileScan implements Scan, Batch {
    * layout) with one copy each.
    */
   private boolean columnar() {
-    if (!read.columnar() || aggregation != null) {
+    if (!read.columnar() || aggregation != null || read.stackRows()) {
       return false;
     }
     for (StructField f : readSchema.fields()) {

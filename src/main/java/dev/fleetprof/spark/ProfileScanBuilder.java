@@ -118,7 +118,7 @@ final class ProfileScanBuilder
    */
   @Override
   public boolean pushAggregation(Aggregation aggregation) {
-    if (!read.aggregatePushdown() || filtered) {
+    if (!read.aggregatePushdown() || filtered || read.stackRows()) {
       return false;
     }
     PushedAggregation a =

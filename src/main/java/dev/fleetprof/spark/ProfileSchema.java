@@ -2,6 +2,7 @@ package dev.fleetprof.spark;
 
 import org.apache.spark.sql.types.ArrayType;
 import org.apache.spark.sql.types.DataTypes;
+import org.apache.spark.sql.types.DecimalType;
 import org.apache.spark.sql.types.Metadata;
 import org.apache.spark.sql.types.StructField;
 import org.apache.spark.sql.types.StructType;
@@ -182,6 +183,70 @@ public final class ProfileSchema {
                 "a 64-bit fingerprint of frames (module and offset per pc, the pc where unmapped):"
                     + " equal for equal frames on every host and run"),
           });
+
+  /** Stack rows ({@code rows=stacks}): the records merged per file, kind, period and chain. */
+  public static final String SAMPLE_TYPE = "sample_type";
+
+  public static final String SAMPLES = "samples";
+  public static final String RECORDS = "records";
+  public static final String FILE_SIZE = "file_size";
+  public static final String LINES = "lines";
+
+  /** Exact sums of unsigned 64-bit counts: 38 digits hold any sum of 2^64 such counts. */
+  public static final DecimalType SUM_TYPE = DataTypes.createDecimalType(38, 0);
+
+  /**
+   * The columns of the source's stack rows (read option {@code rows=stacks}): one row per file,
+   * kind, period, problem and distinct call chain (by {@code stack_id}) that a task reads, with the
+   * partition columns. {@code frames} (and a pprof profile's {@code lines}) are given on the first
+   * row of each {@code stack_id} a task returns and null on its later rows, so that a job gets both
+   * its per-file counts and its dictionary of distinct stacks from one read, without a copy of the
+   * frames per file.
+   */
+  public static StructType stacks(StructType partitionSchema) {
+    StructType out =
+        new StructType(
+            new StructField[] {
+              SCHEMA.apply(PATH),
+              SCHEMA.apply(FORMAT),
+              SCHEMA.apply(KIND),
+              SCHEMA.apply(PERIOD),
+              SCHEMA.apply(PERIOD_UNIT),
+              SCHEMA.apply(ERROR),
+            });
+    for (StructField f : partitionSchema.fields()) {
+      out = out.add(f);
+    }
+    return out.add(
+            field(
+                SAMPLE_TYPE,
+                PPROF_SAMPLE_TYPE_TYPE,
+                true,
+                "pprof rows: the sample type count holds (pprof.sample_types[count_index])"))
+        .add(SCHEMA.apply(STACK_ID))
+        .add(
+            field(
+                FRAMES,
+                new ArrayType(FRAME_TYPE, false),
+                true,
+                "the chain's frames, on the first row of its stack_id in a task; null on later"
+                    + " rows"))
+        .add(
+            field(
+                LINES,
+                PPROF_TYPE.apply("lines").dataType(),
+                true,
+                "pprof rows: each frame's inline chain (pprof.lines), where frames is given"))
+        .add(field(COUNT, SUM_TYPE, false, "the records' counts summed (unsigned)"))
+        .add(
+            field(
+                SAMPLES,
+                SUM_TYPE,
+                true,
+                "pprof rows of a profile with a 'samples' sample type: those values summed"))
+        .add(field(RECORDS, DataTypes.LongType, false, "how many rows were merged"))
+        .add(field(FILE_SIZE, DataTypes.LongType, false, "the file's size in bytes, as listed"));
+  }
 
   /** The source's columns followed by the partition columns found in the directory names. */
   public static StructType withPartitions(StructType partitionSchema) {

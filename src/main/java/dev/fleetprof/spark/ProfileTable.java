@@ -46,7 +46,7 @@ final class ProfileTable implements SupportsRead, SupportsMetadataColumns {
   @Override
   @SuppressWarnings("deprecation")
   public StructType schema() {
-    return index.schema();
+    return read.stackRows() ? ProfileSchema.stacks(index.partitions().schema()) : index.schema();
   }
 
   /** The partition directories' columns, as identity transforms (shown by DESCRIBE). */

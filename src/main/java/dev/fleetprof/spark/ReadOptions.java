@@ -89,6 +89,12 @@ public final class ReadOptions implements Serializable {
   public static final String AGGREGATE_PUSHDOWN = "aggregatePushdown";
 
   /**
+   * What a row is: {@code records} (default), one per profile record; or {@code stacks}, the
+   * records merged per file, kind, period and distinct chain (see {@link ProfileSchema#stacks}).
+   */
+  public static final String ROWS = "rows";
+
+  /**
    * The most heap (a size, default {@value #DEFAULT_AGGREGATE_MAP_BYTES} bytes) a reader's groups
    * may take in a pushed aggregation before it emits them as partial rows and starts again.
    */
@@ -137,6 +143,7 @@ public final class ReadOptions implements Serializable {
                 COLUMNAR,
                 AGGREGATE_PUSHDOWN,
                 AGGREGATE_PUSHDOWN_MAX_MAP_BYTES,
+                ROWS,
                 MAX_DECOMPRESSED_BYTES,
                 MAX_COMPRESSION_RATIO,
                 FAIL_FIRST_ATTEMPT_AFTER_ROWS));
@@ -160,6 +167,7 @@ public final class ReadOptions implements Serializable {
   private final ProblemPolicy problemPolicy;
   private final boolean columnar;
   private final boolean aggregatePushdown;
+  private final boolean stackRows;
   private final long aggregateMapBytes;
   private final HadoopByteSource.GzipLimits gzipLimits;
 
@@ -224,6 +232,12 @@ public final class ReadOptions implements Serializable {
             options.getLong(FAIL_FIRST_ATTEMPT_AFTER_ROWS, -1));
     this.columnar = bool(options, COLUMNAR, true);
     this.aggregatePushdown = bool(options, AGGREGATE_PUSHDOWN, true);
+    String rows = options.getOrDefault(ROWS, "records").toLowerCase(Locale.ROOT);
+    if (!rows.equals("records") && !rows.equals("stacks")) {
+      throw new IllegalArgumentException(
+          "profile source: option rows='" + options.get(ROWS) + "' is not one of records, stacks");
+    }
+    this.stackRows = rows.equals("stacks");
     this.aggregateMapBytes =
         bytes(options, AGGREGATE_PUSHDOWN_MAX_MAP_BYTES, DEFAULT_AGGREGATE_MAP_BYTES);
     if (aggregateMapBytes <= 0) {
@@ -375,6 +389,11 @@ public final class ReadOptions implements Serializable {
     return aggregatePushdown;
   }
 
+  /** Whether rows are stack rows ({@code rows=stacks}) rather than records. */
+  boolean stackRows() {
+    return stackRows;
+  }
+
   /** The heap a reader's groups may take in a pushed aggregation before they are emitted. */
   long aggregateMapBytes() {
     return aggregateMapBytes;
@@ -412,6 +431,7 @@ public final class ReadOptions implements Serializable {
         && problemPolicy.equals(r.problemPolicy)
         && columnar == r.columnar
         && aggregatePushdown == r.aggregatePushdown
+        && stackRows == r.stackRows
         && aggregateMapBytes == r.aggregateMapBytes
         && gzipLimits.equals(r.gzipLimits);
   }
@@ -432,6 +452,7 @@ public final class ReadOptions implements Serializable {
         problemPolicy,
         columnar,
         aggregatePushdown,
+        stackRows,
         aggregateMapBytes,
         gzipLimits);
   }

@@ -50,6 +50,7 @@ final class UnsafeChains {
   private byte[] pcsBytes = new byte[4096];
   private byte[] framesBytes = new byte[16384];
   private long lastStackId;
+  private long lastCheck;
 
   /** Subtracted from every caller's offset (not the leaf's): 1 puts a caller inside its call. */
   private final long callerDelta;
@@ -176,7 +177,40 @@ final class UnsafeChains {
 
   /** The {@code stack_id} of {@code pcs[0..depth)}: see {@link StackIds}. */
   long stackId(long[] pcs, int depth) {
+    return stackId(pcs, depth, StackIds.SEED);
+  }
+
+  /**
+   * Computes the {@code stack_id} of {@code pcs[0..depth)} ({@link #lastStackId}) and a second
+   * fingerprint of the same frames from another seed ({@link #lastCheck}: two chains with equal ids
+   * and equal checks have equal frames but with a chance of about 2^-128), in one walk; false when
+   * the chain's frames would not fit in a row ({@link #frames} would give null).
+   */
+  boolean identify(long[] pcs, int depth) {
     long id = StackIds.SEED;
+    long check = StackIds.CHECK_SEED;
+    long bytes = UnsafeArrayData.calculateHeaderPortionInBytes(depth) + 8L * depth;
+    for (int i = 0; i < depth; i++) {
+      long pc = pcs[i];
+      int m = mappings.find(pc);
+      long module = m >= 0 ? moduleHashes[m] : StackIds.NO_MODULE;
+      long offset = offset(m, pc, i);
+      id = StackIds.frame(id, module, offset);
+      check = StackIds.frame(check, module, offset);
+      bytes += m >= 0 ? frameTemplates[m].length : STRUCT_FIXED;
+    }
+    lastStackId = StackIds.finish(id, depth);
+    lastCheck = StackIds.finish(check, depth);
+    return bytes <= MAX_FRAMES_BYTES;
+  }
+
+  /** The check {@link #identify} computed with the last {@link #lastStackId}. */
+  long lastCheck() {
+    return lastCheck;
+  }
+
+  private long stackId(long[] pcs, int depth, long seed) {
+    long id = seed;
     for (int i = 0; i < depth; i++) {
       long pc = pcs[i];
       int m = mappings.find(pc);
