@@ -25,10 +25,9 @@ import org.apache.hadoop.fs.Path;
 import org.apache.spark.sql.Column;
 import org.apache.spark.sql.DataFrameReader;
 import org.apache.spark.sql.Dataset;
+import org.apache.spark.sql.Observation;
 import org.apache.spark.sql.Row;
 import org.apache.spark.sql.SparkSession;
-import org.apache.spark.sql.types.DataTypes;
-import org.apache.spark.sql.types.StructType;
 import org.apache.spark.storage.StorageLevel;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -320,28 +319,77 @@ public final class FleetAggregate {
       "spark.sql.optimizer.canChangeCachedPlanOutputPartitioning";
 
   static Summary run(SparkSession spark, Args args) throws IOException {
-    // Read when a Dataset is persisted; the caller's session gets its own setting back afterwards.
-    String before =
-        spark.conf().contains(COALESCE_CACHED) ? spark.conf().get(COALESCE_CACHED) : null;
-    spark.conf().set(COALESCE_CACHED, true);
+    // Read when a Dataset is persisted; the caller's session gets its settings back afterwards.
+    SessionSettings settings = new SessionSettings(spark);
+    settings.set(COALESCE_CACHED, "true");
     try {
-      return aggregate(spark, args);
+      return aggregate(spark, args, settings);
     } finally {
       // The run names its jobs for the Spark UI (see aggregate); later jobs of this thread are not.
       spark.sparkContext().setJobDescription(null);
-      if (before == null) {
-        spark.conf().unset(COALESCE_CACHED);
-      } else {
-        spark.conf().set(COALESCE_CACHED, before);
-      }
+      settings.restore();
     }
+  }
+
+  /** Session settings a run changes, and what they were before it. */
+  static final class SessionSettings {
+    private final SparkSession spark;
+    private final Map<String, String> before = new LinkedHashMap<>();
+
+    SessionSettings(SparkSession spark) {
+      this.spark = spark;
+    }
+
+    void set(String key, String value) {
+      if (!before.containsKey(key)) {
+        before.put(key, spark.conf().contains(key) ? spark.conf().get(key) : null);
+      }
+      spark.conf().set(key, value);
+    }
+
+    void restore() {
+      before.forEach(
+          (key, value) -> {
+            if (value == null) {
+              spark.conf().unset(key);
+            } else {
+              spark.conf().set(key, value);
+            }
+          });
+    }
+  }
+
+  /**
+   * How many of the run's per-file stack rows a shuffle partition gets once their number is known
+   * (a few MB of rows: small runs take a few tasks per stage, a 100,000-profile run ~100).
+   */
+  static final long ROWS_PER_PARTITION = 100_000;
+
+  private static final String SHUFFLE_PARTITIONS = "spark.sql.shuffle.partitions";
+
+  /**
+   * Once the first query has read the inputs and counted the per-file stack rows, every later query
+   * of the run has the partitions those rows need, planned up front: adaptive execution would
+   * otherwise run each query's every shuffle stage as a Spark job of its own and re-plan between
+   * them, a fixed cost per stage that dominates small runs. The first query, which reads inputs of
+   * unknown size, keeps adaptive execution to coalesce its shuffle.
+   */
+  private static void planTheRest(SparkSession spark, SessionSettings settings, long rows) {
+    int cores = spark.sparkContext().defaultParallelism();
+    int most = Math.max(2 * cores, Integer.parseInt(spark.conf().get(SHUFFLE_PARTITIONS)));
+    long wanted = (rows + ROWS_PER_PARTITION - 1) / ROWS_PER_PARTITION;
+    int partitions = (int) Math.max(2L * cores, Math.min(most, wanted));
+    settings.set("spark.sql.adaptive.enabled", "false");
+    settings.set(SHUFFLE_PARTITIONS, String.valueOf(partitions));
+    LOG.info("fleet-aggregate: {} stack rows: {} shuffle partitions from here", rows, partitions);
   }
 
   /** The datasets a run writes, in the order it writes them. */
   static final List<String> DATASETS =
       List.of("files", "stacks", "host_stacks", "locations", "modules", "functions");
 
-  private static Summary aggregate(SparkSession spark, Args args) throws IOException {
+  private static Summary aggregate(SparkSession spark, Args args, SessionSettings settings)
+      throws IOException {
     // A run for a given date holds it from the start: no other run replaces files this one reads
     // back, and its markers go at once. Without --date the dates come from the data, and are taken
     // once known.
@@ -350,7 +398,7 @@ public final class FleetAggregate {
             ? beginDates(spark, args.output(), DATASETS, List.of(args.date()))
             : null;
     try {
-      return aggregate(spark, args, early);
+      return aggregate(spark, args, early, settings);
     } finally {
       if (early != null) {
         early.close();
@@ -358,98 +406,49 @@ public final class FleetAggregate {
     }
   }
 
-  private static Summary aggregate(SparkSession spark, Args args, DateLease early)
-      throws IOException {
+  private static Summary aggregate(
+      SparkSession spark, Args args, DateLease early, SessionSettings settings) throws IOException {
     long started = System.nanoTime();
     LOG.info("fleet-aggregate: reading {} -> {}", args.inputs(), args.output());
-    DataFrameReader reader =
-        spark
-            .read()
-            .format("profile")
-            .option("format", args.format())
-            .option("mode", args.mode())
-            // Callers at their return address minus one, as pprof names them (see pprofFrames):
-            // built by the source with the frames, instead of rebuilding every frame in Spark.
-            .option(GperftoolsFormat.CALLER_ADDRESS, "call");
-    if (args.glob() != null) {
-      reader = reader.option("pathGlobFilter", args.glob());
+    // The one read: the source merges each file's records per chain (rows=stacks) and gives each
+    // distinct stack's frames once per task, so the per-file counts and the run's dictionary of
+    // distinct stacks both come from these rows, kept for every later stage.
+    spark.sparkContext().setJobDescription("fleet-aggregate: read and aggregate");
+    Dataset<Row> rows = persist(stackRows(spark, args, true));
+    Dataset<Row> fileStacks = persist(fileStacks(rows, "stack_key"));
+    // The run's dates, each measure's totals and the number of per-file stack rows, in the query
+    // that reads the inputs and fills the caches.
+    List<Row> measureRows =
+        fileStacks
+            .groupBy("date", "measure", "unit")
+            .agg(sum("count").as("count"), sum("value").as("value"), count(lit(1)).as("rows"))
+            .collectAsList();
+    List<Object> dates = new ArrayList<>();
+    long stackRows = 0;
+    for (Row r : measureRows) {
+      if (!dates.contains(r.get(0))) {
+        dates.add(r.get(0));
+      }
+      stackRows += r.getLong(5);
     }
-    Dataset<Row> raw = reader.load(args.inputs().toArray(new String[0]));
-    Set<String> columns = Set.of(raw.columns());
-    // Each file's size as listed for the read, for the summary's byte count: asking the file
-    // system for every file's status afterwards, one call after another on the driver, would be
-    // 100,000 requests to an object store at the scale the job is for.
-    raw = raw.withColumn(FILE_SIZE, col("_metadata.file_size"));
-    if (args.date() != null && columns.contains("date")) {
-      // Prunes the other days' directories at planning (the source evaluates partition filters).
-      raw = raw.where(col("date").isNull().or(col("date").equalTo(lit(args.date()))));
-    }
-    Dataset<Row> base =
-        Measures.withMeasure(
-            pprofFrames(
-                raw.withColumn("date", dateOf(columns, args.date()))
-                    .withColumn("host", hostOf(columns)),
-                columns,
-                args.gmonBinary()),
-            args.effectivePeriods());
-    if (args.date() != null) {
-      base = base.where(col("date").equalTo(lit(args.date())));
-    }
-
-    // Stacks are keyed by one bigint, stack_key: the source's stack_id (a fingerprint of the frames
-    // it decoded) with the program a gprof file's frames are completed with. The frames themselves
-    // (about twenty module paths per stack, 250 in deep recursion) are read once more, into the
-    // run's dictionary of distinct stacks, and joined back only where an output has them. Before,
-    // every record's frames were shuffled, hashed per file and cached with each per-file row: at
-    // 100,000 profiles that cache was 16 GB.
-    Dataset<Row> keyedBase = base.withColumn("stack_key", stackKeyOf("stack_id", "program_module"));
-    Dataset<Row> dictionary =
-        persist(
-            keyedBase
-                .where("kind <> 'error'")
-                .select(
-                    col("stack_key"),
-                    col("format"),
-                    col("frames"),
-                    // A pprof profile names its own locations: each location's names are taken
-                    // once, from the distinct stacks (see profileSymbols).
-                    expr("CASE WHEN format = 'pprof' THEN pprof.lines END").as("profile_lines"))
-                .distinct());
-    Dataset<Row> distinct = persist(dictionary.select("stack_key", "frames").distinct());
-    // The Spark UI names the run's jobs by what they compute (else "count at FleetAggregate...").
-    spark.sparkContext().setJobDescription("fleet-aggregate: distinct stacks (first pass)");
-    // Two different frames under one key would merge two stacks: the keys of the distinct stacks
-    // are checked first, and on a collision every level groups by the frames themselves (slower,
-    // never wrong).
-    long collisions = distinct.groupBy("stack_key").count().where("count > 1").count();
+    planTheRest(spark, settings, stackRows);
+    spark.sparkContext().setJobDescription("fleet-aggregate: dictionary of distinct stacks");
+    Dataset<Row> distinct = persist(distinctStacks(rows));
+    // Two different stacks under one key would merge: the dictionary holds every frames each key
+    // was read with, and on a collision every level groups by the frames themselves (read again,
+    // with frames on every row: slower, never wrong).
+    long collisions = distinct.where(COLLIDED).count();
     boolean byKey = collisions == 0;
     if (!byKey) {
-      groupByFramesInstead(distinct, collisions, "stack keys are shared by different frames");
-    }
-    BETWEEN_PASSES.run();
-    spark.sparkContext().setJobDescription("fleet-aggregate: stacks per file (second pass)");
-    Dataset<Row> fileStacks = persist(fileStacks(keyedBase, byKey ? "stack_key" : "frames"));
-    if (byKey) {
-      // The two passes read the files twice: a file rewritten in between could give the per-file
-      // pass stacks the dictionary lacks, whose rows the joins would drop. The per-file pass
-      // alone then decides, grouped by its own frames, as after a collision.
-      long missing =
-          fileStacks
-              .where("kind <> 'error'")
-              .select(col("stack_key").as("key"))
-              .distinct()
-              .join(distinct, col("key").equalTo(distinct.col("stack_key")), "left_anti")
-              .count();
-      if (missing > 0) {
-        groupByFramesInstead(
-            distinct,
-            missing,
-            "stacks of the per-file pass are not among the distinct stacks read before it (input"
-                + " files changed during the run)");
-        fileStacks.unpersist();
-        byKey = false;
-        fileStacks = persist(fileStacks(keyedBase, "frames"));
-      }
+      GROUPED_BY_FRAMES.incrementAndGet();
+      LOG.warn(
+          "{} stack keys are shared by different frames: grouping by the frames instead",
+          collisions);
+      distinct.unpersist();
+      fileStacks.unpersist();
+      rows.unpersist();
+      rows = persist(stackRows(spark, args, false));
+      fileStacks = persist(fileStacks(rows, "frames"));
     }
     String stack = byKey ? "stack_key" : "frames";
     spark.sparkContext().setJobDescription("fleet-aggregate: datasets");
@@ -483,7 +482,7 @@ public final class FleetAggregate {
                   .agg(selfAndTotal("frame = leaf")[0], rest(selfAndTotal("frame = leaf"))));
       // Names: the run's distinct locations, symbolized once each, joined back. Locations a pprof
       // profile names itself keep the profile's names (no binary needed); the rest are looked up.
-      Dataset<Row> profileSymbols = profileSymbols(dictionary);
+      Dataset<Row> profileSymbols = profileSymbols(rows);
       Dataset<Row> toLookUp =
           rawLocations
               .alias("l")
@@ -533,23 +532,35 @@ public final class FleetAggregate {
                       .as("cpu_nanoseconds"),
                   count(expr("CASE WHEN kind <> 'error' THEN 1 END")).as("stacks"),
                   count(col("error")).as("problems"),
-                  expr("min(error)").as("problem"));
+                  expr("min(error)").as("problem"),
+                  max(FILE_SIZE).as(FILE_SIZE));
 
-      List<Object> dates = new ArrayList<>();
-      for (Row r : fileStacks.select("date").distinct().collectAsList()) {
-        dates.add(r.get(0));
-      }
+      spark.sparkContext().setJobDescription("fleet-aggregate: datasets");
+      // What the summary tells of the written rows, observed as they are written (no job of its
+      // own): every dataset's rows, and the files' totals.
+      Map<String, Observation> observed = new LinkedHashMap<>();
       Map<String, Dataset<Row>> tables = new LinkedHashMap<>();
-      tables.put("files", files);
-      tables.put("stacks", stacks);
-      tables.put("host_stacks", hostStacks);
-      tables.put("locations", locations);
-      tables.put("modules", modules);
-      tables.put("functions", functions);
+      tables.put(
+          "files",
+          observe(
+                  files,
+                  observed,
+                  "files",
+                  sum("records").as("records"),
+                  sum("count").as("count"),
+                  sum(expr("CASE WHEN problems > 0 THEN 1 ELSE 0 END")).as("problem_files"),
+                  // Files that gave CPU samples (cpu_nanoseconds is null for a file without).
+                  count(col("cpu_nanoseconds")).as("cpu_files"),
+                  sum(FILE_SIZE).as("bytes"))
+              .drop(FILE_SIZE));
+      tables.put("stacks", observe(stacks, observed, "stacks"));
+      tables.put("host_stacks", observe(hostStacks, observed, "host_stacks"));
+      tables.put("locations", observe(locations, observed, "locations"));
+      tables.put("modules", observe(modules, observed, "modules"));
+      tables.put("functions", observe(functions, observed, "functions"));
       if (!tables.keySet().equals(new java.util.LinkedHashSet<>(DATASETS))) {
         throw new IllegalStateException("datasets " + tables.keySet() + " are not " + DATASETS);
       }
-      Summary summary;
       String run = FleetOutput.newRunId();
       try (DateLease lease =
           early != null ? early : beginDates(spark, args.output(), DATASETS, dates)) {
@@ -558,28 +569,14 @@ public final class FleetAggregate {
           spark.sparkContext().setJobDescription("fleet-aggregate: writing " + t.getKey());
           FleetOutput.write(t.getValue(), new Path(args.output()), t.getKey(), run);
         }
-        spark.sparkContext().setJobDescription("fleet-aggregate: summary and profile outputs");
+        spark.sparkContext().setJobDescription("fleet-aggregate: publishing");
         lease.check();
         commitDates(spark, args.output(), tables.keySet(), dates, run, args.keepReplaced());
-        Row read =
-            fileStacks
-                .groupBy("path")
-                .agg(max(FILE_SIZE).as(FILE_SIZE))
-                .agg(sum(FILE_SIZE))
-                .first();
-        long bytes = read.isNullAt(0) ? 0 : read.getLong(0); // null: no files
-        summary =
-            summarise(
-                spark,
-                args,
-                tables.keySet(),
-                dates,
-                run,
-                started,
-                bytes,
-                symbolizationReport(symbols));
       }
       sweepOtherDates(spark, args.output(), args.keepReplaced());
+      spark.sparkContext().setJobDescription("fleet-aggregate: summary and profile outputs");
+      Summary summary = summarise(args, observed, measureRows, dates, started);
+      String symbolization = symbolizationReport(symbols);
       MeasureTotal cpu = summary.measures().get(Measures.CPU);
       StandardOutputs.writeCpuTime(
           spark,
@@ -595,6 +592,7 @@ public final class FleetAggregate {
                   cpu == null ? 0 : cpu.files(),
                   summary.files()),
               periodNote(args.effectivePeriods())));
+      print(summary, args, symbolization);
       return summary;
     } finally {
       if (symbols != null) {
@@ -608,52 +606,147 @@ public final class FleetAggregate {
       }
       fileStacks.unpersist();
       distinct.unpersist();
-      dictionary.unpersist();
+      rows.unpersist();
     }
   }
 
   /**
-   * Frames as pprof shows them, so that every dataset and output names a frame the same way and a
-   * symbolizer looks up the right instruction: a caller frame of a CPU sample is a return address,
-   * so it becomes the return address minus one, inside the call instruction (pprof does the same in
-   * {@code legacy_profile.go}); the leaf stays as sampled. The source builds those frames so (read
-   * option {@code gperftools.callerAddress=call}): a {@code transform} here rebuilt every frame of
-   * every record in interpreted code, a fifth of the first stage's time on the bench fleet (JFR).
-   * pprof profiles already hold caller addresses minus one (Go's runtime writes them so), and stay
-   * as they are. gmon.out frames have no module: they get the program's name ({@code
-   * --gmon-binary}, else a {@code program=NAME} directory), which the symbolizer looks up like any
-   * module; their addresses are link-time addresses already.
+   * The rows of the run: the source's stack rows ({@code rows=stacks}: each file's records merged
+   * per chain, frames once per distinct stack and task), or, when {@code fromSource} is false, its
+   * records in the same columns with frames on every row (what the run groups by after a collision
+   * of stack keys). Each row gets its date, host, measure and stack key.
+   *
+   * <p>Frames are as pprof shows them, so that every dataset and output names a frame the same way
+   * and a symbolizer looks up the right instruction: a caller frame of a CPU sample is a return
+   * address, so the source builds it at the return address minus one (read option {@code
+   * gperftools.callerAddress=call}), inside the call instruction, as pprof's {@code
+   * legacy_profile.go} does; pprof profiles already hold caller addresses minus one. gmon.out
+   * frames have no module: they get the program's name ({@code --gmon-binary}, else a {@code
+   * program=NAME} directory), which the symbolizer looks up like any module (see {@link
+   * #distinctStacks}); their addresses are link-time addresses already.
    */
-  private static Dataset<Row> pprofFrames(
-      Dataset<Row> rows, Set<String> columns, String gmonBinary) {
+  private static Dataset<Row> stackRows(SparkSession spark, Args args, boolean fromSource) {
+    DataFrameReader reader =
+        spark
+            .read()
+            .format("profile")
+            .option("format", args.format())
+            .option("mode", args.mode())
+            .option(GperftoolsFormat.CALLER_ADDRESS, "call");
+    if (fromSource) {
+      reader = reader.option(ReadOptions.ROWS, "stacks");
+    }
+    if (args.glob() != null) {
+      reader = reader.option("pathGlobFilter", args.glob());
+    }
+    Dataset<Row> raw = reader.load(args.inputs().toArray(new String[0]));
+    Set<String> columns = Set.of(raw.columns());
+    if (!fromSource) {
+      raw = recordsAsStackRows(raw);
+    }
+    if (args.date() != null && columns.contains("date")) {
+      // Prunes the other days' directories at planning (the source evaluates partition filters).
+      raw = raw.where(col("date").isNull().or(col("date").equalTo(lit(args.date()))));
+    }
     Column program =
-        gmonBinary != null
-            ? lit(gmonBinary)
+        args.gmonBinary() != null
+            ? lit(args.gmonBinary())
             : columns.contains("program")
                 ? expr("CAST(program AS STRING)")
                 : expr("nullif(regexp_extract(path, '/program=([^/]+)/', 1), '')");
-    return rows.withColumn("program_module", program)
-        .withColumn(
+    Dataset<Row> base =
+        Measures.withMeasure(
+            raw.withColumn("date", dateOf(columns, args.date()))
+                .withColumn("host", hostOf(columns))
+                // What completes a gprof stack's frames, and is part of its key (see stackKeyOf).
+                .withColumn(
+                    "program_module",
+                    org.apache.spark.sql.functions.when(col("format").equalTo("gprof"), program)),
+            args.effectivePeriods());
+    if (args.date() != null) {
+      base = base.where(col("date").equalTo(lit(args.date())));
+    }
+    if (!fromSource) {
+      base = base.withColumn("frames", completedFrames());
+    }
+    return base.withColumn("stack_key", stackKeyOf("stack_id", "program_module"));
+  }
+
+  /** The source's records in the columns of its stack rows, a row per record, frames on each. */
+  private static Dataset<Row> recordsAsStackRows(Dataset<Row> records) {
+    Set<String> source = Set.of(dev.fleetprof.spark.ProfileSchema.SCHEMA.fieldNames());
+    List<String> partitions = new ArrayList<>();
+    for (String c : records.columns()) {
+      if (!source.contains(c)) {
+        partitions.add("`" + c + "`");
+      }
+    }
+    String samplesAt = "array_position(transform(pprof.sample_types, t -> t.type), 'samples')";
+    List<String> out =
+        new ArrayList<>(List.of("path", "format", "kind", "period", "period_unit", "error"));
+    out.addAll(partitions);
+    out.addAll(
+        List.of(
+            "try_element_at(pprof.sample_types, pprof.count_index + 1) AS sample_type",
+            "stack_id",
             "frames",
-            expr(
-                "CASE"
-                    + " WHEN format = 'gprof' THEN transform(frames, f ->"
-                    + "   named_struct('module', coalesce(f.module, program_module), 'offset', f.offset))"
-                    + " ELSE frames END"))
-        // What completed a gprof stack's frames is part of its key (see stackKeyOf).
-        .withColumn("program_module", expr("CASE WHEN format = 'gprof' THEN program_module END"));
+            "pprof.lines AS lines",
+            UNSIGNED_COUNT + " AS count",
+            "CASE WHEN "
+                + samplesAt
+                + " > 0 THEN "
+                + unsigned("element_at(pprof.values, CAST(" + samplesAt + " AS INT))")
+                + " END AS samples",
+            "CAST(1 AS BIGINT) AS records",
+            "_metadata.file_size AS file_size"));
+    return records.selectExpr(out.toArray(new String[0]));
+  }
+
+  /** A gprof stack's frames completed with its program (the modules its file leaves null). */
+  private static Column completedFrames() {
+    return expr(
+        "CASE WHEN program_module IS NULL THEN frames ELSE transform(frames, f ->"
+            + " named_struct('module', coalesce(f.module, program_module), 'offset', f.offset))"
+            + " END");
+  }
+
+  /** Whether a row of {@link #distinctStacks} found its key shared or its frames missing. */
+  private static final String COLLIDED = "collided";
+
+  /**
+   * The run's distinct stacks: each {@code stack_key} with its frames (a gprof stack's completed
+   * with its program), from the stack rows that carry frames, and whether the key {@code collided}:
+   * read with two different frames, two stack ids or two programs, or with no frames at all.
+   */
+  static Dataset<Row> distinctStacks(Dataset<Row> rows) {
+    Dataset<Row> keys =
+        rows.where("kind <> 'error'").select("stack_key", "stack_id", "program_module").distinct();
+    // Error rows too: a record with no frames and an error row share the empty chain's id.
+    Dataset<Row> frames = rows.where("frames IS NOT NULL").select("stack_id", "frames");
+    return keys.join(frames, keys.col("stack_id").equalTo(frames.col("stack_id")), "left")
+        .select(
+            keys.col("stack_key"), keys.col("stack_id"), keys.col("program_module"), col("frames"))
+        .withColumn("frames", completedFrames())
+        .groupBy("stack_key")
+        .agg(
+            expr("min(frames)").as("frames"),
+            expr("max(frames) <> min(frames) OR count(frames) < count(1)"
+                    + " OR max(stack_id) <> min(stack_id)"
+                    + " OR max(coalesce(program_module, '')) <> min(coalesce(program_module,"
+                    + " ''))")
+                .as(COLLIDED));
   }
 
   /**
    * The locations pprof profiles name themselves (format, module, offset, lines, problem null):
-   * each pc's inline chain as the profile gives it, taken once per location.
+   * each pc's inline chain as the profile gives it, taken once per location, from the stack rows
+   * that carry frames.
    */
-  static Dataset<Row> profileSymbols(Dataset<Row> fileStacks) {
-    return fileStacks
-        .where("profile_lines IS NOT NULL")
+  static Dataset<Row> profileSymbols(Dataset<Row> rows) {
+    return rows.where("format = 'pprof' AND frames IS NOT NULL AND lines IS NOT NULL")
         .selectExpr(
             "format",
-            "explode(zip_with(frames, profile_lines, (f, l) -> named_struct('module', f.module,"
+            "explode(zip_with(frames, lines, (f, l) -> named_struct('module', f.module,"
                 + " 'offset', f.offset, 'lines', l))) AS z")
         .where("z.lines IS NOT NULL")
         .groupBy(col("format"), col("z.module").as("module"), col("z.offset").as("offset"))
@@ -720,26 +813,37 @@ public final class FleetAggregate {
    * with the reason, for the summary (a missing binary never fails the job).
    */
   static String symbolizationReport(Dataset<Row> symbols) {
-    Dataset<Row> candidates = symbols.where(col("format").notEqual("dcpi"));
-    Row all = candidates.agg(count(lit(1)), count(col("lines"))).first();
+    // One query: per module, its locations, how many got names and why the others did not.
+    List<Row> modules =
+        new ArrayList<>(
+            symbols
+                .where(col("format").notEqual("dcpi"))
+                .groupBy("module")
+                .agg(
+                    count(lit(1)).as("n"),
+                    count(col("lines")).as("named"),
+                    expr("min(CASE WHEN lines IS NULL THEN problem END)").as("problem"))
+                .collectAsList());
+    long all = 0;
+    long named = 0;
+    for (Row m : modules) {
+      all += m.getLong(1);
+      named += m.getLong(2);
+    }
     StringBuilder sb =
         new StringBuilder(
             String.format(
-                "symbolized %d of %d locations" + " (DCPI images are not symbolized)",
-                all.getLong(1), all.getLong(0)));
-    List<Row> missing =
-        candidates
-            .where("lines IS NULL")
-            .groupBy("module")
-            .agg(count(lit(1)).as("n"), expr("min(problem)").as("problem"))
-            .orderBy(col("n").desc())
-            .limit(20)
-            .collectAsList();
-    for (Row m : missing) {
+                "symbolized %d of %d locations" + " (DCPI images are not symbolized)", named, all));
+    modules.removeIf(m -> m.getLong(1) == m.getLong(2));
+    modules.sort(
+        java.util.Comparator.comparingLong((Row m) -> m.getLong(1) - m.getLong(2)).reversed());
+    for (Row m : modules.subList(0, Math.min(20, modules.size()))) {
       sb.append(
           String.format(
               "%n  unnamed: %d locations in %s: %s",
-              m.getLong(1), m.isNullAt(0) ? "(no module)" : m.getString(0), m.getString(2)));
+              m.getLong(1) - m.getLong(2),
+              m.isNullAt(0) ? "(no module)" : m.getString(0),
+              m.getString(3)));
     }
     return sb.toString();
   }
@@ -747,13 +851,7 @@ public final class FleetAggregate {
   /** Tests only: masks the stack keys, so that distinct stacks can be made to collide. */
   static volatile long stackKeyMask = -1L;
 
-  /** Tests only: runs between the pass that reads the distinct stacks and the per-file pass. */
-  static volatile Runnable BETWEEN_PASSES = () -> {};
-
-  /**
-   * Tests only: how many runs grouped by the frames (colliding stack keys, or input files that
-   * changed between the passes).
-   */
+  /** Tests only: how many runs grouped by the frames (colliding stack keys). */
   static final java.util.concurrent.atomic.AtomicInteger GROUPED_BY_FRAMES =
       new java.util.concurrent.atomic.AtomicInteger();
 
@@ -769,16 +867,6 @@ public final class FleetAggregate {
       List<Dataset<Row>> persisted) {}
 
   /**
-   * The stack keys cannot be relied on ({@code n} {@code why}): the levels group by the frames, and
-   * the keyed distinct stacks are dropped.
-   */
-  private static void groupByFramesInstead(Dataset<Row> distinct, long n, String why) {
-    GROUPED_BY_FRAMES.incrementAndGet();
-    distinct.unpersist();
-    LOG.warn("{} {}: grouping by the frames instead", n, why);
-  }
-
-  /**
    * The key of a stack: {@code xxhash64} of the source's {@code stack_id} (a fingerprint of the
    * frames it decoded, see the README) and the program a gprof stack's frames are completed with
    * (null for other formats), so that equal keys mean equal frames as the job builds them, unless
@@ -789,30 +877,32 @@ public final class FleetAggregate {
   }
 
   /**
-   * Each file's stacks: the records' sums per file and stack, where {@code stack} is {@code
-   * stack_key} or, after a collision, {@code frames}. The only wide shuffle of the records: by
-   * stack and what gives its counts a meaning. The per-file, per-host and fleet-wide aggregates all
-   * group by a superset of those columns, so Spark plans them in the partitions this one exchange
-   * made. The measure, its unit and value_per_count follow from format, kind, period and
-   * period_unit (and the run's options): grouping by them too splits nothing further.
+   * Each file's stacks: the stack rows' sums per file and stack, where {@code stack} is {@code
+   * stack_key} or, after a collision, {@code frames} (the source gives a file's chain in more than
+   * one row when the file is split, or its reader's table fills). The only wide shuffle of the
+   * rows: by stack and what gives its counts a meaning. The per-file, per-host and fleet-wide
+   * aggregates all group by a superset of those columns, so Spark plans them in the partitions this
+   * one exchange made. The measure, its unit and value_per_count follow from format, kind, period
+   * and period_unit (and the run's options): grouping by them too splits nothing further.
    */
-  private static Dataset<Row> fileStacks(Dataset<Row> base, String stack) {
+  private static Dataset<Row> fileStacks(Dataset<Row> rows, String stack) {
     List<String> key = new ArrayList<>(List.of("date", "host", "path"));
     for (String c : STACK_KEY) {
       key.add(c.equals("frames") ? stack : c);
     }
     key.add("error");
     List<String> read = new ArrayList<>(key);
-    read.addAll(List.of("count", "measured", FILE_SIZE));
-    return base.select(columns(read))
+    read.addAll(
+        List.of("count", "measured", "records", dev.fleetprof.spark.ProfileSchema.FILE_SIZE));
+    return rows.select(columns(read))
         .repartition(
             col("date"), col("format"), col("kind"), col("period"), col("period_unit"), col(stack))
         .groupBy(columns(key))
         .agg(
-            sum(expr(UNSIGNED_COUNT)).cast("decimal(38,0)").as("count"),
-            sum(expr(unsigned("measured"))).cast("decimal(38,0)").as("measured"),
-            count(lit(1)).as("records"),
-            max(FILE_SIZE).as(FILE_SIZE))
+            sum("count").cast("decimal(38,0)").as("count"),
+            sum("measured").cast("decimal(38,0)").as("measured"),
+            sum("records").as("records"),
+            max(dev.fleetprof.spark.ProfileSchema.FILE_SIZE).as(FILE_SIZE))
         .withColumn("value", expr(Measures.value("measured")))
         .drop("measured");
   }
@@ -1076,26 +1166,6 @@ public final class FleetAggregate {
     return new Path(new Path(output, "_runs"), "date=" + date);
   }
 
-  /**
-   * This run's directories of {@code dates} in a dataset, and only those: the summary reads back
-   * what this run wrote, so a corrupt or half-written file of another date or run can never fail a
-   * run after it published. The date column stays.
-   */
-  private static Dataset<Row> readDates(
-      SparkSession spark,
-      String output,
-      String dataset,
-      List<Object> dates,
-      String run,
-      StructType whenEmpty)
-      throws IOException {
-    Map<Object, String> runs = new LinkedHashMap<>();
-    for (Object d : dates) {
-      runs.put(d, run);
-    }
-    return FleetOutput.readRuns(spark, new Path(output), dataset, runs, whenEmpty);
-  }
-
   /** The day of each row: the date= directory, else --date, else today. */
   private static Column dateOf(Set<String> columns, LocalDate date) {
     Column fromPath =
@@ -1115,106 +1185,92 @@ public final class FleetAggregate {
         : expr("nullif(regexp_extract(path, '/host=([^/]+)/', 1), '')");
   }
 
-  /** Reads back what this run wrote, for the log and the caller. */
+  /**
+   * {@code table} with its rows counted (and {@code more} aggregates computed) as it is written:
+   * {@code observed.get(name)} has them once the write is done, without a job of their own.
+   */
+  private static Dataset<Row> observe(
+      Dataset<Row> table, Map<String, Observation> observed, String name, Column... more) {
+    Observation o = new Observation("fleet-aggregate " + name);
+    observed.put(name, o);
+    return table.observe(o, count(lit(1)).as("rows"), more);
+  }
+
+  /**
+   * What the run did: the files' totals and every dataset's rows as observed when written, each
+   * measure's totals per date as read, summed over the dates.
+   */
   private static Summary summarise(
-      SparkSession spark,
       Args args,
-      Set<String> writtenDatasets,
+      Map<String, Observation> observed,
+      List<Row> measureRows,
       List<Object> dates,
-      String run,
-      long started,
-      long bytes,
-      String symbolization)
-      throws IOException {
-    StructType noFiles =
-        new StructType()
-            .add("date", DataTypes.DateType)
-            .add("path", DataTypes.StringType)
-            .add("records", DataTypes.LongType)
-            .add("count", DataTypes.createDecimalType(38, 0))
-            .add("problems", DataTypes.LongType);
-    Dataset<Row> files = readDates(spark, args.output(), "files", dates, run, noFiles);
-    Row totals =
-        files
-            .agg(
-                count(lit(1)),
-                sum("records"),
-                sum("count"),
-                sum(expr("CASE WHEN problems > 0 THEN 1 ELSE 0 END")),
-                // Files that gave CPU samples (cpu_nanoseconds is null for a file without).
-                Set.of(files.columns()).contains("cpu_nanoseconds")
-                    ? count(col("cpu_nanoseconds"))
-                    : lit(0L))
-            .first();
-    long cpuFiles = totals.getLong(4);
-    // Every dataset's rows counted in one query (one Spark job, not one per dataset: each job is
-    // planned, compiled and scheduled on its own, a second or two of a short run).
+      long started) {
+    Map<String, Object> files = metrics(observed.get("files"));
+    long cpuFiles = ((Number) files.get("cpu_files")).longValue();
     Map<String, Long> rows = new LinkedHashMap<>();
-    Dataset<Row> written = null;
-    for (String t : writtenDatasets) {
-      rows.put(t, 0L);
-      Dataset<Row> d =
-          readDates(
-                  spark,
-                  args.output(),
-                  t,
-                  dates,
-                  run,
-                  new StructType().add("date", DataTypes.DateType))
-              .select(lit(t).as("dataset"));
-      written = written == null ? d : written.unionAll(d);
-    }
-    if (written != null) {
-      for (Row r : written.groupBy("dataset").count().collectAsList()) {
-        rows.put(r.getString(0), r.getLong(1));
-      }
+    for (Map.Entry<String, Observation> o : observed.entrySet()) {
+      rows.put(o.getKey(), ((Number) metrics(o.getValue()).get("rows")).longValue());
     }
     Map<String, MeasureTotal> measures = new TreeMap<>();
-    Dataset<Row> stacks =
-        readDates(
-            spark,
-            args.output(),
-            "stacks",
-            dates,
-            run,
-            new StructType()
-                .add("date", DataTypes.DateType)
-                .add("measure", DataTypes.StringType)
-                .add("unit", DataTypes.StringType)
-                .add("count", DataTypes.createDecimalType(38, 0))
-                .add("value", DataTypes.createDecimalType(38, 0)));
-    for (Row r :
-        stacks.groupBy("measure", "unit").agg(sum("count"), sum("value")).collectAsList()) {
+    for (Row r : measureRows) {
+      if (r.isNullAt(1)) {
+        continue; // the rows of problems
+      }
+      BigDecimal count = r.isNullAt(3) ? BigDecimal.ZERO : r.getDecimal(3);
+      BigDecimal value = r.isNullAt(4) ? null : r.getDecimal(4);
+      MeasureTotal before = measures.get(r.getString(1));
+      if (before != null) {
+        count = count.add(before.count());
+        value =
+            value == null
+                ? before.value()
+                : before.value() == null ? value : value.add(before.value());
+      }
       measures.put(
-          r.getString(0),
+          r.getString(1),
           new MeasureTotal(
-              r.getString(1),
-              r.isNullAt(2) ? BigDecimal.ZERO : r.getDecimal(2),
-              r.isNullAt(3) ? null : r.getDecimal(3),
-              Measures.CPU.equals(r.getString(0)) ? cpuFiles : 0));
+              r.getString(2), count, value, Measures.CPU.equals(r.getString(1)) ? cpuFiles : 0));
     }
-    Summary s =
-        new Summary(
-            totals.getLong(0),
-            totals.isNullAt(1) ? 0 : totals.getLong(1),
-            totals.isNullAt(2) ? BigDecimal.ZERO : totals.getDecimal(2),
-            totals.isNullAt(3) ? 0 : totals.getLong(3),
-            bytes,
-            rows,
-            dates.stream().map(String::valueOf).sorted().toList(),
-            (System.nanoTime() - started) / 1_000_000,
-            args.output(),
-            measures);
+    return new Summary(
+        rows.get("files"),
+        files.get("records") == null ? 0 : ((Number) files.get("records")).longValue(),
+        files.get("count") == null ? BigDecimal.ZERO : decimal(files.get("count")),
+        files.get("problem_files") == null ? 0 : ((Number) files.get("problem_files")).longValue(),
+        files.get("bytes") == null ? 0 : ((Number) files.get("bytes")).longValue(),
+        rows,
+        dates.stream().map(String::valueOf).sorted().toList(),
+        (System.nanoTime() - started) / 1_000_000,
+        args.output(),
+        measures);
+  }
+
+  /** What an observation saw; its dataset has been written, so the metrics are there. */
+  private static Map<String, Object> metrics(Observation o) {
+    try {
+      return o.getAsJava();
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException("interrupted while reading the run's figures", e);
+    }
+  }
+
+  private static BigDecimal decimal(Object v) {
+    return v instanceof BigDecimal b ? b : new BigDecimal(v.toString());
+  }
+
+  /** The summary, on stdout once and in the log. */
+  private static void print(Summary s, Args args, String symbolization) {
     StringBuilder line =
         new StringBuilder(
             String.format(
                 "fleet-aggregate: %d files (%d with problems, see files/), %d records, %,d bytes,"
                     + " dates %s",
                 s.files(), s.filesWithProblems(), s.records(), s.bytes(), s.dates()));
-    for (Map.Entry<String, MeasureTotal> m : measures.entrySet()) {
+    for (Map.Entry<String, MeasureTotal> m : s.measures().entrySet()) {
       line.append(String.format("%n  %-10s %s", m.getKey(), m.getValue().describe()));
     }
-    if (measures.containsKey(Measures.CPU)) {
+    if (s.measures().containsKey(Measures.CPU)) {
       line.append(String.format("%n  (%s)", periodNote(args.effectivePeriods())));
     }
     line.append(
@@ -1227,7 +1283,6 @@ public final class FleetAggregate {
     System.out.println(line);
     LOG.debug("fleet-aggregate: {}", symbolization);
     System.out.println("fleet-aggregate: " + symbolization);
-    return s;
   }
 
   /** How CPU time was computed: the recorded periods, or the ones the user gave. */

@@ -104,11 +104,11 @@ final class Measures {
   /**
    * Adds {@code measure}, {@code unit} and {@code value_per_count} (what one count adds to the
    * measure's value; null when unknown, e.g. a gprof histogram whose bin is not a whole number of
-   * microseconds) to rows of the profile source. Error rows get nulls.
+   * microseconds) to the source's stack rows ({@code rows=stacks}). Error rows get nulls.
    */
   static Dataset<Row> withMeasure(Dataset<Row> rows, Map<String, Long> effectiveNanos) {
     // A pprof row's count is the value of one of the profile's sample types, in its unit.
-    String pprofType = "try_element_at(pprof.sample_types, pprof.count_index + 1)";
+    String pprofType = "sample_type";
     String pprofNanos = nanosPerUnit(pprofType + ".unit");
     String measure =
         "CASE WHEN kind = 'error' THEN NULL"
@@ -158,21 +158,15 @@ final class Measures {
             + " ELSE CAST(1 AS BIGINT) END";
     // count: what was counted (samples, calls, events); measured: what the measure's value is made
     // of. They differ for a pprof profile that counts samples beside its measure (Go CPU profiles:
-    // samples/count and cpu/nanoseconds): count takes the samples there, so that counts stay
-    // counts of samples across formats.
-    String samplesAt = "array_position(transform(pprof.sample_types, t -> t.type), 'samples')";
+    // samples/count and cpu/nanoseconds): count takes the samples there (the stack rows' samples,
+    // summed by the source), so that counts stay counts of samples across formats.
     return rows.withColumn("measure", expr(measure))
         .withColumn("unit", expr(unit))
         .withColumn("value_per_count", expr(valuePerCount))
         .withColumn("measured", col("count"))
         .withColumn(
             "count",
-            expr(
-                "CASE WHEN format = 'pprof' AND "
-                    + samplesAt
-                    + " > 0 THEN element_at(pprof.values, CAST("
-                    + samplesAt
-                    + " AS INT)) ELSE count END"));
+            expr("CASE WHEN format = 'pprof' AND samples IS NOT NULL THEN samples ELSE count END"));
   }
 
   /**

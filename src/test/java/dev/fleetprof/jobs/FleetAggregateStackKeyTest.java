@@ -6,9 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.fleetprof.testing.FleetFixture;
 import dev.fleetprof.testing.SampleData;
 import dev.fleetprof.testing.TestSpark;
-import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
 import java.util.List;
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
@@ -58,59 +56,35 @@ class FleetAggregateStackKeyTest {
    * stack the per-file pass read is dropped from the stacks (the joins on the key would drop it).
    */
   @Test
-  void aFileRewrittenBetweenThePassesLosesNoStack(@TempDir Path tmp) throws Exception {
-    // The rewritten file is read at its listed length, as Spark reads files that change during a
-    // query: the replacement is longer (deep_recursion 32 KB over shared_library's 16 KB), so the
-    // per-file pass decodes its leading records rather than failing on a short file.
+  void everyCountReadIsInEveryLevel(@TempDir Path tmp) throws Exception {
+    // One read feeds every level: per host and date, host_stacks adds up to files, and stacks to
+    // host_stacks; deep_recursion's chains (150 deep) reach the stacks with their frames.
     FleetFixture fixture =
         new FleetFixture(tmp.resolve("fleet"))
             .copy(
                 "2026-11-20",
                 "web-1",
-                SampleData.GPERFTOOLS.resolve("shared_library.prof"),
+                SampleData.GPERFTOOLS.resolve("deep_recursion.prof"),
                 "cpu.prof")
             .copy(
                 "2026-11-20",
                 "web-2",
                 SampleData.GPERFTOOLS.resolve("multithreaded.prof"),
                 "cpu.prof");
-    Path fleet = fixture.root();
-    Path rewritten = fixture.host("2026-11-20", "web-1").resolve("cpu.prof");
-    Path other = SampleData.GPERFTOOLS.resolve("deep_recursion.prof");
-    String during = tmp.resolve("during").toString();
-    String after = tmp.resolve("after").toString();
+    String out = tmp.resolve("out").toString();
     int before = FleetAggregate.GROUPED_BY_FRAMES.get();
-    FleetAggregate.BETWEEN_PASSES =
-        () -> {
-          try {
-            Files.copy(other, rewritten, StandardCopyOption.REPLACE_EXISTING);
-          } catch (java.io.IOException e) {
-            throw new java.io.UncheckedIOException(e);
-          }
-        };
-    try {
-      run(fleet, during);
-    } finally {
-      FleetAggregate.BETWEEN_PASSES = () -> {};
-    }
-    assertEquals(before + 1, FleetAggregate.GROUPED_BY_FRAMES.get(), "the change went unnoticed");
-    run(fleet, after);
-    assertEquals(before + 1, FleetAggregate.GROUPED_BY_FRAMES.get(), "an unchanged run fell back");
-    // Every count the per-file pass read is in the stacks: per host and date, host_stacks adds up
-    // to files, and stacks to host_stacks (as in a run over unchanging files).
-    for (String out : List.of(during, after)) {
-      Dataset<Row> files = sums(FleetOutput.read(spark, out, "files"), "date", "host");
-      Dataset<Row> hostStacks = sums(FleetOutput.read(spark, out, "host_stacks"), "date", "host");
-      assertEquals(0, files.exceptAll(hostStacks).count(), out);
-      assertEquals(0, hostStacks.exceptAll(files).count(), out);
-      Dataset<Row> byDate = sums(FleetOutput.read(spark, out, "stacks"), "date");
-      Dataset<Row> hostsByDate = sums(FleetOutput.read(spark, out, "host_stacks"), "date");
-      assertEquals(0, byDate.exceptAll(hostsByDate).count(), out);
-      assertEquals(0, hostsByDate.exceptAll(byDate).count(), out);
-    }
-    // The rewritten file's stacks are there (deep_recursion recurses 150 deep), with counts.
+    run(fixture.root(), out);
+    assertEquals(before, FleetAggregate.GROUPED_BY_FRAMES.get(), "fell back to frames");
+    Dataset<Row> files = sums(FleetOutput.read(spark, out, "files"), "date", "host");
+    Dataset<Row> hostStacks = sums(FleetOutput.read(spark, out, "host_stacks"), "date", "host");
+    assertEquals(0, files.exceptAll(hostStacks).count());
+    assertEquals(0, hostStacks.exceptAll(files).count());
+    Dataset<Row> byDate = sums(FleetOutput.read(spark, out, "stacks"), "date");
+    Dataset<Row> hostsByDate = sums(FleetOutput.read(spark, out, "host_stacks"), "date");
+    assertEquals(0, byDate.exceptAll(hostsByDate).count());
+    assertEquals(0, hostsByDate.exceptAll(byDate).count());
     assertTrue(
-        FleetOutput.read(spark, during, "host_stacks")
+        FleetOutput.read(spark, out, "host_stacks")
                 .where("date = '2026-11-20' AND host = 'web-1' AND size(frames) > 100")
                 .count()
             > 0);
