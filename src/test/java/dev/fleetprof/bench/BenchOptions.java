@@ -26,7 +26,8 @@ record BenchOptions(
 
   /** The parts of a run, in the order they run; {@code --only} picks some. */
   static final List<String> SECTIONS =
-      List.of("large", "fleet", "formats", "symbols", "job", "deep", "scale", "memory");
+      List.of(
+          "large", "fleet", "formats", "symbols", "quickstart", "job", "deep", "scale", "memory");
 
   boolean runs(String section) {
     return sections.contains(section);
@@ -58,10 +59,12 @@ record BenchOptions(
           "  --only S,S           only these parts: large (the large profile, 1 and 2 cores), fleet",
           "                       (planning and reads of the small profiles, binaryFile + UDF), formats",
           "                       (gmon, DCPI), symbols (BinarySymbols vs llvm-symbolizer and",
-          "                       addr2line), job (fleet job without and with --binaries, go tool",
-          "                       pprof), deep (the job and go tool pprof on the deep fleet), scale",
-          "                       (the job on --scale-files profiles), memory; the reference loops",
-          "                       always run",
+          "                       addr2line), quickstart (the README's quick-start job and a bare",
+          "                       Spark session + SELECT 1, each in a fresh JVM; the job's Spark",
+          "                       jobs counted from its event log), job (fleet job without and with",
+          "                       --binaries, go tool pprof), deep (the job and go tool pprof on the",
+          "                       deep fleet), scale (the job and go tool pprof on --scale-files",
+          "                       profiles), memory; the reference loops always run",
           "  --no-pprof           skip go tool pprof even where go is installed",
           "  --pprof-timeout S    give up on go tool pprof after S seconds (default 1800)",
           "  --runs N             time each Spark row N times and keep the best (default 1)",
