@@ -1,7 +1,5 @@
 package dev.fleetprof.spark;
 
-import dev.fleetprof.format.Mapping;
-import dev.fleetprof.format.MappingIndex;
 import dev.fleetprof.format.ProfileFormatException;
 import java.io.IOException;
 import java.util.ArrayList;
@@ -61,8 +59,7 @@ final class PartialAggregateReader implements PartitionReader<InternalRow> {
 
   private final List<Object[]> contexts = new ArrayList<>();
   private final List<Integer> contextMappings = new ArrayList<>();
-  private final Map<List<Object>, Integer> mappingSetIds = new HashMap<>();
-  private final List<UnsafeChains> mappingSets = new ArrayList<>();
+  private final MappingSets mappingSets = new MappingSets();
   private long contextBytes;
 
   // The last record's context, reused while the rows come from the same file, kind and period.
@@ -72,9 +69,6 @@ final class PartialAggregateReader implements PartitionReader<InternalRow> {
   private Object lastPeriodUnit;
   private int lastContext = -1;
   private int lastGroup = -1;
-  private MappingIndex lastMappings;
-  private boolean lastCallersMinusOne;
-  private int lastMappingSet = -1;
 
   private final GenericInternalRow out;
   private boolean inputDone;
@@ -181,7 +175,7 @@ final class PartialAggregateReader implements PartitionReader<InternalRow> {
       lastGroup = g;
     }
     table.add(g, aggregation.needsCount() ? r.getLong(in.count()) : 0);
-    if (table.bytes() + contextBytes >= maxBytes) {
+    if (table.bytes() + contextBytes + mappingSets.bytes() >= maxBytes) {
       emitting = true;
     }
   }
@@ -241,7 +235,7 @@ final class PartialAggregateReader implements PartitionReader<InternalRow> {
       }
     }
     if (needsMappings) {
-      values[fileValues] = mappingSet(rows.currentMappings(), rows.currentCallersMinusOne());
+      values[fileValues] = mappingSets.id(rows.currentMappings(), rows.currentCallersMinusOne());
     }
     List<Object> key = Arrays.asList(values);
     Integer id = contextIds.get(key);
@@ -264,35 +258,8 @@ final class PartialAggregateReader implements PartitionReader<InternalRow> {
     return id;
   }
 
-  /** The id of a file's set of mappings: files with equal mappings share their frames. */
-  private int mappingSet(MappingIndex mappings, boolean callersMinusOne) {
-    if (mappings == lastMappings && callersMinusOne == lastCallersMinusOne) {
-      return lastMappingSet;
-    }
-    // Equal mappings with callers at another address build other frames: a set of its own.
-    List<Object> list = new ArrayList<>(mappings.size() + 1);
-    list.add(callersMinusOne);
-    long bytes = 64;
-    for (int i = 0; i < mappings.size(); i++) {
-      Mapping m = mappings.get(i);
-      list.add(m);
-      bytes += 2L * m.path().length() + 128; // the mapping and its frame and struct templates
-    }
-    Integer id = mappingSetIds.get(list);
-    if (id == null) {
-      id = mappingSets.size();
-      mappingSetIds.put(list, id);
-      mappingSets.add(new UnsafeChains(mappings, callersMinusOne));
-      contextBytes += bytes;
-    }
-    lastMappings = mappings;
-    lastCallersMinusOne = callersMinusOne;
-    lastMappingSet = id;
-    return id;
-  }
-
   private UnsafeChains chains(int context) {
-    return mappingSets.get(contextMappings.get(context));
+    return mappingSets.chains(contextMappings.get(context));
   }
 
   private void fill(int g) {
@@ -339,14 +306,11 @@ final class PartialAggregateReader implements PartitionReader<InternalRow> {
     contextIds.clear();
     contexts.clear();
     contextMappings.clear();
-    mappingSetIds.clear();
     mappingSets.clear();
     contextBytes = 0;
     lastRow = null;
     lastContext = -1;
     lastGroup = -1;
-    lastMappings = null;
-    lastMappingSet = -1;
   }
 
   @Override

@@ -1,7 +1,5 @@
 package dev.fleetprof.spark;
 
-import dev.fleetprof.format.Mapping;
-import dev.fleetprof.format.MappingIndex;
 import dev.fleetprof.format.ProfileFormatException;
 import java.io.IOException;
 import java.math.BigInteger;
@@ -90,8 +88,7 @@ final class StackRowsReader implements PartitionReader<InternalRow> {
 
   private final Map<List<Object>, Integer> contextIds = new HashMap<>();
   private final List<Context> contexts = new ArrayList<>();
-  private final Map<List<Object>, Integer> mappingSetIds = new HashMap<>();
-  private final List<UnsafeChains> mappingSets = new ArrayList<>();
+  private final MappingSets mappingSets = new MappingSets();
   private long contextBytes;
 
   private InternalRow lastRow;
@@ -99,9 +96,6 @@ final class StackRowsReader implements PartitionReader<InternalRow> {
   private long lastPeriod;
   private Object lastPeriodUnit;
   private int lastContext = -1;
-  private MappingIndex lastMappings;
-  private boolean lastCallersMinusOne;
-  private int lastMappingSet = -1;
 
   private final GenericInternalRow out;
   private boolean inputDone;
@@ -175,7 +169,7 @@ final class StackRowsReader implements PartitionReader<InternalRow> {
     int g = table.find(context, base, at, depth);
     if (g < 0) {
       long[] chain = pcs.toLongArray();
-      UnsafeChains chains = mappingSets.get(contexts.get(context).mappingSet());
+      UnsafeChains chains = mappingSets.chains(contexts.get(context).mappingSet());
       if (!chains.identify(chain, depth)) {
         ProfileFormatException e =
             UnsafeChains.framesTooLarge(
@@ -210,7 +204,8 @@ final class StackRowsReader implements PartitionReader<InternalRow> {
       }
       samplesLow[g] = sl;
     }
-    if (table.bytes() + (long) GROUP_BYTES * table.size() + contextBytes >= maxBytes) {
+    if (table.bytes() + (long) GROUP_BYTES * table.size() + contextBytes + mappingSets.bytes()
+        >= maxBytes) {
       emitting = true;
     }
   }
@@ -280,7 +275,7 @@ final class StackRowsReader implements PartitionReader<InternalRow> {
         }
       }
     }
-    int mappingSet = mappingSet(rows.currentMappings(), rows.currentCallersMinusOne());
+    int mappingSet = mappingSets.id(rows.currentMappings(), rows.currentCallersMinusOne());
     List<Object> key = new ArrayList<>(Arrays.asList(values));
     key.add(sampleType);
     key.add(mappingSet);
@@ -313,33 +308,6 @@ final class StackRowsReader implements PartitionReader<InternalRow> {
     return v instanceof UTF8String s ? s.clone() : v;
   }
 
-  /** The id of a file's set of mappings: files with equal mappings share their frames. */
-  private int mappingSet(MappingIndex mappings, boolean callersMinusOne) {
-    if (mappings == lastMappings && callersMinusOne == lastCallersMinusOne) {
-      return lastMappingSet;
-    }
-    // Equal mappings with callers at another address build other frames: a set of its own.
-    List<Object> list = new ArrayList<>(mappings.size() + 1);
-    list.add(callersMinusOne);
-    long bytes = 64;
-    for (int i = 0; i < mappings.size(); i++) {
-      Mapping m = mappings.get(i);
-      list.add(m);
-      bytes += 2L * m.path().length() + 128; // the mapping and its frame and struct templates
-    }
-    Integer id = mappingSetIds.get(list);
-    if (id == null) {
-      id = mappingSets.size();
-      mappingSetIds.put(list, id);
-      mappingSets.add(new UnsafeChains(mappings, callersMinusOne));
-      contextBytes += bytes;
-    }
-    lastMappings = mappings;
-    lastCallersMinusOne = callersMinusOne;
-    lastMappingSet = id;
-    return id;
-  }
-
   private void fill(int g) {
     Context c = contexts.get(table.context(g));
     Object[] values = c.values();
@@ -356,7 +324,7 @@ final class StackRowsReader implements PartitionReader<InternalRow> {
     Long first = returned.putIfAbsent(id, checks[g]);
     if (first == null || first != checks[g]) {
       long[] chain = table.chain(g);
-      out.update(at + 2, mappingSets.get(c.mappingSet()).frames(chain, chain.length));
+      out.update(at + 2, mappingSets.chains(c.mappingSet()).frames(chain, chain.length));
       out.update(at + 3, lines[g]);
     } else {
       out.setNullAt(at + 2);
@@ -385,13 +353,10 @@ final class StackRowsReader implements PartitionReader<InternalRow> {
     emitNext = 0;
     contextIds.clear();
     contexts.clear();
-    mappingSetIds.clear();
     mappingSets.clear();
     contextBytes = 0;
     lastRow = null;
     lastContext = -1;
-    lastMappings = null;
-    lastMappingSet = -1;
     Arrays.fill(countHigh, 0);
     Arrays.fill(countLow, 0);
     Arrays.fill(samplesHigh, 0);
