@@ -185,7 +185,7 @@ public final class ExportProfile {
         args.targets(),
         new StandardOutputs.Labels(
             // pprof's "File:" line: the output exported and the day, not one program of many
-            FleetAggregate.fleetName(List.of(args.from()))
+            FleetSummary.fleetName(List.of(args.from()))
                 + " "
                 + args.date()
                 + (args.host() != null ? " host " + args.host() : ""),

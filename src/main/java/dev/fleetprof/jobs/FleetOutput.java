@@ -437,4 +437,142 @@ public final class FleetOutput {
       }
     }
   }
+
+  // ------------------------------------------------------------------ a run's commit protocol
+
+  /**
+   * Starts replacing {@code dates}: takes their leases (one writer per date; see {@link
+   * DateLease}), then removes what says they are complete (each dataset's {@code _SUCCESS}, the
+   * dates' {@code _SUCCESS} in every dataset, the dates' run records), so that a scheduler waiting
+   * on a marker never goes ahead on a date this run is still replacing, or failed to. Staging
+   * directories a killed run left (older than a lease lives) are deleted.
+   */
+  static DateLease beginDates(
+      SparkSession spark, String output, Iterable<String> datasets, List<Object> dates)
+      throws IOException {
+    Path out = new Path(output);
+    FileSystem fs = out.getFileSystem(spark.sparkContext().hadoopConfiguration());
+    DateLease lease = DateLease.acquire(fs, out, dates, java.util.UUID.randomUUID().toString());
+    try {
+      removeMarkers(fs, out, datasets, dates);
+      long stale = System.currentTimeMillis() - DateLease.TIMEOUT.toMillis();
+      for (String dataset : datasets) {
+        Path dir = new Path(out, dataset);
+        if (fs.exists(dir)) {
+          for (FileStatus st : fs.listStatus(dir, p -> p.getName().startsWith(".spark-staging-"))) {
+            if (st.getModificationTime() < stale) {
+              LOG.info("deleting {}, left by a run that died", st.getPath());
+              fs.delete(st.getPath(), true);
+            }
+          }
+        }
+      }
+      return lease;
+    } catch (IOException | RuntimeException e) {
+      lease.close();
+      throw e;
+    }
+  }
+
+  /**
+   * Publishes {@code run} as the run of {@code dates} for {@code datasets} (each date's pointer
+   * replaced in one step: readers switch to the new run at once; see {@link FleetOutput}), then
+   * marks the dates complete: {@code _SUCCESS} in each dataset and in each of its date partitions,
+   * then one run record per date ({@code OUTPUT/_runs/date=D}), the marker that says all datasets
+   * of the date are one completed run's.
+   */
+  static void commitDates(
+      SparkSession spark,
+      String output,
+      Iterable<String> datasets,
+      List<Object> dates,
+      String run,
+      java.time.Duration keepReplaced)
+      throws IOException {
+    Path out = new Path(output);
+    FileSystem fs = out.getFileSystem(spark.sparkContext().hadoopConfiguration());
+    for (Object d : dates) {
+      publishRun(fs, out, d, run, datasets, keepReplaced);
+    }
+    try {
+      writeMarkers(fs, out, datasets, dates, run);
+    } catch (IOException | RuntimeException e) {
+      // Some markers but not all (a full disk takes empty files, not the run record): none.
+      try {
+        removeMarkers(fs, out, datasets, dates);
+      } catch (IOException | RuntimeException again) {
+        e.addSuppressed(again);
+      }
+      throw e;
+    }
+  }
+
+  /**
+   * Deletes the files of replaced runs of any date that have been kept long enough; a failure here
+   * is logged, never the run's: its dates are published.
+   */
+  static void sweepOtherDates(SparkSession spark, String output, java.time.Duration keepReplaced) {
+    Path out = new Path(output);
+    try {
+      sweepAll(out.getFileSystem(spark.sparkContext().hadoopConfiguration()), out, keepReplaced);
+    } catch (IOException | RuntimeException e) {
+      LOG.warn("could not delete replaced runs under {}: {}", output, e.toString());
+    }
+  }
+
+  /** Removes what says {@code dates} are complete: their run records, every dataset's markers. */
+  private static void removeMarkers(
+      FileSystem fs, Path out, Iterable<String> datasets, List<Object> dates) throws IOException {
+    for (Object d : dates) {
+      fs.delete(runRecord(out, d), false);
+    }
+    for (String dataset : datasets) {
+      Path dir = new Path(out, dataset);
+      fs.delete(new Path(dir, "_SUCCESS"), false);
+      for (Object d : dates) {
+        fs.delete(new Path(dir, "date=" + d + "/_SUCCESS"), false);
+      }
+    }
+  }
+
+  private static void writeMarkers(
+      FileSystem fs, Path out, Iterable<String> datasets, List<Object> dates, String run)
+      throws IOException {
+    for (String dataset : datasets) {
+      for (Object d : dates) {
+        Path partition = new Path(out, dataset + "/date=" + d);
+        if (fs.exists(partition)) {
+          fs.create(new Path(partition, "_SUCCESS"), true).close();
+        }
+      }
+      fs.create(new Path(new Path(out, dataset), "_SUCCESS"), true).close();
+    }
+    String committed = java.time.Instant.now().toString();
+    for (Object d : dates) {
+      try (java.io.OutputStream o = fs.create(runRecord(out, d), true)) {
+        o.write(
+            ("{\"date\": \""
+                    + d
+                    + "\", \"run\": \""
+                    + run
+                    + "\", \"committed\": \""
+                    + committed
+                    + "\", \"datasets\": "
+                    + jsonNames(datasets)
+                    + "}\n")
+                .getBytes(java.nio.charset.StandardCharsets.UTF_8));
+      }
+    }
+  }
+
+  private static String jsonNames(Iterable<String> names) {
+    List<String> quoted = new ArrayList<>();
+    names.forEach(n -> quoted.add("\"" + n + "\""));
+    return "[" + String.join(", ", quoted) + "]";
+  }
+
+  /** The file that says every dataset of a date was written by one run that completed. */
+  static Path runRecord(Path output, Object date) {
+    return new Path(new Path(output, "_runs"), "date=" + date);
+  }
 }

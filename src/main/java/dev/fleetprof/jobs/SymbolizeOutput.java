@@ -116,26 +116,26 @@ public final class SymbolizeOutput {
                 spark, unnamed, new Symbolization.Options(args.binaries(), args.useModulePaths()))
             .persist(StorageLevel.MEMORY_AND_DISK());
     Dataset<Row> newLocations =
-        FleetAggregate.joinLines(unnamed, symbols).persist(StorageLevel.MEMORY_AND_DISK());
+        FleetStages.joinLines(unnamed, symbols).persist(StorageLevel.MEMORY_AND_DISK());
     Dataset<Row> newFunctions =
-        FleetAggregate.functions(stacks, symbols).persist(StorageLevel.MEMORY_AND_DISK());
+        FleetStages.functions(stacks, symbols).persist(StorageLevel.MEMORY_AND_DISK());
     try {
       long l = newLocations.count();
       long f = newFunctions.count();
-      String report = FleetAggregate.symbolizationReport(symbols);
+      String report = FleetSummary.symbolizationReport(symbols);
       List<String> rewritten = List.of("locations", "functions");
       String run = FleetOutput.newRunId();
       Path out = new Path(args.output());
-      try (DateLease lease = FleetAggregate.beginDates(spark, args.output(), rewritten, dates)) {
+      try (DateLease lease = FleetOutput.beginDates(spark, args.output(), rewritten, dates)) {
         lease.check();
         FleetOutput.write(newLocations, out, "locations", run);
         lease.check();
         FleetOutput.write(newFunctions, out, "functions", run);
         lease.check();
-        FleetAggregate.commitDates(
+        FleetOutput.commitDates(
             spark, args.output(), rewritten, dates, run, FleetOutput.KEEP_REPLACED);
       }
-      FleetAggregate.sweepOtherDates(spark, args.output(), FleetOutput.KEEP_REPLACED);
+      FleetOutput.sweepOtherDates(spark, args.output(), FleetOutput.KEEP_REPLACED);
       String line =
           String.format(
               "symbolize: dates %s: %d locations, %d functions rewritten under"

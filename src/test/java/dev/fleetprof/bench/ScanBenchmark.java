@@ -396,6 +396,7 @@ public final class ScanBenchmark {
             "4g",
             "quickstart",
             "-Dspark.eventLog.enabled=true",
+            "-Dspark.eventLog.compress=false",
             "-Dspark.eventLog.dir=" + events.toUri());
     long jobs = 0;
     try (var logs = Files.list(events)) {

@@ -54,7 +54,7 @@ class CommandLinesTest {
       List.of(
           new Job(
               "fleet-aggregate",
-              FleetAggregate.Options::new,
+              FleetCommandLine::new,
               List.of("--input", "a", "--output", "o"),
               List.of(
                   "--input",
@@ -388,10 +388,10 @@ class CommandLinesTest {
 
   @Test
   void outputBesideAnInputIsNotInsideIt() {
-    assertFalse(FleetAggregate.within("ab", "a"), "a sibling whose name starts the same");
-    assertFalse(FleetAggregate.within("/data/out", "/data/in"));
-    assertTrue(FleetAggregate.within("/data/in/../in/x", "/data/in"));
-    assertTrue(FleetAggregate.within("hdfs://nn:8020/p/out", "hdfs://nn:8020/p"));
-    assertFalse(FleetAggregate.within("hdfs://other:8020/p/out", "hdfs://nn:8020/p"));
+    assertFalse(FleetCommandLine.within("ab", "a"), "a sibling whose name starts the same");
+    assertFalse(FleetCommandLine.within("/data/out", "/data/in"));
+    assertTrue(FleetCommandLine.within("/data/in/../in/x", "/data/in"));
+    assertTrue(FleetCommandLine.within("hdfs://nn:8020/p/out", "hdfs://nn:8020/p"));
+    assertFalse(FleetCommandLine.within("hdfs://other:8020/p/out", "hdfs://nn:8020/p"));
   }
 }

@@ -71,7 +71,7 @@ class FleetAggregateCountsTest {
         .write("2026-11-20", "h2", "a.prof", profile());
     String out = tmp.resolve("out").toString();
     BigInteger perFile = RECURSIVE.add(TOP_BIT);
-    FleetAggregate.Summary s =
+    FleetSummary s =
         FleetAggregate.run(
             spark,
             FleetAggregate.Args.parse(

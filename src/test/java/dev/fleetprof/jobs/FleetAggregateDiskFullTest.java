@@ -71,7 +71,7 @@ class FleetAggregateDiskFullTest {
     }
   }
 
-  private FleetAggregate.Summary run(String in, String out) throws Exception {
+  private FleetSummary run(String in, String out) throws Exception {
     return FleetAggregate.run(
         spark,
         FleetAggregate.Args.parse(new String[] {"--input", in, "--output", out, "--date", DAY}));
@@ -150,7 +150,7 @@ class FleetAggregateDiskFullTest {
     System.out.println("disk-full runs failed with: " + failures);
     assertTrue(failures.size() >= 4, "most runs hit the full disk: " + failures);
 
-    FleetAggregate.Summary again = run(in, out);
+    FleetSummary again = run(in, out);
     assertEquals(16, again.files());
     for (String t : FleetAggregate.DATASETS) {
       assertTrue(Files.exists(Path.of(out, t, "date=" + DAY, "_SUCCESS")), t);

@@ -84,7 +84,7 @@ class FleetAggregateKillTest {
       assertEquals(0, now.exceptAll(was).count(), t + ": nothing half-written is visible");
       assertEquals(0, was.exceptAll(now).count(), t + ": nothing of the previous run is lost");
     }
-    FleetAggregate.Summary again =
+    FleetSummary again =
         FleetAggregate.run(
             spark,
             FleetAggregate.Args.parse(

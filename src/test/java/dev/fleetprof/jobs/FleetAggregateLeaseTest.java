@@ -45,7 +45,7 @@ class FleetAggregateLeaseTest {
     return fleet.toString();
   }
 
-  private FleetAggregate.Summary run(String in, String out) throws Exception {
+  private FleetSummary run(String in, String out) throws Exception {
     return FleetAggregate.run(
         spark,
         FleetAggregate.Args.parse(new String[] {"--input", in, "--output", out, "--date", DAY}));

@@ -32,7 +32,7 @@ class FleetAggregateListingTest {
     Files.createSymbolicLink(day.resolve("loop"), Path.of(".."));
     SpecialFiles.fifo(fleet.host("2026-11-20", "web042").resolve("cpu.0001.prof"));
 
-    FleetAggregate.Summary s =
+    FleetSummary s =
         FleetAggregate.run(
             TestSpark.get(),
             FleetAggregate.Args.parse(

@@ -42,7 +42,7 @@ class FleetAggregateReadersTest {
     return fleet.toString();
   }
 
-  private FleetAggregate.Summary run(String in, String out, String... more) throws Exception {
+  private FleetSummary run(String in, String out, String... more) throws Exception {
     List<String> argv = new ArrayList<>(List.of("--input", in, "--output", out, "--date", DAY));
     argv.addAll(List.of(more));
     return FleetAggregate.run(spark, FleetAggregate.Args.parse(argv.toArray(new String[0])));

@@ -8,6 +8,7 @@ import dev.fleetprof.testing.SampleData;
 import dev.fleetprof.testing.TestSpark;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
 import org.apache.spark.sql.SparkSession;
@@ -27,16 +28,11 @@ class FleetAggregateStackKeyTest {
     for (Path input : List.of(SampleData.FLEET, SampleData.ROOT)) {
       String keyed = tmp.resolve(input.getFileName() + "-keyed").toString();
       String colliding = tmp.resolve(input.getFileName() + "-colliding").toString();
-      int before = FleetAggregate.GROUPED_BY_FRAMES.get();
-      run(input, keyed);
-      assertEquals(before, FleetAggregate.GROUPED_BY_FRAMES.get(), input + ": keys collided");
-      FleetAggregate.stackKeyMask = 3;
-      try {
-        run(input, colliding);
-      } finally {
-        FleetAggregate.stackKeyMask = -1L;
-      }
-      assertEquals(before + 1, FleetAggregate.GROUPED_BY_FRAMES.get(), input + ": no collision");
+      AtomicInteger fellBack = new AtomicInteger();
+      run(input, keyed, new FleetAggregate.Hooks(-1L, fellBack::incrementAndGet));
+      assertEquals(0, fellBack.get(), input + ": keys collided");
+      run(input, colliding, new FleetAggregate.Hooks(3, fellBack::incrementAndGet));
+      assertEquals(1, fellBack.get(), input + ": no collision");
       for (String dataset : FleetAggregate.DATASETS) {
         Dataset<Row> a = FleetOutput.read(spark, keyed, dataset);
         Dataset<Row> b = FleetOutput.read(spark, colliding, dataset);
@@ -49,12 +45,6 @@ class FleetAggregateStackKeyTest {
     }
   }
 
-  /**
-   * The job reads the files twice (the distinct stacks, then the per-file sums). A profile
-   * rewritten in between, here with another program's, gives the per-file pass stacks the first
-   * pass never saw: the job must notice and group by the frames of the per-file pass, so that no
-   * stack the per-file pass read is dropped from the stacks (the joins on the key would drop it).
-   */
   @Test
   void everyCountReadIsInEveryLevel(@TempDir Path tmp) throws Exception {
     // One read feeds every level: per host and date, host_stacks adds up to files, and stacks to
@@ -72,9 +62,9 @@ class FleetAggregateStackKeyTest {
                 SampleData.GPERFTOOLS.resolve("multithreaded.prof"),
                 "cpu.prof");
     String out = tmp.resolve("out").toString();
-    int before = FleetAggregate.GROUPED_BY_FRAMES.get();
-    run(fixture.root(), out);
-    assertEquals(before, FleetAggregate.GROUPED_BY_FRAMES.get(), "fell back to frames");
+    AtomicInteger fellBack = new AtomicInteger();
+    run(fixture.root(), out, new FleetAggregate.Hooks(-1L, fellBack::incrementAndGet));
+    assertEquals(0, fellBack.get(), "fell back to frames");
     Dataset<Row> files = sums(FleetOutput.read(spark, out, "files"), "date", "host");
     Dataset<Row> hostStacks = sums(FleetOutput.read(spark, out, "host_stacks"), "date", "host");
     assertEquals(0, files.exceptAll(hostStacks).count());
@@ -95,9 +85,10 @@ class FleetAggregateStackKeyTest {
         .agg(org.apache.spark.sql.functions.sum("count").as("count"));
   }
 
-  private void run(Path input, String output) throws Exception {
+  private void run(Path input, String output, FleetAggregate.Hooks hooks) throws Exception {
     FleetAggregate.run(
         spark,
-        FleetAggregate.Args.parse(new String[] {"--input", input.toString(), "--output", output}));
+        FleetAggregate.Args.parse(new String[] {"--input", input.toString(), "--output", output}),
+        hooks);
   }
 }

@@ -27,7 +27,7 @@ class FleetAggregateTest {
     return profiles.stream().mapToLong(SampleData::pprofSampleCount).sum();
   }
 
-  private FleetAggregate.Summary run(String... argv) throws Exception {
+  private FleetSummary run(String... argv) throws Exception {
     return FleetAggregate.run(spark, FleetAggregate.Args.parse(argv));
   }
 
@@ -49,7 +49,7 @@ class FleetAggregateTest {
             .write("2026-11-20", "web042", "README.txt", "not a profile\n".getBytes());
     Path in = fleet.root();
     String out = tmp.resolve("fleet").toString();
-    FleetAggregate.Summary s = run("--input", in.toString(), "--output", out);
+    FleetSummary s = run("--input", in.toString(), "--output", out);
 
     assertEquals(List.of("2026-11-20", "2026-11-21"), s.dates());
     // zero_samples.prof has no records, hence no rows: the job cannot see it.
@@ -195,8 +195,7 @@ class FleetAggregateTest {
 
     // Late profiles arrive for the 21st; the job is re-run for that date only.
     fleet.copy("2026-11-21", "b", other);
-    FleetAggregate.Summary s =
-        run("--input", in.toString(), "--output", out, "--date", "2026-11-21");
+    FleetSummary s = run("--input", in.toString(), "--output", out, "--date", "2026-11-21");
     assertEquals(List.of("2026-11-21"), s.dates());
     try (var files = Files.list(day1)) {
       assertEquals(
@@ -236,7 +235,7 @@ class FleetAggregateTest {
     for (Path p : parts) {
       Files.write(p, "not parquet".getBytes(java.nio.charset.StandardCharsets.US_ASCII));
     }
-    FleetAggregate.Summary s =
+    FleetSummary s =
         run("--input", fleet.root().toString(), "--output", out, "--date", "2026-11-21");
     assertEquals(List.of("2026-11-21"), s.dates());
     assertEquals(1, s.files());
@@ -246,7 +245,7 @@ class FleetAggregateTest {
   @Test
   void withoutDateDirectoriesTheDateComesFromTheCommandLine(@TempDir Path tmp) throws Exception {
     String out = tmp.resolve("fleet").toString();
-    FleetAggregate.Summary s =
+    FleetSummary s =
         run("--input", SampleData.GPERFTOOLS.toString(), "--output", out, "--date", "2026-01-02");
     assertEquals(List.of("2026-01-02"), s.dates());
     assertEquals(dec(sampleTotal(SampleData.gperftoolsProfiles())), s.totalCount());

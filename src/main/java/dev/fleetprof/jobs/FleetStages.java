@@ -1,0 +1,632 @@
+package dev.fleetprof.jobs;
+
+import static org.apache.spark.sql.functions.col;
+import static org.apache.spark.sql.functions.count;
+import static org.apache.spark.sql.functions.expr;
+import static org.apache.spark.sql.functions.lit;
+import static org.apache.spark.sql.functions.max;
+import static org.apache.spark.sql.functions.sum;
+
+import dev.fleetprof.format.gperftools.GperftoolsFormat;
+import dev.fleetprof.spark.ReadOptions;
+import java.time.LocalDate;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import org.apache.spark.sql.Column;
+import org.apache.spark.sql.DataFrameReader;
+import org.apache.spark.sql.Dataset;
+import org.apache.spark.sql.Row;
+import org.apache.spark.sql.SparkSession;
+import org.apache.spark.storage.StorageLevel;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The fleet job's Spark stages, in the order a run takes them (see {@link FleetAggregate#run}):
+ *
+ * <ol>
+ *   <li>{@link #read}: the one read of the inputs, the source's stack rows (each file's records
+ *       merged per chain), kept, and the per-file stacks from them; its query also gives the run's
+ *       dates, each measure's totals and the number of per-file stack rows;
+ *   <li>{@link #distinctStacks}: the run's dictionary of distinct stacks, from the rows that carry
+ *       frames, and whether any key collided (then the run reads again, grouped by frames);
+ *   <li>{@link #datasets}: the stack levels (per host, per date), the locations and their names,
+ *       functions, modules and files: the six datasets, as Datasets to write.
+ * </ol>
+ *
+ * <p>Everything a stage persists is kept until {@link #close}.
+ */
+final class FleetStages implements AutoCloseable {
+  private static final Logger LOG = LoggerFactory.getLogger(FleetStages.class);
+
+  private final SparkSession spark;
+  private final FleetAggregate.Args args;
+  private final FleetAggregate.Hooks hooks;
+  private final List<Dataset<Row>> persisted = new ArrayList<>();
+
+  FleetStages(SparkSession spark, FleetAggregate.Args args, FleetAggregate.Hooks hooks) {
+    this.spark = spark;
+    this.args = args;
+    this.hooks = hooks;
+  }
+
+  /**
+   * What the read gave: the stack rows (kept), the per-file stacks keyed by {@code stack} ({@code
+   * stack_key}, or {@code frames} after a collision), the run's dates and, per date, measure and
+   * unit, the sums of count and value and the number of per-file stack rows.
+   */
+  record Read(
+      Dataset<Row> rows,
+      Dataset<Row> fileStacks,
+      String stack,
+      List<Object> dates,
+      List<Row> measureRows,
+      long stackRows) {}
+
+  /**
+   * Stage 1: reads the inputs once ({@code fromSource}: the source's stack rows; else its records
+   * with frames on every row, grouped by frames) and runs the query that fills the caches.
+   */
+  Read read(boolean fromSource) {
+    spark.sparkContext().setJobDescription("fleet-aggregate: read and aggregate");
+    String stack = fromSource ? "stack_key" : "frames";
+    Dataset<Row> rows = persisted(stackRows(fromSource));
+    Dataset<Row> fileStacks = persisted(fileStacks(rows, stack));
+    List<Row> measureRows =
+        fileStacks
+            .groupBy("date", "measure", "unit")
+            .agg(sum("count").as("count"), sum("value").as("value"), count(lit(1)).as("rows"))
+            .collectAsList();
+    List<Object> dates = new ArrayList<>();
+    long stackRows = 0;
+    for (Row r : measureRows) {
+      if (!dates.contains(r.get(0))) {
+        dates.add(r.get(0));
+      }
+      stackRows += r.getLong(5);
+    }
+    return new Read(rows, fileStacks, stack, dates, measureRows, stackRows);
+  }
+
+  /**
+   * Stage 2: the run's distinct stacks (kept), or null when two different stacks share a key: the
+   * dictionary holds every frames each key was read with, and the caller then reads again grouped
+   * by the frames themselves (slower, never wrong).
+   */
+  Dataset<Row> distinctStacks(Read read) {
+    spark.sparkContext().setJobDescription("fleet-aggregate: dictionary of distinct stacks");
+    Dataset<Row> distinct = persisted(distinctStacks(read.rows()));
+    long collisions = distinct.where(COLLIDED).count();
+    if (collisions == 0) {
+      return distinct;
+    }
+    hooks.groupedByFrames().run();
+    LOG.warn(
+        "{} stack keys are shared by different frames: grouping by the frames instead", collisions);
+    close(); // the read again replaces everything kept so far
+    return null;
+  }
+
+  /** The six datasets of a run, in {@link FleetAggregate#DATASETS}' order, and what they share. */
+  record Datasets(Map<String, Dataset<Row>> tables, Dataset<Row> stacks, Dataset<Row> symbols) {}
+
+  /**
+   * Stage 3: the datasets, from the per-file stacks and (when keyed) the distinct stacks: each
+   * level feeds several outputs and is kept, as are the locations and their names.
+   */
+  Datasets datasets(Read read, Dataset<Row> distinct) {
+    spark.sparkContext().setJobDescription("fleet-aggregate: datasets");
+    StackLevels levels = stackLevels(read.fileStacks(), read.stack(), distinct);
+    Dataset<Row> stacks = levels.stacks();
+    // A location on the stack twice (recursion) counts once. array_distinct over structs
+    // compares every pair of frames in interpreted code; distinct offsets (almost every stack)
+    // already mean distinct frames, and array_distinct over bigints is a generated hash set.
+    // Kept: the symbolizer's input and the written dataset both come from it, and each would
+    // otherwise explode every stack again.
+    Dataset<Row> rawLocations =
+        persisted(
+            stacks
+                .selectExpr(
+                    "date",
+                    "format",
+                    "kind",
+                    "measure",
+                    "unit",
+                    "count",
+                    "value",
+                    "try_element_at(frames, 1) AS leaf",
+                    "explode(IF(size(array_distinct(frames.offset)) = size(frames), frames,"
+                        + " array_distinct(frames))) AS frame")
+                .groupBy(
+                    "date", "format", "kind", "measure", "unit", "frame.module", "frame.offset")
+                .agg(selfAndTotal("frame = leaf")[0], rest(selfAndTotal("frame = leaf"))));
+    // Names: the run's distinct locations, symbolized once each, joined back. Locations a pprof
+    // profile names itself keep the profile's names (no binary needed); the rest are looked up.
+    Dataset<Row> profileSymbols = profileSymbols(read.rows());
+    Dataset<Row> toLookUp =
+        rawLocations
+            .alias("l")
+            .join(
+                profileSymbols.alias("p"),
+                col("l.format")
+                    .equalTo(col("p.format"))
+                    .and(col("l.module").eqNullSafe(col("p.module")))
+                    .and(col("l.offset").equalTo(col("p.offset"))),
+                "left_anti");
+    Dataset<Row> symbols =
+        persisted(
+            Symbolization.symbolize(
+                    spark,
+                    toLookUp,
+                    new Symbolization.Options(args.binaries(), args.useModulePaths()))
+                .unionByName(profileSymbols));
+    Dataset<Row> modules =
+        levels
+            .hostModules()
+            .selectExpr(
+                "date",
+                "host",
+                "format",
+                "kind",
+                "measure",
+                "unit",
+                "count",
+                "value",
+                "leaf_module",
+                "explode(modules) AS module")
+            .groupBy("date", "host", "format", "kind", "measure", "unit", "module")
+            .agg(
+                selfAndTotal("module <=> leaf_module")[0],
+                rest(selfAndTotal("module <=> leaf_module")));
+    Map<String, Dataset<Row>> tables = new LinkedHashMap<>();
+    tables.put("files", files(read.fileStacks()));
+    tables.put("stacks", stacks);
+    tables.put("host_stacks", levels.hostStacks());
+    tables.put("locations", joinLines(rawLocations, symbols));
+    tables.put("modules", modules);
+    tables.put("functions", functions(stacks, symbols));
+    if (!List.copyOf(tables.keySet()).equals(FleetAggregate.DATASETS)) {
+      throw new IllegalStateException(
+          "datasets " + tables.keySet() + " are not " + FleetAggregate.DATASETS);
+    }
+    return new Datasets(tables, stacks, symbols);
+  }
+
+  /**
+   * {@code files/}: per file, its records, counts, CPU time, stacks and problems, and its size as
+   * listed ({@link #FILE_SIZE}, for the summary; not written).
+   */
+  static Dataset<Row> files(Dataset<Row> fileStacks) {
+    return fileStacks
+        .groupBy("date", "host", "path", "format")
+        .agg(
+            sum(expr("CASE WHEN kind = 'error' THEN 0 ELSE records END")).as("records"),
+            sum("count").cast("decimal(38,0)").as("count"),
+            // null, not 0, for a file with no CPU samples: "none" and "unknown" differ
+            sum(expr("CASE WHEN measure = '" + Measures.CPU + "' THEN value END"))
+                .cast("decimal(38,0)")
+                .as("cpu_nanoseconds"),
+            count(expr("CASE WHEN kind <> 'error' THEN 1 END")).as("stacks"),
+            count(col("error")).as("problems"),
+            expr("min(error)").as("problem"),
+            max(FILE_SIZE).as(FILE_SIZE));
+  }
+
+  /**
+   * The key of a stack: {@code xxhash64} of the source's {@code stack_id} (a fingerprint of the
+   * frames it decoded, see docs/schema.md) and the program a gprof stack's frames are completed
+   * with (null for other formats), so that equal keys mean equal frames as the job builds them,
+   * unless two collide, which {@link #distinctStacks} checks. Tests narrow it with a mask.
+   */
+  static Column stackKeyOf(String stackId, String program, long mask) {
+    return expr("xxhash64(" + stackId + ", " + program + ")").bitwiseAND(lit(mask));
+  }
+
+  private Dataset<Row> persisted(Dataset<Row> d) {
+    Dataset<Row> kept = d.persist(StorageLevel.MEMORY_AND_DISK());
+    persisted.add(kept);
+    return kept;
+  }
+
+  /** Unpersists everything the stages kept. */
+  @Override
+  public void close() {
+    for (Dataset<Row> d : persisted) {
+      d.unpersist();
+    }
+    persisted.clear();
+  }
+
+  /**
+   * Counts are unsigned 64-bit values in a bigint; summed as DECIMAL(38,0) they can neither
+   * overflow (ANSI mode would fail the job) nor turn negative.
+   */
+  static final String UNSIGNED_COUNT = unsigned("count");
+
+  /** A bigint column read as an unsigned 64-bit value, as DECIMAL(38,0). */
+  static String unsigned(String column) {
+    return "CASE WHEN "
+        + column
+        + " >= 0 THEN CAST("
+        + column
+        + " AS DECIMAL(38,0)) ELSE CAST("
+        + column
+        + " AS DECIMAL(38,0)) + 18446744073709551616 END";
+  }
+
+  /**
+   * The rows of the run: the source's stack rows ({@code rows=stacks}: each file's records merged
+   * per chain, frames once per distinct stack and task), or, when {@code fromSource} is false, its
+   * records in the same columns with frames on every row (what the run groups by after a collision
+   * of stack keys). Each row gets its date, host, measure and stack key.
+   *
+   * <p>Frames are as pprof shows them, so that every dataset and output names a frame the same way
+   * and a symbolizer looks up the right instruction: a caller frame of a CPU sample is a return
+   * address, so the source builds it at the return address minus one (read option {@code
+   * gperftools.callerAddress=call}), inside the call instruction, as pprof's {@code
+   * legacy_profile.go} does; pprof profiles already hold caller addresses minus one. gmon.out
+   * frames have no module: they get the program's name ({@code --gmon-binary}, else a {@code
+   * program=NAME} directory), which the symbolizer looks up like any module (see {@link
+   * #distinctStacks}); their addresses are link-time addresses already.
+   */
+  private Dataset<Row> stackRows(boolean fromSource) {
+    DataFrameReader reader =
+        spark
+            .read()
+            .format("profile")
+            .option("format", args.format())
+            .option("mode", args.mode())
+            .option(GperftoolsFormat.CALLER_ADDRESS, "call");
+    if (fromSource) {
+      reader = reader.option(ReadOptions.ROWS, "stacks");
+    }
+    if (args.glob() != null) {
+      reader = reader.option("pathGlobFilter", args.glob());
+    }
+    Dataset<Row> raw = reader.load(args.inputs().toArray(new String[0]));
+    Set<String> columns = Set.of(raw.columns());
+    if (!fromSource) {
+      raw = recordsAsStackRows(raw);
+    }
+    if (args.date() != null && columns.contains("date")) {
+      // Prunes the other days' directories at planning (the source evaluates partition filters).
+      raw = raw.where(col("date").isNull().or(col("date").equalTo(lit(args.date()))));
+    }
+    Column program =
+        args.gmonBinary() != null
+            ? lit(args.gmonBinary())
+            : columns.contains("program")
+                ? expr("CAST(program AS STRING)")
+                : expr("nullif(regexp_extract(path, '/program=([^/]+)/', 1), '')");
+    Dataset<Row> base =
+        Measures.withMeasure(
+            raw.withColumn("date", dateOf(columns, args.date()))
+                .withColumn("host", hostOf(columns))
+                // What completes a gprof stack's frames, and is part of its key (see stackKeyOf).
+                .withColumn(
+                    "program_module",
+                    org.apache.spark.sql.functions.when(col("format").equalTo("gprof"), program)),
+            args.effectivePeriods());
+    if (args.date() != null) {
+      base = base.where(col("date").equalTo(lit(args.date())));
+    }
+    if (!fromSource) {
+      base = base.withColumn("frames", completedFrames());
+    }
+    return base.withColumn("stack_key", stackKeyOf("stack_id", "program_module", hooks.keyMask()));
+  }
+
+  /** The source's records in the columns of its stack rows, a row per record, frames on each. */
+  private static Dataset<Row> recordsAsStackRows(Dataset<Row> records) {
+    Set<String> source = Set.of(dev.fleetprof.spark.ProfileSchema.SCHEMA.fieldNames());
+    List<String> partitions = new ArrayList<>();
+    for (String c : records.columns()) {
+      if (!source.contains(c)) {
+        partitions.add("`" + c + "`");
+      }
+    }
+    String samplesAt = "array_position(transform(pprof.sample_types, t -> t.type), 'samples')";
+    List<String> out =
+        new ArrayList<>(List.of("path", "format", "kind", "period", "period_unit", "error"));
+    out.addAll(partitions);
+    out.addAll(
+        List.of(
+            "try_element_at(pprof.sample_types, pprof.count_index + 1) AS sample_type",
+            "stack_id",
+            "frames",
+            "pprof.lines AS lines",
+            UNSIGNED_COUNT + " AS count",
+            "CASE WHEN "
+                + samplesAt
+                + " > 0 THEN "
+                + unsigned("element_at(pprof.values, CAST(" + samplesAt + " AS INT))")
+                + " END AS samples",
+            "CAST(1 AS BIGINT) AS records",
+            "_metadata.file_size AS file_size"));
+    return records.selectExpr(out.toArray(new String[0]));
+  }
+
+  /** A gprof stack's frames completed with its program (the modules its file leaves null). */
+  private static Column completedFrames() {
+    return expr(
+        "CASE WHEN program_module IS NULL THEN frames ELSE transform(frames, f ->"
+            + " named_struct('module', coalesce(f.module, program_module), 'offset', f.offset))"
+            + " END");
+  }
+
+  /** Whether a row of {@link #distinctStacks} found its key shared or its frames missing. */
+  private static final String COLLIDED = "collided";
+
+  /**
+   * The run's distinct stacks: each {@code stack_key} with its frames (a gprof stack's completed
+   * with its program), from the stack rows that carry frames, and whether the key {@code collided}:
+   * read with two different frames, two stack ids or two programs, or with no frames at all.
+   */
+  static Dataset<Row> distinctStacks(Dataset<Row> rows) {
+    Dataset<Row> keys =
+        rows.where("kind <> 'error'").select("stack_key", "stack_id", "program_module").distinct();
+    // Error rows too: a record with no frames and an error row share the empty chain's id.
+    Dataset<Row> frames = rows.where("frames IS NOT NULL").select("stack_id", "frames");
+    return keys.join(frames, keys.col("stack_id").equalTo(frames.col("stack_id")), "left")
+        .select(
+            keys.col("stack_key"), keys.col("stack_id"), keys.col("program_module"), col("frames"))
+        .withColumn("frames", completedFrames())
+        .groupBy("stack_key")
+        .agg(
+            expr("min(frames)").as("frames"),
+            expr("max(frames) <> min(frames) OR count(frames) < count(1)"
+                    + " OR max(stack_id) <> min(stack_id)"
+                    + " OR max(coalesce(program_module, '')) <> min(coalesce(program_module,"
+                    + " ''))")
+                .as(COLLIDED));
+  }
+
+  /**
+   * The locations pprof profiles name themselves (format, module, offset, lines, problem null):
+   * each pc's inline chain as the profile gives it, taken once per location, from the stack rows
+   * that carry frames.
+   */
+  static Dataset<Row> profileSymbols(Dataset<Row> rows) {
+    return rows.where("format = 'pprof' AND frames IS NOT NULL AND lines IS NOT NULL")
+        .selectExpr(
+            "format",
+            "explode(zip_with(frames, lines, (f, l) -> named_struct('module', f.module,"
+                + " 'offset', f.offset, 'lines', l))) AS z")
+        .where("z.lines IS NOT NULL")
+        .groupBy(col("format"), col("z.module").as("module"), col("z.offset").as("offset"))
+        .agg(expr("first(z.lines)").as("lines"))
+        .selectExpr(
+            "format",
+            "module",
+            "offset",
+            "CAST(lines AS " + Symbolization.LINES_TYPE.sql() + ") AS lines",
+            "CAST(NULL AS STRING) AS problem");
+  }
+
+  /** {@code locations} with the inline chain of each location ({@code lines}, null if unknown). */
+  static Dataset<Row> joinLines(Dataset<Row> locations, Dataset<Row> symbols) {
+    return Symbolization.joinNames(locations, "module", "offset", symbols);
+  }
+
+  /**
+   * Per function, with {@code pprof -top}'s meaning: {@code self_count} is the weight of the stacks
+   * whose leaf's innermost (inlined) function it is, {@code total_count} of the stacks it is
+   * anywhere on, inlined frames included, once per stack however often it recurs. A location with
+   * no name counts for the function null of its module (pprof shows it as {@code [module]}).
+   */
+  static Dataset<Row> functions(Dataset<Row> stacks, Dataset<Row> symbols) {
+    Dataset<Row> frames =
+        stacks
+            .withColumn("stack_id", org.apache.spark.sql.functions.monotonically_increasing_id())
+            .selectExpr(
+                "stack_id",
+                "date",
+                "format",
+                "kind",
+                "measure",
+                "unit",
+                "count",
+                "value",
+                "posexplode(frames) AS (frame_pos, frame)");
+    Column[] sums = selfAndTotal("is_self");
+    return Symbolization.joinNames(frames, "frame.module", "frame.offset", symbols)
+        .selectExpr(
+            "stack_id",
+            "date",
+            "format",
+            "kind",
+            "measure",
+            "unit",
+            "count",
+            "value",
+            "frame_pos",
+            "frame.module AS module",
+            "posexplode(coalesce(lines.function, array(CAST(NULL AS STRING))))"
+                + " AS (line_pos, function)")
+        .groupBy("stack_id", "date", "format", "kind", "measure", "unit", "module", "function")
+        .agg(
+            expr("max(frame_pos = 0 AND line_pos = 0)").as("is_self"),
+            expr("first(count)").as("count"),
+            expr("first(value)").as("value"))
+        .groupBy("date", "format", "kind", "measure", "unit", "module", "function")
+        .agg(sums[0], rest(sums));
+  }
+
+  /**
+   * The per-host and fleet-wide stacks (the columns of {@code host_stacks/} and {@code stacks/}),
+   * the per-host rows {@code modules/} is computed from ({@code leaf_module} and the distinct
+   * {@code modules} of the stack instead of its frames).
+   */
+  record StackLevels(Dataset<Row> hostStacks, Dataset<Row> stacks, Dataset<Row> hostModules) {}
+
+  /**
+   * Each file's stacks: the stack rows' sums per file and stack, where {@code stack} is {@code
+   * stack_key} or, after a collision, {@code frames} (the source gives a file's chain in more than
+   * one row when the file is split, or its reader's table fills). The only wide shuffle of the
+   * rows: by stack and what gives its counts a meaning. The per-file, per-host and fleet-wide
+   * aggregates all group by a superset of those columns, so Spark plans them in the partitions this
+   * one exchange made. The measure, its unit and value_per_count follow from format, kind, period
+   * and period_unit (and the run's options): grouping by them too splits nothing further.
+   */
+  private static Dataset<Row> fileStacks(Dataset<Row> rows, String stack) {
+    List<String> key = new ArrayList<>(List.of("date", "host", "path"));
+    for (String c : STACK_KEY) {
+      key.add(c.equals("frames") ? stack : c);
+    }
+    key.add("error");
+    List<String> read = new ArrayList<>(key);
+    read.addAll(
+        List.of("count", "measured", "records", dev.fleetprof.spark.ProfileSchema.FILE_SIZE));
+    return rows.select(columns(read))
+        .repartition(
+            col("date"), col("format"), col("kind"), col("period"), col("period_unit"), col(stack))
+        .groupBy(columns(key))
+        .agg(
+            sum("count").cast("decimal(38,0)").as("count"),
+            sum("measured").cast("decimal(38,0)").as("measured"),
+            sum("records").as("records"),
+            max(dev.fleetprof.spark.ProfileSchema.FILE_SIZE).as(FILE_SIZE))
+        .withColumn("value", expr(Measures.value("measured")))
+        .drop("measured");
+  }
+
+  /**
+   * Aggregates per-file stacks per host and per date, by {@code stack} ({@code stack_key}, or
+   * {@code frames} after a collision). Keyed levels get their frames joined back from {@code
+   * distinct} (the run's distinct {@code stack_key} and {@code frames}; null when keyed by the
+   * frames) where an output has them.
+   */
+  StackLevels stackLevels(Dataset<Row> fileStacks, String stack, Dataset<Row> distinct) {
+    boolean byKey = distinct != null;
+    Dataset<Row> keyed = fileStacks.where("kind <> 'error'");
+    List<String> hostKey = new ArrayList<>(List.of("date", "host"));
+    List<String> dateKey = new ArrayList<>(List.of("date"));
+    for (String c : STACK_KEY) {
+      hostKey.add(c.equals("frames") ? stack : c);
+      dateKey.add(c.equals("frames") ? stack : c);
+    }
+    // Each level feeds several outputs: persisted, so that no write recomputes it.
+    Dataset<Row> host =
+        persisted(keyed.groupBy(columns(hostKey)).agg(hostSums()[0], rest(hostSums())));
+    Dataset<Row> stacks =
+        persisted(
+            withFrames(
+                host.groupBy(columns(dateKey)).agg(dateSums()[0], rest(dateSums())),
+                byKey ? distinct : null,
+                List.of("date"),
+                List.of("count", "value", "records", "profiles", "hosts")));
+    Dataset<Row> hostStacks =
+        withFrames(
+            host,
+            byKey ? distinct : null,
+            List.of("date", "host"),
+            List.of("count", "value", "records", "profiles"));
+    String[] modules = {
+      "try_element_at(frames, 1).module AS leaf_module", "array_distinct(frames.module) AS modules"
+    };
+    Dataset<Row> hostModules =
+        byKey
+            ? host.join(distinct.selectExpr("stack_key", modules[0], modules[1]), "stack_key")
+            : host.selectExpr("*", modules[0], modules[1]);
+    return new StackLevels(hostStacks, stacks, hostModules);
+  }
+
+  /**
+   * A level's rows in the dataset's order, with their frames joined back from {@code distinct} when
+   * the level is keyed by {@code stack_key} (null: it is keyed by the frames themselves).
+   */
+  private static Dataset<Row> withFrames(
+      Dataset<Row> level, Dataset<Row> distinct, List<String> leading, List<String> trailing) {
+    List<String> out = new ArrayList<>(leading);
+    out.addAll(STACK_KEY);
+    out.addAll(trailing);
+    return (distinct == null ? level : level.join(distinct, "stack_key")).select(columns(out));
+  }
+
+  private static Column[] columns(List<String> names) {
+    return names.stream().map(org.apache.spark.sql.functions::col).toArray(Column[]::new);
+  }
+
+  /** A host's sums of its files' rows of a stack. */
+  private static Column[] hostSums() {
+    return new Column[] {
+      sum("count").cast("decimal(38,0)").as("count"),
+      sum("value").cast("decimal(38,0)").as("value"),
+      sum("records").as("records"),
+      count(lit(1)).as("profiles")
+    };
+  }
+
+  /** A date's sums of its hosts' rows of a stack. */
+  private static Column[] dateSums() {
+    return new Column[] {
+      sum("count").cast("decimal(38,0)").as("count"),
+      sum("value").cast("decimal(38,0)").as("value"),
+      sum("records").as("records"),
+      sum("profiles").as("profiles"),
+      // Unknown (no host= directory anywhere) is null, not 0 hosts.
+      expr("nullif(count(host), 0)").as("hosts")
+    };
+  }
+
+  /** A file's size in bytes, as listed for the read, on each of the job's rows of the file. */
+  private static final String FILE_SIZE = "_file_size";
+
+  /**
+   * A stack and what gives its counts a meaning: the per-file, per-host and fleet-wide aggregates
+   * group by these, after their own leading columns and before any trailing ones.
+   */
+  private static final List<String> STACK_KEY =
+      List.of(
+          "format",
+          "kind",
+          "measure",
+          "unit",
+          "period",
+          "period_unit",
+          "value_per_count",
+          "frames");
+
+  /**
+   * {@code self_count}, {@code total_count}, {@code self_value}, {@code total_value} of exploded
+   * stack rows ({@code count}, {@code value}), where {@code isSelf} says the row's frame or module
+   * is the stack's leaf. A value unknown for every row stays null, never 0.
+   */
+  static Column[] selfAndTotal(String isSelf) {
+    String decimal = "decimal(38,0)";
+    return new Column[] {
+      sum(expr("CASE WHEN " + isSelf + " THEN count ELSE 0 END")).cast(decimal).as("self_count"),
+      sum("count").cast(decimal).as("total_count"),
+      sum(expr("CASE WHEN " + isSelf + " THEN value WHEN value IS NOT NULL THEN 0 END"))
+          .cast(decimal)
+          .as("self_value"),
+      sum("value").cast(decimal).as("total_value")
+    };
+  }
+
+  private static Column[] rest(Column[] columns) {
+    return java.util.Arrays.copyOfRange(columns, 1, columns.length);
+  }
+
+  /** The day of each row: the date= directory, else --date, else today. */
+  private static Column dateOf(Set<String> columns, LocalDate date) {
+    Column fromPath =
+        columns.contains("date")
+            ? expr("try_cast(date AS DATE)")
+            : expr(
+                "try_cast(nullif(regexp_extract(path, '/date=([0-9]{4}-[0-9]{2}-[0-9]{2})/', 1),"
+                    + " '') AS DATE)");
+    return org.apache.spark.sql.functions.coalesce(
+        fromPath, date != null ? lit(date) : expr("current_date()"));
+  }
+
+  /** The host of each row: the host= directory (below or above the input path), else null. */
+  private static Column hostOf(Set<String> columns) {
+    return columns.contains("host")
+        ? expr("CAST(host AS STRING)")
+        : expr("nullif(regexp_extract(path, '/host=([^/]+)/', 1), '')");
+  }
+}
