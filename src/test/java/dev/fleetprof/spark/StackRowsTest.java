@@ -103,7 +103,6 @@ class StackRowsTest {
     String what = path + " " + options;
     Dataset<Row> records = recordSums(path, options);
     Dataset<Row> stacks = stackSums(path, options);
-    assertTrue(records.count() > 0, what);
     assertEquals(0, records.exceptAll(stacks).count(), what);
     assertEquals(0, stacks.exceptAll(records).count(), what);
 
@@ -138,6 +137,7 @@ class StackRowsTest {
 
   @Test
   void everySampleOfEveryFormatIsItsRecordsMerged() {
+    assertTrue(load(SampleData.ROOT.toString(), true, Map.of()).count() > 0);
     assertSameAsRecords(SampleData.ROOT.toString(), Map.of());
     for (Path sample : SampleData.listed()) {
       assertSameAsRecords(sample.toString(), Map.of());
