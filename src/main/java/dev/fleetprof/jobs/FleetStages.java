@@ -369,10 +369,10 @@ final class FleetStages implements AutoCloseable {
     Dataset<Row> keys =
         rows.where("kind <> 'error'").select("stack_key", "stack_id", "program_module").distinct();
     // Error rows too: a record with no frames and an error row share the empty chain's id.
-    Dataset<Row> frames = rows.where("frames IS NOT NULL").select("stack_id", "frames");
-    return keys.join(frames, keys.col("stack_id").equalTo(frames.col("stack_id")), "left")
-        .select(
-            keys.col("stack_key"), keys.col("stack_id"), keys.col("program_module"), col("frames"))
+    Dataset<Row> frames =
+        rows.where("frames IS NOT NULL").select(col("stack_id").as("framed_id"), col("frames"));
+    return keys.join(frames, col("stack_id").equalTo(col("framed_id")), "left")
+        .select("stack_key", "stack_id", "program_module", "frames")
         .withColumn("frames", completedFrames())
         .groupBy("stack_key")
         .agg(
