@@ -158,10 +158,7 @@ public final class FleetAggregate {
     // Each dataset's rows (and the files' totals) are observed as it is written: the summary needs
     // no job of its own.
     Map<String, Observation> observed = new LinkedHashMap<>();
-    Map<String, Dataset<Row>> tables = new LinkedHashMap<>();
-    datasets
-        .tables()
-        .forEach((name, table) -> tables.put(name, FleetSummary.observe(table, observed, name)));
+    Map<String, Dataset<Row>> tables = FleetSummary.observeAll(datasets.tables(), observed);
     List<Object> dates = read.dates();
     String run = FleetOutput.newRunId();
     try (DateLease lease =

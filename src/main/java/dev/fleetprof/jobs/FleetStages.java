@@ -573,7 +573,7 @@ final class FleetStages implements AutoCloseable {
   }
 
   /** A file's size in bytes, as listed for the read, on each of the job's rows of the file. */
-  private static final String FILE_SIZE = "_file_size";
+  static final String FILE_SIZE = "_file_size";
 
   /**
    * A stack and what gives its counts a meaning: the per-file, per-host and fleet-wide aggregates

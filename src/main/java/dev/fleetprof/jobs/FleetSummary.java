@@ -4,6 +4,7 @@ import static org.apache.spark.sql.functions.col;
 import static org.apache.spark.sql.functions.count;
 import static org.apache.spark.sql.functions.expr;
 import static org.apache.spark.sql.functions.lit;
+import static org.apache.spark.sql.functions.sum;
 
 import java.math.BigDecimal;
 import java.util.ArrayList;
@@ -35,6 +36,35 @@ record FleetSummary(
     String output,
     Map<String, FleetSummary.MeasureTotal> measures) {
   private static final Logger LOG = LoggerFactory.getLogger(FleetSummary.class);
+
+  /**
+   * The datasets to write, each observed as it is written: its rows, and for {@code files} the
+   * files' totals (its records, counts, files with problems or CPU samples, and bytes from the
+   * files' listed sizes, a column that is then dropped).
+   */
+  static Map<String, Dataset<Row>> observeAll(
+      Map<String, Dataset<Row>> tables, Map<String, Observation> observed) {
+    Map<String, Dataset<Row>> out = new LinkedHashMap<>();
+    tables.forEach(
+        (name, table) ->
+            out.put(
+                name,
+                name.equals("files")
+                    ? observe(
+                            table,
+                            observed,
+                            name,
+                            sum("records").as("records"),
+                            sum("count").as("count"),
+                            sum(expr("CASE WHEN problems > 0 THEN 1 ELSE 0 END"))
+                                .as("problem_files"),
+                            // Files that gave CPU samples (cpu_nanoseconds is null without).
+                            count(col("cpu_nanoseconds")).as("cpu_files"),
+                            sum(FleetStages.FILE_SIZE).as("bytes"))
+                        .drop(FleetStages.FILE_SIZE)
+                    : observe(table, observed, name)));
+    return out;
+  }
 
   /**
    * {@code table} with its rows counted (and {@code more} aggregates computed) as it is written:
