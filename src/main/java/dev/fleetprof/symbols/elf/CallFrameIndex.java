@@ -86,18 +86,7 @@ public final class CallFrameIndex {
 
   /** The range of the FDE holding {@code vaddr} (the last one starting at or below it), if any. */
   public Optional<Range> containing(long vaddr) {
-    int lo = 0;
-    int hi = starts.length - 1;
-    int found = -1;
-    while (lo <= hi) {
-      int mid = (lo + hi) >>> 1;
-      if (Long.compareUnsigned(starts[mid], vaddr) <= 0) {
-        found = mid;
-        lo = mid + 1;
-      } else {
-        hi = mid - 1;
-      }
-    }
+    int found = SymbolTable.lastAtOrBelow(starts, 0, starts.length, vaddr);
     if (found < 0 || Long.compareUnsigned(vaddr - starts[found], lengths[found]) >= 0) {
       return Optional.empty();
     }
@@ -136,16 +125,13 @@ public final class CallFrameIndex {
     }
 
     CallFrameIndex index() {
-      Integer[] order = new Integer[n];
-      for (int i = 0; i < n; i++) {
-        order[i] = i;
-      }
-      Arrays.sort(
-          order,
-          (a, b) -> {
-            int c = Long.compareUnsigned(starts[a], starts[b]);
-            return c != 0 ? c : Long.compareUnsigned(lengths[a], lengths[b]);
-          });
+      int[] order =
+          SymbolTable.sortedOrder(
+              n,
+              (a, b) -> {
+                int c = Long.compareUnsigned(starts[a], starts[b]);
+                return c != 0 ? c : Long.compareUnsigned(lengths[a], lengths[b]);
+              });
       long[] s = new long[n];
       long[] l = new long[n];
       for (int i = 0; i < n; i++) {

@@ -359,7 +359,7 @@ public final class SymbolTable {
    * The last index in {@code [from, to)} of {@code sorted} (ascending, unsigned) whose value is at
    * or below {@code key} (unsigned), or -1 when there is none.
    */
-  private static int lastAtOrBelow(long[] sorted, int from, int to, long key) {
+  static int lastAtOrBelow(long[] sorted, int from, int to, long key) {
     int lo = from;
     int hi = to - 1;
     int found = -1;
@@ -538,25 +538,19 @@ public final class SymbolTable {
       }
 
       // Sort by (rank, offset, effective size descending); stable, so table order breaks ties.
-      int[] perm = new int[kept];
-      for (int i = 0; i < kept; i++) {
-        perm[i] = i;
-      }
-      mergeSort(
-          perm,
-          new int[kept],
-          0,
-          kept,
-          (a, b) -> {
-            if (rank[a] != rank[b]) {
-              return Integer.compare(rank[a], rank[b]);
-            }
-            int c = Long.compareUnsigned(offs[a], offs[b]);
-            if (c != 0) {
-              return c;
-            }
-            return Long.compareUnsigned(effective(size[b]), effective(size[a]));
-          });
+      int[] perm =
+          sortedOrder(
+              kept,
+              (a, b) -> {
+                if (rank[a] != rank[b]) {
+                  return Integer.compare(rank[a], rank[b]);
+                }
+                int c = Long.compareUnsigned(offs[a], offs[b]);
+                if (c != 0) {
+                  return c;
+                }
+                return Long.compareUnsigned(effective(size[b]), effective(size[a]));
+              });
       // Keep the first (the winner) of each (rank, offset).
       int n = 0;
       for (int i = 0; i < kept; i++) {
@@ -654,20 +648,13 @@ public final class SymbolTable {
       return size == 0 ? 1 : size;
     }
 
-    /** The rank of symbol i's section if it is a candidate (see the class comment), else -1. */
-    private int rankOf(int i) throws ElfFormatException {
+    /**
+     * The index of the section symbol i is defined in (through {@code SHT_SYMTAB_SHNDX} for {@code
+     * SHN_XINDEX}), or -1 when it is undefined, absolute, common or processor-specific.
+     */
+    private long sectionIndex(int i) throws ElfFormatException {
       int at = i * entsize;
-      int other = Byte.toUnsignedInt(symbols.get(at + (elf.is64() ? 5 : 13)));
       int shndx = Short.toUnsignedInt(symbols.getShort(at + (elf.is64() ? 6 : 14)));
-      int type = type(i);
-      int bind = bind(i);
-      switch (type) {
-        case STT_OBJECT, STT_SECTION, STT_FILE, STT_COMMON, STT_TLS, STT_RELC, STT_SRELC:
-          return -1;
-        default:
-          break;
-      }
-      long index = shndx;
       if (shndx == ElfFile.SHN_XINDEX) {
         if (shndxTable == null || (long) i * 4 + 4 > shndxTable.limit()) {
           throw elf.error(
@@ -677,9 +664,26 @@ public final class SymbolTable {
                   + i
                   + " uses SHN_XINDEX but there is no SHT_SYMTAB_SHNDX entry for it");
         }
-        index = ElfFile.u32(shndxTable, i * 4);
-      } else if (shndx == ElfFile.SHN_UNDEF || shndx >= ElfFile.SHN_LORESERVE) {
-        return -1; // undefined, absolute, common, processor-specific
+        return ElfFile.u32(shndxTable, i * 4);
+      }
+      return shndx == ElfFile.SHN_UNDEF || shndx >= ElfFile.SHN_LORESERVE ? -1 : shndx;
+    }
+
+    /** The rank of symbol i's section if it is a candidate (see the class comment), else -1. */
+    private int rankOf(int i) throws ElfFormatException {
+      int at = i * entsize;
+      int other = Byte.toUnsignedInt(symbols.get(at + (elf.is64() ? 5 : 13)));
+      int type = type(i);
+      int bind = bind(i);
+      switch (type) {
+        case STT_OBJECT, STT_SECTION, STT_FILE, STT_COMMON, STT_TLS, STT_RELC, STT_SRELC:
+          return -1;
+        default:
+          break;
+      }
+      long index = sectionIndex(i);
+      if (index < 0) {
+        return -1;
       }
       if (index >= rankOfSection.length) {
         return -1; // bfd treats a symbol in a section it does not know as absolute
@@ -709,18 +713,8 @@ public final class SymbolTable {
       if (type != STT_NOTYPE && type != STT_FUNC && type != STT_OBJECT && type != STT_GNU_IFUNC) {
         return -1;
       }
-      int at = i * entsize;
-      int shndx = Short.toUnsignedInt(symbols.getShort(at + (elf.is64() ? 6 : 14)));
-      long index = shndx;
-      if (shndx == ElfFile.SHN_XINDEX) {
-        if (shndxTable == null || (long) i * 4 + 4 > shndxTable.limit()) {
-          return -1; // no section known (rankOf reports the malformed table)
-        }
-        index = ElfFile.u32(shndxTable, i * 4);
-      } else if (shndx == ElfFile.SHN_UNDEF || shndx >= ElfFile.SHN_LORESERVE) {
-        return -1;
-      }
-      if (index == 0 || index >= elf.sections().size()) {
+      long index = sectionIndex(i);
+      if (index <= 0 || index >= elf.sections().size()) {
         return -1;
       }
       if (isMappingSymbol(i, strtab)) {
@@ -772,22 +766,16 @@ public final class SymbolTable {
        */
       int[] onePerAddress() {
         int count = value.length;
-        int[] perm = new int[count];
-        for (int i = 0; i < count; i++) {
-          perm[i] = i;
-        }
-        mergeSort(
-            perm,
-            new int[count],
-            0,
-            count,
-            (a, b) -> {
-              int c = Long.compareUnsigned(value[a], value[b]);
-              if (c != 0) {
-                return c;
-              }
-              return Long.compareUnsigned(size[a], size[b]);
-            });
+        int[] perm =
+            sortedOrder(
+                count,
+                (a, b) -> {
+                  int c = Long.compareUnsigned(value[a], value[b]);
+                  if (c != 0) {
+                    return c;
+                  }
+                  return Long.compareUnsigned(size[a], size[b]);
+                });
         int n = 0;
         for (int i = 0; i < count; i++) {
           if (i + 1 < count && value[perm[i + 1]] == value[perm[i]]) {
@@ -886,6 +874,16 @@ public final class SymbolTable {
     }
   }
 
+  /** The indices 0..n-1 in the order {@code cmp} sorts them, stably (ties keep index order). */
+  static int[] sortedOrder(int n, IntComparator cmp) {
+    int[] perm = new int[n];
+    for (int i = 0; i < n; i++) {
+      perm[i] = i;
+    }
+    mergeSort(perm, new int[n], 0, n, cmp);
+    return perm;
+  }
+
   /** A stable merge sort of int keys with a primitive comparator (no boxing per element). */
   private static void mergeSort(int[] a, int[] tmp, int from, int to, IntComparator cmp) {
     if (to - from < 2) {
@@ -925,7 +923,7 @@ public final class SymbolTable {
   }
 
   @FunctionalInterface
-  private interface IntComparator {
+  interface IntComparator {
     int compare(int a, int b);
   }
 }

@@ -267,15 +267,18 @@ class CallFrameIndexTest {
 
   // ---- malformed ----
 
+  private static Toolchain.Section ehFrame(Path bin) throws Exception {
+    return Toolchain.sections(dir, bin).stream()
+        .filter(s -> s.name().equals(".eh_frame"))
+        .findFirst()
+        .orElseThrow();
+  }
+
   /** The stripped program with {@code patch} applied to its .eh_frame bytes. */
   private static Path patched(String name, java.util.function.Consumer<ByteBuffer> patch)
       throws Exception {
     Path bare = stripped(build("cfi-pie"));
-    Toolchain.Section eh =
-        Toolchain.sections(dir, bare).stream()
-            .filter(s -> s.name().equals(".eh_frame"))
-            .findFirst()
-            .orElseThrow();
+    Toolchain.Section eh = ehFrame(bare);
     byte[] bytes = Files.readAllBytes(bare);
     ByteBuffer frame =
         ByteBuffer.wrap(bytes, (int) eh.offset(), (int) eh.size())
@@ -345,11 +348,7 @@ class CallFrameIndexTest {
   @Test
   void randomDamageNeverEscapesAsAnythingButElfFormatException() throws Exception {
     Path bare = stripped(build("cfi-pie"));
-    Toolchain.Section eh =
-        Toolchain.sections(dir, bare).stream()
-            .filter(s -> s.name().equals(".eh_frame"))
-            .findFirst()
-            .orElseThrow();
+    Toolchain.Section eh = ehFrame(bare);
     byte[] good = Files.readAllBytes(bare);
     Random random = new Random(5);
     int ok = 0;

@@ -168,6 +168,14 @@ class SymbolTableTest {
     assertTrue(named > addresses.size() / 2, "most code bytes have a function");
   }
 
+  private static Map<String, Toolchain.NmSymbol> nmByName(Path bin) throws Exception {
+    Map<String, Toolchain.NmSymbol> nm = new java.util.HashMap<>();
+    for (Toolchain.NmSymbol s : Toolchain.nm(dir, bin)) {
+      nm.put(s.name(), s);
+    }
+    return nm;
+  }
+
   private static boolean sameSection(List<Toolchain.Section> sections, long a, long b) {
     for (Toolchain.Section s : sections) {
       if ((s.flags() & ElfSection.SHF_ALLOC) != 0 && a >= s.addr() && a - s.addr() < s.size()) {
@@ -181,10 +189,7 @@ class SymbolTableTest {
   void sizedSymbolsNameOnlyTheirBytesAndSizeZeroOnesRunToTheNextSymbol() throws Exception {
     ExternalTool.require("llvm-symbolizer", "llvm");
     Path bin = TestPrograms.build(dir, "nopie");
-    Map<String, Toolchain.NmSymbol> nm = new java.util.HashMap<>();
-    for (Toolchain.NmSymbol s : Toolchain.nm(dir, bin)) {
-      nm.put(s.name(), s);
-    }
+    Map<String, Toolchain.NmSymbol> nm = nmByName(bin);
     try (ElfFile elf = ElfFile.open(bin)) {
       SymbolTable t = SymbolTable.read(elf);
       // A sized function: its last byte is its; the byte after it is not, unless another symbol
@@ -215,10 +220,7 @@ class SymbolTableTest {
   @Test
   void picksLikeBfdAmongAliasesSizeZeroAndLabels() throws Exception {
     Path bin = TestPrograms.build(dir, "nopie");
-    Map<String, Toolchain.NmSymbol> nm = new java.util.HashMap<>();
-    for (Toolchain.NmSymbol s : Toolchain.nm(dir, bin)) {
-      nm.put(s.name(), s);
-    }
+    Map<String, Toolchain.NmSymbol> nm = nmByName(bin);
     try (ElfFile elf = ElfFile.open(bin)) {
       SymbolTable t = SymbolTable.read(elf);
       assertEquals(".symtab", t.source());
