@@ -57,6 +57,12 @@ class CallFrameIndexTest {
     return Toolchain.gcc(dir, name, source, all.toArray(String[]::new));
   }
 
+  private static String[] concat(String[] a, String b) {
+    String[] out = java.util.Arrays.copyOf(a, a.length + 1);
+    out[a.length] = b;
+    return out;
+  }
+
   static Path stripped(Path bin) throws Exception {
     Path out = dir.resolve(bin.getFileName() + ".stripped");
     if (!Files.exists(out)) {
@@ -80,19 +86,30 @@ class CallFrameIndexTest {
         "/usr/bin/gzip",
         "built:pie",
         "built:m32",
-        "built:nopie"
+        "built:nopie",
+        "built:debug_frame",
+        "built:debug_frame-m32"
       })
   void everyFdeRangeIsOneReadelfPrints(String which) throws Exception {
     Path bin;
     if (which.startsWith("built:")) {
       String variant = which.substring("built:".length());
+      // Without unwind tables, gcc -g describes the functions' frames in .debug_frame instead
+      // (not stripped: strip removes it).
+      String[] noUnwind = {"-g", "-fno-asynchronous-unwind-tables", "-fno-unwind-tables"};
       bin =
-          stripped(
-              switch (variant) {
-                case "m32" -> build("cfi-m32", "-m32");
-                case "nopie" -> build("cfi-nopie", "-no-pie");
-                default -> build("cfi-pie");
-              });
+          switch (variant) {
+            case "m32" -> stripped(build("cfi-m32", "-m32"));
+            case "nopie" -> stripped(build("cfi-nopie", "-no-pie"));
+            case "debug_frame" -> build("cfi-debug_frame", noUnwind);
+            case "debug_frame-m32" -> build("cfi-debug_frame-m32", concat(noUnwind, "-m32"));
+            default -> stripped(build("cfi-pie"));
+          };
+      if (variant.startsWith("debug_frame")) {
+        assertTrue(
+            Toolchain.sections(dir, bin).stream().anyMatch(s -> s.name().equals(".debug_frame")),
+            bin + " has .debug_frame");
+      }
     } else {
       bin = Path.of(which).toRealPath();
     }
