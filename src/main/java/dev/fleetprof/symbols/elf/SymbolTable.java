@@ -29,9 +29,8 @@ import java.util.Optional;
  *
  * A name is only trusted for the bytes its symbol covers. Stripped libraries keep only their
  * exported symbols ({@code .dynsym}), and most of their code is in local functions that have none:
- * the nearest exported symbol below such code names a function that ends before it (Debian's
- * liblzma: a 26-byte {@code lzma_mf_is_supported} named samples 0x259 and 0xfbb bytes past its
- * end). So:
+ * the nearest exported symbol below such code names a function that ends before it (in Debian's
+ * liblzma, the 26-byte {@code lzma_mf_is_supported} for code thousands of bytes past its end). So:
  *
  * <ul>
  *   <li>Candidates: symbols of type {@code STT_FUNC}, {@code STT_GNU_IFUNC}, {@code STT_OBJECT} and
@@ -69,7 +68,8 @@ import java.util.Optional;
  *   <li>The candidate with the highest address at or below the address wins, whatever its size: an
  *       address past a symbol's end (padding between functions, code of a function whose symbol was
  *       stripped) still gets the closest symbol below it, as addr2line prints it. {@link
- *       ElfSymbol#size()} lets a caller that wants stricter bounds check them.
+ *       ElfSymbol#size()} lets a caller that wants stricter bounds check them; {@link #containing}
+ *       does.
  *   <li>Among candidates at the same address (aliases such as {@code __libc_malloc} and {@code
  *       malloc}), the largest size wins (a size of 0 counts as 1), and among equal sizes the first
  *       in symbol table order.
@@ -137,7 +137,7 @@ public final class SymbolTable {
   /**
    * The table {@link #containing(long)} searches, sorted by address, one symbol per address: each
    * symbol's first address, the number of bytes it covers (unsigned), its name and file (starts in
-   * {@link #names}, file -1 for none), and a bit per symbol set when its {@code stSize} is 0.
+   * {@link #names}, file -1 for none), and a bit per symbol set when its {@code st_size} is 0.
    */
   private final Spans spans;
 
@@ -308,7 +308,9 @@ public final class SymbolTable {
    * The symbol that contains a link-time virtual address, as {@code llvm-symbolizer} finds it in a
    * symbol table (see the class comment, "Which symbol contains"), or empty when no symbol covers
    * the address: then a name from this table would be a guess. The symbol's {@link
-   * ElfSymbol#size()} is its {@code stSize} (0 for a symbol that gives none).
+   * ElfSymbol#size()} is its {@code st_size} (0 for a symbol that gives none). In relocatable
+   * objects values are offsets in their sections, which all start at 0, so there only {@link
+   * #lookup} (which keeps sections apart) is meaningful.
    */
   public Optional<ElfSymbol> containing(long vaddr) {
     int i = lastAtOrBelow(spans.start(), 0, spans.start().length, vaddr);
