@@ -138,7 +138,8 @@ public final class BinaryLocator {
           debugPath = findDebugFile(candidate, elf, id);
           debug = debugPath == null ? null : ElfFile.open(files.local(debugPath));
         }
-        return new Found(new BinarySymbols(elf, debug), candidate, debugPath, null);
+        String moduleName = path.substring(path.lastIndexOf('/') + 1);
+        return new Found(new BinarySymbols(elf, debug, moduleName), candidate, debugPath, null);
       } catch (IOException | RuntimeException e) {
         elf.close();
         throw e;

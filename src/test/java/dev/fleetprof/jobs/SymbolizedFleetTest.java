@@ -150,7 +150,10 @@ class SymbolizedFleetTest {
     return Files.isRegularFile(moved) ? moved : Path.of(module);
   }
 
-  /** addr2line's chain for every gperftools location, by module and offset. */
+  /**
+   * addr2line's chain for every gperftools location, by module and offset; for an address it names
+   * nothing, the boundary of the FDE readelf prints there.
+   */
   private static Map<String, Map<Long, List<SourceLine>>> reference(List<Row> locations)
       throws Exception {
     Map<String, List<Long>> offsets = new TreeMap<>();
@@ -175,10 +178,17 @@ class SymbolizedFleetTest {
       }
       Map<Long, List<SourceLine>> byVaddr =
           Addr2line.chains(names, new ArrayList<>(new HashSet<>(vaddrs.values())), home);
+      // Where addr2line names nothing (the PLT), the job names the call-frame boundary.
+      TreeMap<Long, Long> fdes = Addr2line.fdes(runtime, home);
+      String module = Path.of(e.getKey()).getFileName().toString();
       Map<Long, List<SourceLine>> byOffset = new HashMap<>();
       for (long off : e.getValue()) {
         Long v = vaddrs.get(off);
-        byOffset.put(off, v == null ? List.of() : byVaddr.get(v));
+        List<SourceLine> chain = v == null ? List.of() : byVaddr.get(v);
+        if (chain.isEmpty() && v != null) {
+          chain = Addr2line.boundary(fdes, module, v);
+        }
+        byOffset.put(off, chain);
       }
       out.put(e.getKey(), byOffset);
     }

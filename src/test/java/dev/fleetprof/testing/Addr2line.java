@@ -9,6 +9,7 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.TreeMap;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -46,6 +47,43 @@ public final class Addr2line {
       }
     }
     return out;
+  }
+
+  private static final Pattern FDE =
+      Pattern.compile("FDE cie=[0-9a-f]+ pc=([0-9a-f]+)\\.\\.([0-9a-f]+)");
+
+  /**
+   * The call-frame ranges of a binary, initial location to end, as {@code readelf
+   * --debug-dump=frames} prints its FDEs (empty ranges left out).
+   */
+  public static TreeMap<Long, Long> fdes(Path binary, Path home) throws Exception {
+    // readelf 2.40 exits 1 on some of Debian's libraries after printing every frame.
+    ExternalTool.Result r =
+        ExternalTool.run(
+            List.of("readelf", "--debug-dump=frames", binary.toString()), home, Map.of(), 60);
+    TreeMap<Long, Long> out = new TreeMap<>();
+    Matcher m = FDE.matcher(r.stdout());
+    while (m.find()) {
+      long start = Long.parseUnsignedLong(m.group(1), 16);
+      long end = Long.parseUnsignedLong(m.group(2), 16);
+      if (end != start) {
+        out.put(start, end);
+      }
+    }
+    return out;
+  }
+
+  /**
+   * The boundary-only chain the symbolizer gives an address no symbol names: {@code MODULE+0xSTART}
+   * for the FDE (from {@link #fdes}) that holds it; empty when none does.
+   */
+  public static List<SourceLine> boundary(TreeMap<Long, Long> fdes, String module, long vaddr) {
+    Map.Entry<Long, Long> fde = fdes.floorEntry(vaddr);
+    if (fde == null || vaddr >= fde.getValue()) {
+      return List.of();
+    }
+    String name = module + "+0x" + Long.toHexString(fde.getKey());
+    return List.of(new SourceLine(name, name, null, 0));
   }
 
   /** The address of a file offset: the executable load segment holding it (pprof's rule). */

@@ -11,9 +11,11 @@ import java.util.Optional;
 
 /**
  * The function symbols of one binary, for finding the function an address belongs to when there is
- * no DWARF: {@link #lookup(long)} returns the symbol GNU {@code addr2line -f} (binutils 2.40)
- * names. Built once per binary ({@link #read(ElfFile)}); immutable and thread-safe afterwards;
- * holds no reference to the file.
+ * no DWARF: {@link #containing(long)} returns the symbol that contains the address, as {@code
+ * llvm-symbolizer} (LLVM 14) finds it, and {@link #lookup(long)} the symbol GNU {@code addr2line
+ * -f} (binutils 2.40) names, which may be one that ends long before the address. Built once per
+ * binary ({@link #read(ElfFile)}); immutable and thread-safe afterwards; holds no reference to the
+ * file.
  *
  * <h2>Which table</h2>
  *
@@ -21,6 +23,33 @@ import java.util.Optional;
  * {@code addr2line} does. The two are not merged: a binary with {@code .symtab} has every {@code
  * .dynsym} function in it too (under the same names), and a merge would change which of two aliases
  * wins and so disagree with {@code addr2line}.
+ *
+ * <h2>Which symbol contains an address ({@link #containing}; LLVM's {@code SymbolizableObjectFile})
+ * </h2>
+ *
+ * A name is only trusted for the bytes its symbol covers. Stripped libraries keep only their
+ * exported symbols ({@code .dynsym}), and most of their code is in local functions that have none:
+ * the nearest exported symbol below such code names a function that ends before it (in Debian's
+ * liblzma, the 26-byte {@code lzma_mf_is_supported} for code thousands of bytes past its end). So:
+ *
+ * <ul>
+ *   <li>Candidates: symbols of type {@code STT_FUNC}, {@code STT_GNU_IFUNC}, {@code STT_OBJECT} and
+ *       {@code STT_NOTYPE} that are defined in a section (not undefined, absolute or common),
+ *       except ARM, AArch64 and RISC-V mapping symbols; from any section, not only the one that
+ *       holds the address.
+ *   <li>Among candidates at one address, the largest size wins, then the last in symbol table
+ *       order.
+ *   <li>The address belongs to the candidate with the highest address at or below it, and only if
+ *       that candidate covers it: a symbol with a size covers {@code [st_value, st_value +
+ *       st_size)}; otherwise the address has no name (llvm-symbolizer prints {@code ??}).
+ *   <li>A symbol of size 0 (hand-written assembly such as glibc's {@code __restore_rt}, which
+ *       llvm-symbolizer names up to the next symbol) covers {@code [st_value, next)}, where {@code
+ *       next} is the next candidate's address, but never past the end of its own section. The
+ *       section bound is the one departure from llvm-symbolizer, which lets the last symbol of
+ *       {@code .init} (the size-0 {@code _init}) name the PLT stubs after it; code that is not the
+ *       symbol's is better left unnamed. Coverage is counted in 32 bits: a symbol claiming 4 GiB or
+ *       more covers 4 GiB - 1 bytes.
+ * </ul>
  *
  * <h2>Which symbol (bfd's {@code _bfd_elf_find_function} and {@code _bfd_elf_maybe_function_sym},
  * binutils 2.40)</h2>
@@ -39,7 +68,8 @@ import java.util.Optional;
  *   <li>The candidate with the highest address at or below the address wins, whatever its size: an
  *       address past a symbol's end (padding between functions, code of a function whose symbol was
  *       stripped) still gets the closest symbol below it, as addr2line prints it. {@link
- *       ElfSymbol#size()} lets a caller that wants stricter bounds check them.
+ *       ElfSymbol#size()} lets a caller that wants stricter bounds check them; {@link #containing}
+ *       does.
  *   <li>Among candidates at the same address (aliases such as {@code __libc_malloc} and {@code
  *       malloc}), the largest size wins (a size of 0 counts as 1), and among equal sizes the first
  *       in symbol table order.
@@ -55,9 +85,9 @@ import java.util.Optional;
  *
  * <h2>Memory</h2>
  *
- * Parallel primitive arrays (8 + 8 + 4 + 4 bytes per symbol) and one byte array holding each
- * distinct name (and file name) once: about 24 bytes plus the name per function, and no object per
- * symbol.
+ * Parallel primitive arrays (8 + 8 + 4 + 4 bytes per symbol for {@link #lookup}, 8 + 4 + 4 + 4 for
+ * {@link #containing}) and one byte array holding each distinct name (and file name) once: about 44
+ * bytes plus the name per function, and no object per symbol.
  */
 public final class SymbolTable {
   private static final int STT_NOTYPE = 0;
@@ -71,6 +101,8 @@ public final class SymbolTable {
   private static final int STT_SRELC = 9;
   private static final int STT_GNU_IFUNC = 10;
   private static final int STB_LOCAL = 0;
+  private static final int EM_ARM = 40;
+  private static final int EM_RISCV = 243;
   private static final int STV_HIDDEN = 2;
 
   private final String source;
@@ -102,6 +134,22 @@ public final class SymbolTable {
   /** NUL-terminated names. */
   private final byte[] names;
 
+  /**
+   * The table {@link #containing(long)} searches, sorted by address, one symbol per address: each
+   * symbol's first address, the number of bytes it covers (unsigned), its name and file (starts in
+   * {@link #names}, file -1 for none), and a bit per symbol set when its {@code st_size} is 0.
+   */
+  private final Spans spans;
+
+  /** The table behind {@link #containing(long)}; see the class comment, "Which symbol contains". */
+  private record Spans(long[] start, int[] length, int[] name, int[] file, long[] sizeless) {
+    static final Spans EMPTY = new Spans(new long[0], new int[0], new int[0], new int[0], null);
+
+    long retainedBytes() {
+      return 20L * start.length + (sizeless == null ? 0 : 8L * sizeless.length);
+    }
+  }
+
   private SymbolTable(
       String source,
       boolean relocatable,
@@ -113,8 +161,10 @@ public final class SymbolTable {
       long[] sizes,
       int[] nameStarts,
       int[] fileStarts,
-      byte[] names) {
+      byte[] names,
+      Spans spans) {
     this.source = source;
+    this.spans = spans;
     this.relocatable = relocatable;
     this.rankAddr = rankAddr;
     this.rankSize = rankSize;
@@ -194,7 +244,8 @@ public final class SymbolTable {
           new long[0],
           new int[0],
           new int[0],
-          new byte[0]);
+          new byte[0],
+          Spans.EMPTY);
     }
     return new Reader(elf, chosen, relocatable, rankOfSection, rankAddr)
         .read(rankAddr, rankSize, rankIndex);
@@ -253,6 +304,31 @@ public final class SymbolTable {
             .orElse(null);
   }
 
+  /**
+   * The symbol that contains a link-time virtual address, as {@code llvm-symbolizer} finds it in a
+   * symbol table (see the class comment, "Which symbol contains"), or empty when no symbol covers
+   * the address: then a name from this table would be a guess. The symbol's {@link
+   * ElfSymbol#size()} is its {@code st_size} (0 for a symbol that gives none). In relocatable
+   * objects values are offsets in their sections, which all start at 0, so there only {@link
+   * #lookup} (which keeps sections apart) is meaningful.
+   */
+  public Optional<ElfSymbol> containing(long vaddr) {
+    int i = lastAtOrBelow(spans.start(), 0, spans.start().length, vaddr);
+    if (i < 0
+        || Long.compareUnsigned(vaddr - spans.start()[i], Integer.toUnsignedLong(spans.length()[i]))
+            >= 0) {
+      return Optional.empty();
+    }
+    String name = storedName(spans.name()[i]);
+    if (name.isEmpty()) {
+      return Optional.empty();
+    }
+    boolean sizeless = (spans.sizeless()[i >>> 6] & (1L << i)) != 0;
+    long size = sizeless ? 0 : Integer.toUnsignedLong(spans.length()[i]);
+    String file = spans.file()[i] < 0 ? null : storedName(spans.file()[i]);
+    return Optional.of(new ElfSymbol(name, spans.start()[i], size, file));
+  }
+
   /** The number of symbols kept (after aliases at one address are reduced to the one that wins). */
   public int size() {
     return offsets.length;
@@ -270,7 +346,8 @@ public final class SymbolTable {
         + 4L * nameStarts.length
         + 4L * fileStarts.length
         + names.length
-        + 32L * rankAddr.length;
+        + 32L * rankAddr.length
+        + spans.retainedBytes();
   }
 
   // ---- lookup internals ----
@@ -284,7 +361,7 @@ public final class SymbolTable {
    * The last index in {@code [from, to)} of {@code sorted} (ascending, unsigned) whose value is at
    * or below {@code key} (unsigned), or -1 when there is none.
    */
-  private static int lastAtOrBelow(long[] sorted, int from, int to, long key) {
+  static int lastAtOrBelow(long[] sorted, int from, int to, long key) {
     int lo = from;
     int hi = to - 1;
     int found = -1;
@@ -400,11 +477,21 @@ public final class SymbolTable {
       int count = (int) (table.size() / entsize);
 
       int kept = 0;
+      int spanCount = 0;
       for (int i = 1; i < count; i++) {
         if (rankOf(i) >= 0) {
           kept++;
         }
+        if (spanSection(i, strtab) >= 0) {
+          spanCount++;
+        }
       }
+      long[] spanValue = new long[spanCount];
+      long[] spanSize = new long[spanCount];
+      int[] spanSectionIndex = new int[spanCount];
+      int[] spanName = new int[spanCount];
+      int[] spanFile = new int[spanCount];
+      int sk = 0;
       int[] rank = new int[kept];
       long[] offs = new long[kept];
       long[] size = new long[kept];
@@ -424,41 +511,48 @@ public final class SymbolTable {
         }
         symbolSeen = true;
         int r = rankOf(i);
-        if (r < 0) {
+        int sec = spanSection(i, strtab);
+        if (r < 0 && sec < 0) {
           continue;
         }
         int at = i * entsize;
         long value = elf.is64() ? symbols.getLong(at + 8) : ElfFile.u32(symbols, at + 4);
-        rank[k] = r;
-        offs[k] = relocatable ? value : value - rankAddr[r];
-        size[k] = elf.is64() ? symbols.getLong(at + 16) : ElfFile.u32(symbols, at + 8);
-        nameOff[k] = nameOffset(i, strtab);
+        long stSize = elf.is64() ? symbols.getLong(at + 16) : ElfFile.u32(symbols, at + 8);
+        int name = nameOffset(i, strtab);
         boolean local = bind(i) == STB_LOCAL;
-        fileOff[k] =
-            lastFile > 0 && (local || !fileAfterSymbol) ? nameOffset(lastFile, strtab) : -1;
-        k++;
+        int file = lastFile > 0 && (local || !fileAfterSymbol) ? nameOffset(lastFile, strtab) : -1;
+        if (r >= 0) {
+          rank[k] = r;
+          offs[k] = relocatable ? value : value - rankAddr[r];
+          size[k] = stSize;
+          nameOff[k] = name;
+          fileOff[k] = file;
+          k++;
+        }
+        if (sec >= 0) {
+          spanValue[sk] = value;
+          spanSize[sk] = stSize;
+          spanSectionIndex[sk] = sec;
+          spanName[sk] = name;
+          spanFile[sk] = file;
+          sk++;
+        }
       }
 
       // Sort by (rank, offset, effective size descending); stable, so table order breaks ties.
-      int[] perm = new int[kept];
-      for (int i = 0; i < kept; i++) {
-        perm[i] = i;
-      }
-      mergeSort(
-          perm,
-          new int[kept],
-          0,
-          kept,
-          (a, b) -> {
-            if (rank[a] != rank[b]) {
-              return Integer.compare(rank[a], rank[b]);
-            }
-            int c = Long.compareUnsigned(offs[a], offs[b]);
-            if (c != 0) {
-              return c;
-            }
-            return Long.compareUnsigned(effective(size[b]), effective(size[a]));
-          });
+      int[] perm =
+          sortedOrder(
+              kept,
+              (a, b) -> {
+                if (rank[a] != rank[b]) {
+                  return Integer.compare(rank[a], rank[b]);
+                }
+                int c = Long.compareUnsigned(offs[a], offs[b]);
+                if (c != 0) {
+                  return c;
+                }
+                return Long.compareUnsigned(effective(size[b]), effective(size[a]));
+              });
       // Keep the first (the winner) of each (rank, offset).
       int n = 0;
       for (int i = 0; i < kept; i++) {
@@ -488,7 +582,24 @@ public final class SymbolTable {
       for (int r = 0; r < ranks; r++) {
         rankFrom[r + 1] += rankFrom[r];
       }
-      byte[] nameStore = storeNames(strtab, strSection, outNames, outFiles);
+      SpanBuilder spanBuilder = new SpanBuilder(spanValue, spanSize, spanSectionIndex);
+      int[] spanOrder = spanBuilder.onePerAddress();
+      int m = spanOrder.length;
+      // One name store for both tables: names (and files) of the spans follow those of the ranks.
+      int[] allNames = Arrays.copyOf(outNames, n + m);
+      int[] allFiles = Arrays.copyOf(outFiles, n + m);
+      for (int i = 0; i < m; i++) {
+        allNames[n + i] = spanName[spanOrder[i]];
+        allFiles[n + i] = spanFile[spanOrder[i]];
+      }
+      byte[] nameStore = storeNames(strtab, strSection, allNames, allFiles);
+      System.arraycopy(allNames, 0, outNames, 0, n);
+      System.arraycopy(allFiles, 0, outFiles, 0, n);
+      Spans spans =
+          spanBuilder.spans(
+              spanOrder,
+              Arrays.copyOfRange(allNames, n, n + m),
+              Arrays.copyOfRange(allFiles, n, n + m));
       return new SymbolTable(
           table.type() == ElfSection.SHT_SYMTAB ? ".symtab" : ".dynsym",
           relocatable,
@@ -500,7 +611,8 @@ public final class SymbolTable {
           outSizes,
           outNames,
           outFiles,
-          nameStore);
+          nameStore,
+          spans);
     }
 
     /** Symbol i's name offset, checked to lie inside the string table. */
@@ -538,20 +650,13 @@ public final class SymbolTable {
       return size == 0 ? 1 : size;
     }
 
-    /** The rank of symbol i's section if it is a candidate (see the class comment), else -1. */
-    private int rankOf(int i) throws ElfFormatException {
+    /**
+     * The index of the section symbol i is defined in (through {@code SHT_SYMTAB_SHNDX} for {@code
+     * SHN_XINDEX}), or -1 when it is undefined, absolute, common or processor-specific.
+     */
+    private long sectionIndex(int i) throws ElfFormatException {
       int at = i * entsize;
-      int other = Byte.toUnsignedInt(symbols.get(at + (elf.is64() ? 5 : 13)));
       int shndx = Short.toUnsignedInt(symbols.getShort(at + (elf.is64() ? 6 : 14)));
-      int type = type(i);
-      int bind = bind(i);
-      switch (type) {
-        case STT_OBJECT, STT_SECTION, STT_FILE, STT_COMMON, STT_TLS, STT_RELC, STT_SRELC:
-          return -1;
-        default:
-          break;
-      }
-      long index = shndx;
       if (shndx == ElfFile.SHN_XINDEX) {
         if (shndxTable == null || (long) i * 4 + 4 > shndxTable.limit()) {
           throw elf.error(
@@ -561,9 +666,26 @@ public final class SymbolTable {
                   + i
                   + " uses SHN_XINDEX but there is no SHT_SYMTAB_SHNDX entry for it");
         }
-        index = ElfFile.u32(shndxTable, i * 4);
-      } else if (shndx == ElfFile.SHN_UNDEF || shndx >= ElfFile.SHN_LORESERVE) {
-        return -1; // undefined, absolute, common, processor-specific
+        return ElfFile.u32(shndxTable, i * 4);
+      }
+      return shndx == ElfFile.SHN_UNDEF || shndx >= ElfFile.SHN_LORESERVE ? -1 : shndx;
+    }
+
+    /** The rank of symbol i's section if it is a candidate (see the class comment), else -1. */
+    private int rankOf(int i) throws ElfFormatException {
+      int at = i * entsize;
+      int other = Byte.toUnsignedInt(symbols.get(at + (elf.is64() ? 5 : 13)));
+      int type = type(i);
+      int bind = bind(i);
+      switch (type) {
+        case STT_OBJECT, STT_SECTION, STT_FILE, STT_COMMON, STT_TLS, STT_RELC, STT_SRELC:
+          return -1;
+        default:
+          break;
+      }
+      long index = sectionIndex(i);
+      if (index < 0) {
+        return -1;
       }
       if (index >= rankOfSection.length) {
         return -1; // bfd treats a symbol in a section it does not know as absolute
@@ -582,6 +704,122 @@ public final class SymbolTable {
         }
       }
       return r;
+    }
+
+    /**
+     * The section index of symbol i if {@code llvm-symbolizer} keeps it in its symbol table (see
+     * the class comment, "Which symbol contains"), else -1.
+     */
+    private int spanSection(int i, ByteBuffer strtab) throws ElfFormatException {
+      int type = type(i);
+      if (type != STT_NOTYPE && type != STT_FUNC && type != STT_OBJECT && type != STT_GNU_IFUNC) {
+        return -1;
+      }
+      long index = sectionIndex(i);
+      if (index <= 0 || index >= elf.sections().size()) {
+        return -1;
+      }
+      if (isMappingSymbol(i, strtab)) {
+        return -1;
+      }
+      return (int) index;
+    }
+
+    /**
+     * ARM, AArch64 and RISC-V mapping symbols ({@code $a}, {@code $d}, {@code $t}, {@code $x},
+     * optionally followed by {@code .} and more) mark code and data inside functions; LLVM's object
+     * reader flags them format-specific and the symbolizer skips them.
+     */
+    private boolean isMappingSymbol(int i, ByteBuffer strtab) throws ElfFormatException {
+      int machine = elf.machine();
+      if (machine != EM_ARM && machine != ElfFile.EM_AARCH64 && machine != EM_RISCV) {
+        return false;
+      }
+      int at = nameOffset(i, strtab);
+      if (at + 1 >= strtab.limit() || strtab.get(at) != '$') {
+        return false;
+      }
+      byte c = strtab.get(at + 1);
+      if (c != 'a' && c != 'd' && c != 't' && c != 'x') {
+        return false;
+      }
+      if (at + 2 >= strtab.limit()) {
+        return true;
+      }
+      byte after = strtab.get(at + 2);
+      return after == 0 || after == '.';
+    }
+
+    /** Sorts llvm-symbolizer's candidates, keeps one per address and works out what each covers. */
+    private final class SpanBuilder {
+      private final long[] value;
+      private final long[] size;
+      private final int[] section;
+
+      SpanBuilder(long[] value, long[] size, int[] section) {
+        this.value = value;
+        this.size = size;
+        this.section = section;
+      }
+
+      /**
+       * The candidates sorted stably by (address, size), as llvm-symbolizer sorts them, with only
+       * the last of each address kept: the largest size, then the last in symbol table order.
+       */
+      int[] onePerAddress() {
+        int count = value.length;
+        int[] perm =
+            sortedOrder(
+                count,
+                (a, b) -> {
+                  int c = Long.compareUnsigned(value[a], value[b]);
+                  if (c != 0) {
+                    return c;
+                  }
+                  return Long.compareUnsigned(size[a], size[b]);
+                });
+        int n = 0;
+        for (int i = 0; i < count; i++) {
+          if (i + 1 < count && value[perm[i + 1]] == value[perm[i]]) {
+            continue;
+          }
+          perm[n++] = perm[i];
+        }
+        return Arrays.copyOf(perm, n);
+      }
+
+      /** The table for the kept candidates {@code order}, names and files already stored. */
+      Spans spans(int[] order, int[] storedNames, int[] storedFiles) {
+        int n = order.length;
+        long[] start = new long[n];
+        int[] length = new int[n];
+        long[] sizeless = new long[(n + 63) >>> 6];
+        List<ElfSection> sections = elf.sections();
+        for (int i = 0; i < n; i++) {
+          int p = order[i];
+          start[i] = value[p];
+          long covered;
+          if (size[p] != 0) {
+            covered = size[p];
+          } else {
+            sizeless[i >>> 6] |= 1L << i;
+            // Up to the next symbol, as llvm-symbolizer; and not past the end of its section.
+            ElfSection s = sections.get(section[p]);
+            long sectionStart = relocatable ? 0 : s.addr();
+            long end = sectionStart + s.size();
+            if (Long.compareUnsigned(end, sectionStart) < 0) {
+              end = -1L;
+            }
+            if (i + 1 < n && Long.compareUnsigned(value[order[i + 1]], end) < 0) {
+              end = value[order[i + 1]];
+            }
+            covered = Long.compareUnsigned(end, value[p]) > 0 ? end - value[p] : 0;
+          }
+          // A symbol claiming 4 GiB or more is clamped to 4 GiB - 1 bytes.
+          length[i] = Long.compareUnsigned(covered, 0xffffffffL) > 0 ? -1 : (int) covered;
+        }
+        return new Spans(start, length, storedNames, storedFiles, sizeless);
+      }
     }
 
     /**
@@ -638,6 +876,16 @@ public final class SymbolTable {
     }
   }
 
+  /** The indices 0..n-1 in the order {@code cmp} sorts them, stably (ties keep index order). */
+  static int[] sortedOrder(int n, IntComparator cmp) {
+    int[] perm = new int[n];
+    for (int i = 0; i < n; i++) {
+      perm[i] = i;
+    }
+    mergeSort(perm, new int[n], 0, n, cmp);
+    return perm;
+  }
+
   /** A stable merge sort of int keys with a primitive comparator (no boxing per element). */
   private static void mergeSort(int[] a, int[] tmp, int from, int to, IntComparator cmp) {
     if (to - from < 2) {
@@ -677,7 +925,7 @@ public final class SymbolTable {
   }
 
   @FunctionalInterface
-  private interface IntComparator {
+  interface IntComparator {
     int compare(int a, int b);
   }
 }

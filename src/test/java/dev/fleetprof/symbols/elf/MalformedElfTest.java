@@ -57,9 +57,12 @@ class MalformedElfTest {
         elf.sectionData(s);
       }
       SymbolTable t = SymbolTable.read(elf);
+      CallFrameIndex frames = CallFrameIndex.read(elf);
       for (ElfSegment s : elf.segments()) {
         elf.fileOffsetToVaddr(s.offset());
         t.lookup(s.vaddr());
+        t.containing(s.vaddr());
+        frames.containing(s.vaddr());
       }
     }
   }

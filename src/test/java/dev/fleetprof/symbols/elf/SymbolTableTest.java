@@ -110,13 +110,117 @@ class SymbolTableTest {
     assertTrue(a.withFile > 0, "some code bytes have a file");
   }
 
-  @Test
-  void picksLikeBfdAmongAliasesSizeZeroAndLabels() throws Exception {
-    Path bin = TestPrograms.build(dir, "nopie");
+  /**
+   * {@link SymbolTable#containing} against llvm-symbolizer on every byte of every code section (and
+   * 16 past each): the same name, or none, except where llvm-symbolizer lets a size-0 symbol run
+   * past the end of its section (the size-0 {@code _init} over the PLT), which is counted.
+   */
+  @ParameterizedTest
+  @ValueSource(strings = {"pie", "nopie", "m32", "lld", "shared"})
+  void everyCodeByteIsContainedWhereLlvmSymbolizerSays(String variant) throws Exception {
+    ExternalTool.require("llvm-symbolizer", "llvm");
+    if (variant.equals("lld")) {
+      ExternalTool.require("ld.lld", "lld");
+    }
+    Path bin = TestPrograms.build(dir, variant);
+    List<Toolchain.Section> sections = Toolchain.sections(dir, bin);
+    List<Long> addresses = new ArrayList<>();
+    for (Toolchain.Section s : sections) {
+      if ((s.flags() & ElfSection.SHF_EXECINSTR) != 0) {
+        for (long a = s.addr(); a < s.addr() + s.size() + 16; a++) {
+          addresses.add(a);
+        }
+      }
+    }
+    Map<Long, Long> sizeAt = new java.util.HashMap<>();
+    for (Toolchain.NmSymbol s : Toolchain.nm(dir, bin)) {
+      sizeAt.merge(s.value(), s.size(), Math::max);
+    }
+    List<Toolchain.LlvmName> llvm = Toolchain.llvmSymbolizerNames(dir, bin, addresses);
+    int agree = 0;
+    int named = 0;
+    int pastSection = 0;
+    List<String> wrong = new ArrayList<>();
+    try (ElfFile elf = ElfFile.open(bin)) {
+      SymbolTable t = SymbolTable.read(elf);
+      for (int i = 0; i < addresses.size(); i++) {
+        long a = addresses.get(i);
+        String ours = t.containing(a).map(ElfSymbol::name).orElse(null);
+        Toolchain.LlvmName theirs = llvm.get(i);
+        if (java.util.Objects.equals(ours, theirs.name())) {
+          agree++;
+          named += ours == null ? 0 : 1;
+        } else if (ours == null
+            && sizeAt.getOrDefault(theirs.start(), -1L) == 0
+            && !sameSection(sections, theirs.start(), a)) {
+          pastSection++;
+        } else if (wrong.size() < 10) {
+          wrong.add("0x" + Long.toHexString(a) + ": ours " + ours + ", llvm " + theirs.name());
+        }
+      }
+    }
+    System.out.printf(
+        "SymbolTable.containing vs llvm-symbolizer, %s: %d of %d code addresses agree (%d named);"
+            + " %d where a size-0 symbol would run past its section%n",
+        variant, agree, addresses.size(), named, pastSection);
+    assertEquals(List.of(), wrong);
+    assertEquals(addresses.size(), agree + pastSection);
+    assertTrue(named > addresses.size() / 2, "most code bytes have a function");
+  }
+
+  private static Map<String, Toolchain.NmSymbol> nmByName(Path bin) throws Exception {
     Map<String, Toolchain.NmSymbol> nm = new java.util.HashMap<>();
     for (Toolchain.NmSymbol s : Toolchain.nm(dir, bin)) {
       nm.put(s.name(), s);
     }
+    return nm;
+  }
+
+  private static boolean sameSection(List<Toolchain.Section> sections, long a, long b) {
+    for (Toolchain.Section s : sections) {
+      if ((s.flags() & ElfSection.SHF_ALLOC) != 0 && a >= s.addr() && a - s.addr() < s.size()) {
+        return b >= s.addr() && b - s.addr() < s.size();
+      }
+    }
+    return false;
+  }
+
+  @Test
+  void sizedSymbolsNameOnlyTheirBytesAndSizeZeroOnesRunToTheNextSymbol() throws Exception {
+    ExternalTool.require("llvm-symbolizer", "llvm");
+    Path bin = TestPrograms.build(dir, "nopie");
+    Map<String, Toolchain.NmSymbol> nm = nmByName(bin);
+    try (ElfFile elf = ElfFile.open(bin)) {
+      SymbolTable t = SymbolTable.read(elf);
+      // A sized function: its last byte is its; the byte after it is not, unless another symbol
+      // starts there (addr2line names helper_static for the padding after it).
+      Toolchain.NmSymbol g = nm.get("helper_static");
+      assertEquals("helper_static", t.containing(g.value() + g.size() - 1).orElseThrow().name());
+      Optional<ElfSymbol> after = t.containing(g.value() + g.size());
+      assertTrue(
+          after.isEmpty() || after.get().value() == g.value() + g.size(),
+          "past helper_static: " + after);
+      // Aliases of one size: the last in the symbol table wins (llvm-symbolizer's stable sort).
+      long alias = nm.get("global_fn").value();
+      assertEquals(
+          Toolchain.llvmSymbolizerNames(dir, bin, List.of(alias)).get(0).name(),
+          t.containing(alias).orElseThrow().name());
+      // A size-0 symbol covers the bytes up to the next symbol, and reports size 0.
+      long nosize = nm.get("asm_nosize").value();
+      assertEquals(
+          new ElfSymbol("asm_nosize", nosize, 0, t.containing(nosize).orElseThrow().file()),
+          t.containing(nosize + 1).orElseThrow());
+      // .plt has no symbol: the size-0 _init before it stops at the end of .init.
+      ElfSection plt = elf.section(".plt").orElseThrow();
+      assertEquals(Optional.empty(), t.containing(plt.addr() + 1));
+      assertEquals(Optional.empty(), t.containing(0));
+    }
+  }
+
+  @Test
+  void picksLikeBfdAmongAliasesSizeZeroAndLabels() throws Exception {
+    Path bin = TestPrograms.build(dir, "nopie");
+    Map<String, Toolchain.NmSymbol> nm = nmByName(bin);
     try (ElfFile elf = ElfFile.open(bin)) {
       SymbolTable t = SymbolTable.read(elf);
       assertEquals(".symtab", t.source());

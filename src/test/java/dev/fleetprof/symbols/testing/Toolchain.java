@@ -427,6 +427,50 @@ public final class Toolchain {
     return syms;
   }
 
+  // ---- llvm-symbolizer ----
+
+  /** llvm-symbolizer's function name (null for none) and that symbol's start (null for none). */
+  public record LlvmName(String name, Long start) {}
+
+  private static final Pattern LLVM_FUNCTION =
+      Pattern.compile("\"FunctionName\":\"((?:[^\"\\\\]|\\\\.)*)\"");
+  private static final Pattern LLVM_START = Pattern.compile("\"StartAddress\":\"(0x[0-9a-f]+)?\"");
+
+  /**
+   * {@code llvm-symbolizer --obj=BIN --no-demangle --output-style=JSON} for each address, names as
+   * the binary stores them; with {@code --debug-file-directory=/nonexistent}, so that installed
+   * Debian debug files (libc6-dbg) do not replace the binary's own symbol table.
+   */
+  public static List<LlvmName> llvmSymbolizerNames(Path dir, Path bin, List<Long> addresses)
+      throws Exception {
+    Path in = addressFile(dir, addresses);
+    String out =
+        sh(
+            dir,
+            "llvm-symbolizer --obj="
+                + q(bin)
+                + " --no-demangle --output-style=JSON --debug-file-directory=/nonexistent < "
+                + q(in));
+    List<LlvmName> names = new ArrayList<>(addresses.size());
+    for (String line : out.split("\n")) {
+      if (line.isBlank()) {
+        continue;
+      }
+      Matcher f = LLVM_FUNCTION.matcher(line);
+      Matcher s = LLVM_START.matcher(line);
+      if (!f.find() || !s.find()) {
+        fail("llvm-symbolizer printed " + line);
+      }
+      String name = f.group(1).replace("\\\"", "\"").replace("\\\\", "\\");
+      names.add(
+          new LlvmName(
+              name.isEmpty() ? null : name,
+              s.group(1) == null ? null : hex(s.group(1).substring(2))));
+    }
+    assertEquals(addresses.size(), names.size(), "one llvm-symbolizer answer per address");
+    return names;
+  }
+
   // ---- objdump -d ----
 
   private static final Pattern INSN = Pattern.compile("^\\s+([0-9a-f]+):\\t");
