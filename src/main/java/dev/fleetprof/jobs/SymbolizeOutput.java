@@ -3,6 +3,7 @@ package dev.fleetprof.jobs;
 import static org.apache.spark.sql.functions.col;
 import static org.apache.spark.sql.functions.lit;
 
+import dev.fleetprof.symbols.DebuginfodClient;
 import java.io.IOException;
 import java.time.LocalDate;
 import java.util.ArrayList;
@@ -31,10 +32,21 @@ public final class SymbolizeOutput {
   private SymbolizeOutput() {}
 
   /** The job's arguments. */
-  record Args(String output, List<String> binaries, List<LocalDate> dates, boolean useModulePaths) {
+  record Args(
+      String output,
+      List<String> binaries,
+      List<LocalDate> dates,
+      boolean useModulePaths,
+      List<String> debuginfod,
+      String debuginfodCache) {
     /** A command line's arguments, or an IllegalArgumentException saying what is wrong with it. */
     static Args parse(String[] argv) {
       return CommandLines.parse(new Options(), argv);
+    }
+
+    /** Where to find binaries: the options, and the servers of {@code DEBUGINFOD_URLS}. */
+    Symbolization.Options symbolization() {
+      return Symbolization.Options.ofJob(binaries, useModulePaths, debuginfod, debuginfodCache);
     }
   }
 
@@ -74,9 +86,24 @@ public final class SymbolizeOutput {
         description = "do not fall back to the modules' own paths on this machine")
     private boolean noModulePaths;
 
+    @Option(names = "--debuginfod", paramLabel = "URL", description = Symbolization.DEBUGINFOD_HELP)
+    private List<String> debuginfod = new ArrayList<>();
+
+    @Option(
+        names = "--debuginfod-cache",
+        paramLabel = "DIR",
+        description = Symbolization.DEBUGINFOD_CACHE_HELP)
+    private String debuginfodCache;
+
     @Override
     public Args args() {
-      return new Args(output, List.copyOf(binaries), List.copyOf(dates), !noModulePaths);
+      return new Args(
+          output,
+          List.copyOf(binaries),
+          List.copyOf(dates),
+          !noModulePaths,
+          DebuginfodClient.servers(debuginfod, null),
+          debuginfodCache);
     }
   }
 
@@ -112,8 +139,7 @@ public final class SymbolizeOutput {
     }
     Dataset<Row> unnamed = locations.drop("lines");
     Dataset<Row> symbols =
-        Symbolization.symbolize(
-                spark, unnamed, new Symbolization.Options(args.binaries(), args.useModulePaths()))
+        Symbolization.symbolize(spark, unnamed, args.symbolization())
             .persist(StorageLevel.MEMORY_AND_DISK());
     Dataset<Row> newLocations =
         FleetAggregate.joinLines(unnamed, symbols).persist(StorageLevel.MEMORY_AND_DISK());
