@@ -86,10 +86,17 @@ public final class FleetAggregate {
       String gmonBinary,
       boolean useModulePaths,
       Map<String, Long> effectivePeriods,
-      java.time.Duration keepReplaced) {
+      java.time.Duration keepReplaced,
+      List<String> debuginfod,
+      String debuginfodCache) {
     /** A command line's arguments, or an IllegalArgumentException saying what is wrong with it. */
     static Args parse(String[] argv) {
       return CommandLines.parse(new Options(), argv);
+    }
+
+    /** Where to find binaries: the options, and the servers of {@code DEBUGINFOD_URLS}. */
+    Symbolization.Options symbolization() {
+      return Symbolization.Options.ofJob(binaries, useModulePaths, debuginfod, debuginfodCache);
     }
   }
 
@@ -205,6 +212,15 @@ public final class FleetAggregate {
         description = "do not fall back to the modules' own paths on this machine")
     private boolean noModulePaths;
 
+    @Option(names = "--debuginfod", paramLabel = "URL", description = Symbolization.DEBUGINFOD_HELP)
+    private List<String> debuginfod = new ArrayList<>();
+
+    @Option(
+        names = "--debuginfod-cache",
+        paramLabel = "DIR",
+        description = Symbolization.DEBUGINFOD_CACHE_HELP)
+    private String debuginfodCache;
+
     @Option(
         names = "--effective-period",
         paramLabel = "FORMAT=DURATION",
@@ -277,7 +293,9 @@ public final class FleetAggregate {
           gmonBinary,
           !noModulePaths,
           Measures.effectivePeriods(effectivePeriods),
-          keepReplaced);
+          keepReplaced,
+          dev.fleetprof.symbols.DebuginfodClient.servers(debuginfod, null),
+          debuginfodCache);
     }
   }
 
@@ -496,10 +514,7 @@ public final class FleetAggregate {
                   "left_anti");
       symbols =
           persist(
-              Symbolization.symbolize(
-                      spark,
-                      toLookUp,
-                      new Symbolization.Options(args.binaries(), args.useModulePaths()))
+              Symbolization.symbolize(spark, toLookUp, args.symbolization())
                   .unionByName(profileSymbols));
       Dataset<Row> locations = joinLines(rawLocations, symbols);
       Dataset<Row> functions = functions(stacks, symbols);
