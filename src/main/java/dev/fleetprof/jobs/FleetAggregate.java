@@ -33,6 +33,7 @@ import org.apache.spark.storage.StorageLevel;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 /**
@@ -212,14 +213,8 @@ public final class FleetAggregate {
         description = "do not fall back to the modules' own paths on this machine")
     private boolean noModulePaths;
 
-    @Option(names = "--debuginfod", paramLabel = "URL", description = Symbolization.DEBUGINFOD_HELP)
-    private List<String> debuginfod = new ArrayList<>();
-
-    @Option(
-        names = "--debuginfod-cache",
-        paramLabel = "DIR",
-        description = Symbolization.DEBUGINFOD_CACHE_HELP)
-    private String debuginfodCache;
+    @Mixin
+    private Symbolization.DebuginfodOptions debuginfod = new Symbolization.DebuginfodOptions();
 
     @Option(
         names = "--effective-period",
@@ -294,8 +289,8 @@ public final class FleetAggregate {
           !noModulePaths,
           Measures.effectivePeriods(effectivePeriods),
           keepReplaced,
-          dev.fleetprof.symbols.DebuginfodClient.servers(debuginfod, null),
-          debuginfodCache);
+          debuginfod.servers(),
+          debuginfod.cache());
     }
   }
 

@@ -26,6 +26,7 @@ import org.apache.spark.sql.types.DataTypes;
 import org.apache.spark.sql.types.StructType;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import picocli.CommandLine.Option;
 
 /**
  * Symbolization as a join, the way Google-Wide Profiling did it: profiles are aggregated with raw
@@ -63,17 +64,35 @@ final class Symbolization {
   /** The problem of every DCPI location: DCPI images are Alpha/Tru64 binaries. */
   static final String NOT_SYMBOLIZED_DCPI = "DCPI images are not symbolized";
 
-  /** The help of the jobs' {@code --debuginfod}. */
-  static final String DEBUGINFOD_HELP =
-      "a debuginfod server (repeatable; asked in order, then those of $DEBUGINFOD_URLS): for a"
-          + " binary found without DWARF, its debug info is fetched by GNU build ID; failures"
-          + " (server down, 404, timeout, over $DEBUGINFOD_MAXSIZE) leave frames unnamed and are"
-          + " listed in the summary";
+  /** The symbolizing jobs' debuginfod options, a picocli mixin. */
+  static final class DebuginfodOptions {
+    @Option(
+        names = "--debuginfod",
+        paramLabel = "URL",
+        description =
+            "a debuginfod server (repeatable; asked in order, then those of $DEBUGINFOD_URLS):"
+                + " for a binary found without DWARF, its debug info is fetched by GNU build ID;"
+                + " failures (server down, 404, timeout, over $DEBUGINFOD_MAXSIZE) leave frames"
+                + " unnamed and are listed in the summary")
+    private List<String> servers = new ArrayList<>();
 
-  /** The help of the jobs' {@code --debuginfod-cache}. */
-  static final String DEBUGINFOD_CACHE_HELP =
-      "where each executor keeps what debuginfod servers sent, on its local disk (default"
-          + " $DEBUGINFOD_CACHE_PATH, else ~/.cache/debuginfod_client, as elfutils and gdb)";
+    @Option(
+        names = "--debuginfod-cache",
+        paramLabel = "DIR",
+        description =
+            "where each executor keeps what debuginfod servers sent, on its local disk (default"
+                + " $DEBUGINFOD_CACHE_PATH, else ~/.cache/debuginfod_client, as elfutils and gdb)")
+    private String cache;
+
+    /** The servers given, checked (an IllegalArgumentException names a bad one). */
+    List<String> servers() {
+      return DebuginfodClient.servers(servers, null);
+    }
+
+    String cache() {
+      return cache;
+    }
+  }
 
   /**
    * Where binaries are searched, from the command line.

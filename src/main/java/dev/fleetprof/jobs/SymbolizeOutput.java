@@ -3,7 +3,6 @@ package dev.fleetprof.jobs;
 import static org.apache.spark.sql.functions.col;
 import static org.apache.spark.sql.functions.lit;
 
-import dev.fleetprof.symbols.DebuginfodClient;
 import java.io.IOException;
 import java.time.LocalDate;
 import java.util.ArrayList;
@@ -17,6 +16,7 @@ import org.apache.spark.storage.StorageLevel;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 /**
@@ -86,14 +86,8 @@ public final class SymbolizeOutput {
         description = "do not fall back to the modules' own paths on this machine")
     private boolean noModulePaths;
 
-    @Option(names = "--debuginfod", paramLabel = "URL", description = Symbolization.DEBUGINFOD_HELP)
-    private List<String> debuginfod = new ArrayList<>();
-
-    @Option(
-        names = "--debuginfod-cache",
-        paramLabel = "DIR",
-        description = Symbolization.DEBUGINFOD_CACHE_HELP)
-    private String debuginfodCache;
+    @Mixin
+    private Symbolization.DebuginfodOptions debuginfod = new Symbolization.DebuginfodOptions();
 
     @Override
     public Args args() {
@@ -102,8 +96,8 @@ public final class SymbolizeOutput {
           List.copyOf(binaries),
           List.copyOf(dates),
           !noModulePaths,
-          DebuginfodClient.servers(debuginfod, null),
-          debuginfodCache);
+          debuginfod.servers(),
+          debuginfod.cache());
     }
   }
 
