@@ -238,11 +238,13 @@ final class Symbolization {
               debuginfod);
       return new Iterator<>() {
         private boolean logged;
+        private boolean any;
 
         @Override
         public boolean hasNext() {
           boolean more = rows.hasNext();
-          if (!more && debuginfod != null && !logged) {
+          // Once per partition that had locations: most of the shuffle's partitions are empty.
+          if (!more && any && debuginfod != null && !logged) {
             logged = true;
             DebuginfodClient.Stats s = debuginfod.stats();
             LOG.info(
@@ -261,6 +263,7 @@ final class Symbolization {
         @Override
         public Row next() {
           Row r = rows.next();
+          any = true;
           String format = r.getString(0);
           String module = r.isNullAt(1) ? null : r.getString(1);
           long offset = r.getLong(2);
