@@ -9,6 +9,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 
 import com.sun.net.httpserver.HttpServer;
+import dev.fleetprof.output.ExternalTool;
 import dev.fleetprof.symbols.DebuginfodClient.Artifact;
 import dev.fleetprof.symbols.DebuginfodClient.Fetched;
 import dev.fleetprof.symbols.testing.DebuginfodServer;
@@ -262,6 +263,44 @@ class DebuginfodClientTest {
       assertChainsAsAddr2line(withDebugServed, again);
     }
     assertEquals(new DebuginfodClient.Stats(0, 0, 1, 0), offline.stats());
+  }
+
+  /**
+   * The cache is elfutils' own: what {@code debuginfod-find} fetched serves the client with no
+   * server up, and what the client fetched {@code debuginfod-find} finds without asking any.
+   */
+  @Test
+  void theCacheIsSharedWithDebuginfodFind() throws Exception {
+    Path byTool = cache("by-debuginfod-find");
+    String printed =
+        debuginfodFind(byTool, server.url.toString(), "debuginfo", withDebugServed.id());
+    Path expected = byTool.resolve(withDebugServed.id()).resolve("debuginfo");
+    assertEquals(expected.toString(), printed);
+    DebuginfodClient offline = client(byTool, URI.create("http://127.0.0.1:" + deadPort()));
+    Fetched f = offline.fetch(withDebugServed.id(), Artifact.DEBUGINFO);
+    assertEquals(expected, f.file(), f.problem());
+    assertEquals(1, offline.stats().cacheHits());
+
+    Path byClient = cache("by-client");
+    Fetched g = client(byClient, server.url).fetch(served.id(), Artifact.EXECUTABLE);
+    assertTrue(g.ok(), g.problem());
+    // With no server at all debuginfod-find does not look (ENOSYS); with a dead one it does.
+    assertEquals(
+        g.file().toString(),
+        debuginfodFind(byClient, "http://127.0.0.1:" + deadPort(), "executable", served.id()));
+  }
+
+  /** {@code debuginfod-find KIND ID} with the given servers and cache; the path it prints. */
+  private static String debuginfodFind(Path cache, String urls, String kind, String id)
+      throws Exception {
+    ExternalTool.Result r =
+        ExternalTool.run(
+            List.of("debuginfod-find", kind, id),
+            home,
+            Map.of("DEBUGINFOD_URLS", urls, "DEBUGINFOD_CACHE_PATH", cache.toString()),
+            60);
+    assertEquals(0, r.exit(), "debuginfod-find " + kind + " " + id + ": " + r.stderr());
+    return r.stdout().strip();
   }
 
   @Test
