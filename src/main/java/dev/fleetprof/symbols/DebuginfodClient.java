@@ -265,11 +265,16 @@ public final class DebuginfodClient {
       CompletableFuture<Fetched> mine = new CompletableFuture<>();
       CompletableFuture<Fetched> earlier = outcomes.putIfAbsent(key, mine);
       if (earlier == null) {
-        Fetched f;
+        Fetched f = null;
         try {
           f = fetchNow(id, artifact);
         } catch (RuntimeException e) {
           f = new Fetched(null, "debuginfod: " + e);
+        } finally {
+          if (f == null) { // an Error on its way up: release the waiters, remember nothing
+            outcomes.remove(key, mine);
+            mine.complete(new Fetched(null, "debuginfod: the download of " + key + " failed"));
+          }
         }
         if (!f.ok()) {
           failures.incrementAndGet();
