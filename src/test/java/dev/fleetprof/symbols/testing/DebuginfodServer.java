@@ -85,6 +85,9 @@ public final class DebuginfodServer implements AutoCloseable {
       } catch (IOException e) {
         last = e; // e.g. the port was taken meanwhile: try another
         server.close();
+      } catch (Throwable t) {
+        server.close(); // never leave the server running after a failed start
+        throw t;
       }
     }
     fail("debuginfod did not start: " + last);
