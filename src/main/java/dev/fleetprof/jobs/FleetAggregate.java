@@ -56,10 +56,17 @@ public final class FleetAggregate {
       String gmonBinary,
       boolean useModulePaths,
       Map<String, Long> effectivePeriods,
-      java.time.Duration keepReplaced) {
+      java.time.Duration keepReplaced,
+      List<String> debuginfod,
+      String debuginfodCache) {
     /** A command line's arguments, or an IllegalArgumentException saying what is wrong with it. */
     static Args parse(String[] argv) {
       return CommandLines.parse(new FleetCommandLine(), argv);
+    }
+
+    /** Where to find binaries: the options, and the servers of {@code DEBUGINFOD_URLS}. */
+    Symbolization.Options symbolization() {
+      return Symbolization.Options.ofJob(binaries, useModulePaths, debuginfod, debuginfodCache);
     }
   }
 

@@ -6,6 +6,7 @@ import java.time.LocalDate;
 import java.util.ArrayList;
 import java.util.List;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 /**
@@ -123,6 +124,8 @@ public final class FleetCommandLine implements CommandLines.Options<FleetAggrega
       description = "do not fall back to the modules' own paths on this machine")
   private boolean noModulePaths;
 
+  @Mixin private Symbolization.DebuginfodOptions debuginfod = new Symbolization.DebuginfodOptions();
+
   @Option(
       names = "--effective-period",
       paramLabel = "FORMAT=DURATION",
@@ -195,7 +198,9 @@ public final class FleetCommandLine implements CommandLines.Options<FleetAggrega
         gmonBinary,
         !noModulePaths,
         Measures.effectivePeriods(effectivePeriods),
-        keepReplaced);
+        keepReplaced,
+        debuginfod.servers(),
+        debuginfod.cache());
   }
 
   /**

@@ -158,10 +158,7 @@ final class FleetStages implements AutoCloseable {
                 "left_anti");
     Dataset<Row> symbols =
         persisted(
-            Symbolization.symbolize(
-                    spark,
-                    toLookUp,
-                    new Symbolization.Options(args.binaries(), args.useModulePaths()))
+            Symbolization.symbolize(spark, toLookUp, args.symbolization())
                 .unionByName(profileSymbols));
     Dataset<Row> modules =
         levels

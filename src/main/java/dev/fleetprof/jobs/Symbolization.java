@@ -4,6 +4,7 @@ import static org.apache.spark.sql.functions.col;
 
 import dev.fleetprof.spark.SerializableConfiguration;
 import dev.fleetprof.symbols.BinaryLocator;
+import dev.fleetprof.symbols.DebuginfodClient;
 import dev.fleetprof.symbols.SourceLine;
 import java.io.IOException;
 import java.io.Serializable;
@@ -23,6 +24,9 @@ import org.apache.spark.sql.SparkSession;
 import org.apache.spark.sql.types.ArrayType;
 import org.apache.spark.sql.types.DataTypes;
 import org.apache.spark.sql.types.StructType;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import picocli.CommandLine.Option;
 
 /**
  * Symbolization as a join, the way Google-Wide Profiling did it: profiles are aggregated with raw
@@ -36,6 +40,8 @@ import org.apache.spark.sql.types.StructType;
  * Hadoop's FileSystem and decoded in plain Java ({@code dev.fleetprof.symbols}).
  */
 final class Symbolization {
+  private static final Logger LOG = LoggerFactory.getLogger(Symbolization.class);
+
   /** One entry of a location's inline chain, innermost first (pprof's {@code Location.Line}). */
   static final StructType LINE_TYPE =
       new StructType()
@@ -58,10 +64,73 @@ final class Symbolization {
   /** The problem of every DCPI location: DCPI images are Alpha/Tru64 binaries. */
   static final String NOT_SYMBOLIZED_DCPI = "DCPI images are not symbolized";
 
-  /** Where binaries are searched, from the command line. */
-  record Options(List<String> binaries, boolean useModulePaths) implements Serializable {
+  /** The symbolizing jobs' debuginfod options, a picocli mixin. */
+  static final class DebuginfodOptions {
+    @Option(
+        names = "--debuginfod",
+        paramLabel = "URL",
+        description =
+            "a debuginfod server (repeatable; asked in order, then those of $DEBUGINFOD_URLS):"
+                + " for a binary found without DWARF, its debug info is fetched by GNU build ID;"
+                + " failures (server down, 404, timeout, over $DEBUGINFOD_MAXSIZE) leave frames"
+                + " unnamed and are listed in the summary")
+    private List<String> servers = new ArrayList<>();
+
+    @Option(
+        names = "--debuginfod-cache",
+        paramLabel = "DIR",
+        description =
+            "where each executor keeps what debuginfod servers sent, on its local disk (default"
+                + " $DEBUGINFOD_CACHE_PATH, else ~/.cache/debuginfod_client, as elfutils and gdb)")
+    private String cache;
+
+    /** The servers given, checked (an IllegalArgumentException names a bad one). */
+    List<String> servers() {
+      return DebuginfodClient.servers(servers, null);
+    }
+
+    String cache() {
+      return cache;
+    }
+  }
+
+  /**
+   * Where binaries are searched, from the command line.
+   *
+   * @param debuginfod the debuginfod servers to ask, in order (empty: none)
+   * @param debuginfodCache the executors' cache folder for them, or null for elfutils' default
+   */
+  record Options(
+      List<String> binaries,
+      boolean useModulePaths,
+      List<String> debuginfod,
+      String debuginfodCache)
+      implements Serializable {
     Options {
       binaries = List.copyOf(binaries);
+      debuginfod = List.copyOf(debuginfod);
+    }
+
+    /** Without debuginfod servers. */
+    Options(List<String> binaries, boolean useModulePaths) {
+      this(binaries, useModulePaths, List.of(), null);
+    }
+
+    /**
+     * The options of a job: {@code debuginfod} (the job's {@code --debuginfod}) followed by the
+     * servers of this process's {@code DEBUGINFOD_URLS}, read here on the driver, as the tools that
+     * honour it do.
+     */
+    static Options ofJob(
+        List<String> binaries,
+        boolean useModulePaths,
+        List<String> debuginfod,
+        String debuginfodCache) {
+      return new Options(
+          binaries,
+          useModulePaths,
+          DebuginfodClient.servers(debuginfod, System.getenv("DEBUGINFOD_URLS")),
+          debuginfodCache);
     }
   }
 
@@ -155,20 +224,46 @@ final class Symbolization {
 
     @Override
     public Iterator<Row> call(Iterator<Row> rows) {
+      DebuginfodClient debuginfod =
+          options.debuginfod().isEmpty()
+              ? null
+              : DebuginfodClient.shared(
+                  DebuginfodClient.settings(
+                      options.debuginfod(), options.debuginfodCache(), System.getenv()));
       BinaryLocator locator =
           new BinaryLocator(
               new HadoopBinaryFiles(conf.value().get()),
               options.binaries(),
-              options.useModulePaths());
+              options.useModulePaths(),
+              debuginfod);
       return new Iterator<>() {
+        private boolean logged;
+        private boolean any;
+
         @Override
         public boolean hasNext() {
-          return rows.hasNext();
+          boolean more = rows.hasNext();
+          // Once per partition that had locations: most of the shuffle's partitions are empty.
+          if (!more && any && debuginfod != null && !logged) {
+            logged = true;
+            DebuginfodClient.Stats s = debuginfod.stats();
+            LOG.info(
+                "debuginfod {} (this JVM so far): {} downloads ({} bytes), {} from the cache in"
+                    + " {}, {} failed",
+                options.debuginfod(),
+                s.downloads(),
+                s.downloadedBytes(),
+                s.cacheHits(),
+                debuginfod.settings().cache(),
+                s.failures());
+          }
+          return more;
         }
 
         @Override
         public Row next() {
           Row r = rows.next();
+          any = true;
           String format = r.getString(0);
           String module = r.isNullAt(1) ? null : r.getString(1);
           long offset = r.getLong(2);
@@ -221,8 +316,15 @@ final class Symbolization {
             "cannot read the symbols of " + found.binary() + ": " + e.getMessage());
       }
       if (chain.isEmpty()) {
+        // found.problem(): why no debug info came from debuginfod, where it was asked.
         return RowFactory.create(
-            format, module, offset, null, "no symbol at this offset in " + found.binary());
+            format,
+            module,
+            offset,
+            null,
+            "no symbol at this offset in "
+                + found.binary()
+                + (found.problem() == null ? "" : "; " + found.problem()));
       }
       List<Row> lines = new ArrayList<>(chain.size());
       for (SourceLine l : chain) {
@@ -252,7 +354,7 @@ final class Symbolization {
 
     static BinaryLocator.Found find(BinaryLocator locator, Options options, String module)
         throws IOException {
-      String key = options.binaries() + "\u0000" + options.useModulePaths() + "\u0000" + module;
+      String key = options + "\u0000" + module;
       synchronized (OPENED) {
         BinaryLocator.Found f = OPENED.get(key);
         if (f == null) {

@@ -16,6 +16,7 @@ import org.apache.spark.storage.StorageLevel;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 /**
@@ -31,10 +32,21 @@ public final class SymbolizeOutput {
   private SymbolizeOutput() {}
 
   /** The job's arguments. */
-  record Args(String output, List<String> binaries, List<LocalDate> dates, boolean useModulePaths) {
+  record Args(
+      String output,
+      List<String> binaries,
+      List<LocalDate> dates,
+      boolean useModulePaths,
+      List<String> debuginfod,
+      String debuginfodCache) {
     /** A command line's arguments, or an IllegalArgumentException saying what is wrong with it. */
     static Args parse(String[] argv) {
       return CommandLines.parse(new Options(), argv);
+    }
+
+    /** Where to find binaries: the options, and the servers of {@code DEBUGINFOD_URLS}. */
+    Symbolization.Options symbolization() {
+      return Symbolization.Options.ofJob(binaries, useModulePaths, debuginfod, debuginfodCache);
     }
   }
 
@@ -74,9 +86,18 @@ public final class SymbolizeOutput {
         description = "do not fall back to the modules' own paths on this machine")
     private boolean noModulePaths;
 
+    @Mixin
+    private Symbolization.DebuginfodOptions debuginfod = new Symbolization.DebuginfodOptions();
+
     @Override
     public Args args() {
-      return new Args(output, List.copyOf(binaries), List.copyOf(dates), !noModulePaths);
+      return new Args(
+          output,
+          List.copyOf(binaries),
+          List.copyOf(dates),
+          !noModulePaths,
+          debuginfod.servers(),
+          debuginfod.cache());
     }
   }
 
@@ -112,8 +133,7 @@ public final class SymbolizeOutput {
     }
     Dataset<Row> unnamed = locations.drop("lines");
     Dataset<Row> symbols =
-        Symbolization.symbolize(
-                spark, unnamed, new Symbolization.Options(args.binaries(), args.useModulePaths()))
+        Symbolization.symbolize(spark, unnamed, args.symbolization())
             .persist(StorageLevel.MEMORY_AND_DISK());
     Dataset<Row> newLocations =
         FleetStages.joinLines(unnamed, symbols).persist(StorageLevel.MEMORY_AND_DISK());

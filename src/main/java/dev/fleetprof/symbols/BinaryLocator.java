@@ -41,6 +41,12 @@ import java.util.zip.CRC32;
  * .gnu_debuglink} name (beside the binary, in its {@code .debug/} folder, in each DIR, and with
  * {@code useModulePath} under {@code /usr/lib/debug/<binary's folder>/}). A debug file must have
  * the binary's build ID, or (without build IDs) the CRC32 its debug link records.
+ *
+ * <p>With a {@link DebuginfodClient}, what the folders lack is fetched by build ID: the debug file
+ * of a binary found without DWARF ({@code /debuginfo}, when no local debug file matched), and the
+ * binary itself when no candidate is found but the profile records its build ID ({@code
+ * /executable}, then its debug file as above). A fetch that fails leaves the search's result as it
+ * was and says why in {@link Found#problem}.
  */
 public final class BinaryLocator {
   /**
@@ -54,8 +60,12 @@ public final class BinaryLocator {
   private final BinaryFiles files;
   private final List<String> dirs;
   private final boolean useModulePath;
+  private final DebuginfodClient debuginfod;
 
-  /** What the search found: the symbols, or null with the reason in {@code problem}. */
+  /**
+   * What the search found: the symbols, or null with the reason in {@code problem}. With symbols,
+   * {@code problem} is null, or says why no debug file could be fetched for a binary without DWARF.
+   */
   public record Found(BinarySymbols symbols, String binary, String debugFile, String problem) {
     public boolean ok() {
       return symbols != null;
@@ -67,9 +77,18 @@ public final class BinaryLocator {
    * @param useModulePath whether the module's own path on this machine is the last resort
    */
   public BinaryLocator(BinaryFiles files, List<String> dirs, boolean useModulePath) {
+    this(files, dirs, useModulePath, null);
+  }
+
+  /**
+   * @param debuginfod where to fetch what the folders lack by build ID, or null
+   */
+  public BinaryLocator(
+      BinaryFiles files, List<String> dirs, boolean useModulePath, DebuginfodClient debuginfod) {
     this.files = files;
     this.dirs = List.copyOf(dirs);
     this.useModulePath = useModulePath;
+    this.debuginfod = debuginfod;
   }
 
   /** How the kernel's maps name a file that was deleted (or replaced) after it was mapped. */
@@ -131,21 +150,30 @@ public final class BinaryLocator {
         elf.close();
         continue;
       }
-      try {
-        String debugPath = null;
-        ElfFile debug = null;
-        if (!BinarySymbols.hasDwarf(elf)) {
-          debugPath = findDebugFile(candidate, elf, id);
-          debug = debugPath == null ? null : ElfFile.open(files.local(debugPath));
-        }
-        String moduleName = path.substring(path.lastIndexOf('/') + 1);
-        return new Found(new BinarySymbols(elf, debug, moduleName), candidate, debugPath, null);
-      } catch (IOException | RuntimeException e) {
-        elf.close();
-        throw e;
-      }
+      return withDebugFile(candidate, elf, id, baseName(path));
     }
     String searched = dirs.isEmpty() ? "no --binaries folders" : "searched " + dirs;
+    String fetchProblem = "";
+    if (buildId != null && debuginfod != null) {
+      DebuginfodClient.Fetched exe =
+          debuginfod.fetch(buildId, DebuginfodClient.Artifact.EXECUTABLE);
+      String fetched = exe.ok() ? LOCAL + exe.file() : null;
+      ElfFile elf = null;
+      try {
+        if (fetched != null) {
+          elf = ElfFile.open(files.local(fetched));
+          Optional<String> id = elf.buildId();
+          return withDebugFile(fetched, elf, id, baseName(path));
+        }
+      } catch (IOException e) {
+        // The client checked the file; one that changed since is as missing as one not sent.
+        if (elf != null) {
+          elf.close();
+        }
+        refused.add(fetched + " (" + e.getMessage() + ")");
+      }
+      fetchProblem = exe.ok() ? "" : "; " + exe.problem();
+    }
     return new Found(
         null,
         null,
@@ -155,7 +183,41 @@ public final class BinaryLocator {
             + " ("
             + searched
             + (refused.isEmpty() ? "" : "; refused " + String.join(", ", refused))
+            + fetchProblem
             + ")");
+  }
+
+  /** The binary {@code elf} found at {@code path}, with its debug file where it needs one. */
+  private Found withDebugFile(String path, ElfFile elf, Optional<String> id, String moduleName)
+      throws IOException {
+    try {
+      String debugPath = null;
+      ElfFile debug = null;
+      String problem = null;
+      if (!BinarySymbols.hasDwarf(elf)) {
+        debugPath = findDebugFile(path, elf, id);
+        if (debugPath == null && id.isPresent() && debuginfod != null) {
+          DebuginfodClient.Fetched f =
+              debuginfod.fetch(id.get(), DebuginfodClient.Artifact.DEBUGINFO);
+          if (f.ok()) {
+            try {
+              debug = ElfFile.open(files.local(LOCAL + f.file()));
+              debugPath = LOCAL + f.file();
+            } catch (IOException e) {
+              problem = "no debug info for " + path + ": " + f.file() + ": " + e.getMessage();
+            }
+          } else {
+            problem = "no debug info for " + path + ": " + f.problem();
+          }
+        } else if (debugPath != null) {
+          debug = ElfFile.open(files.local(debugPath));
+        }
+      }
+      return new Found(new BinarySymbols(elf, debug, moduleName), path, debugPath, problem);
+    } catch (IOException | RuntimeException e) {
+      elf.close();
+      throw e;
+    }
   }
 
   /** The runtime binary's candidate paths, in search order, without repeats. */

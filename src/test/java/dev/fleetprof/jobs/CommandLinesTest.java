@@ -354,6 +354,47 @@ class CommandLinesTest {
         List.of("2026-11-20", "2026-11-21"), s.dates().stream().map(Object::toString).toList());
     assertEquals(List.of("b1", "b2"), s.binaries());
     assertTrue(s.useModulePaths());
+    assertEquals(List.of(), s.debuginfod());
+    assertEquals(null, s.debuginfodCache());
+    for (String[] base :
+        List.of(new String[] {"--output", "o"}, new String[] {"--input", "i", "--output", "o"})) {
+      List<String> argv = new java.util.ArrayList<>(List.of(base));
+      argv.addAll(
+          List.of(
+              "--debuginfod",
+              "http://127.0.0.1:8002/",
+              "--debuginfod",
+              "https://debuginfod.example/d",
+              "--debuginfod-cache",
+              "/var/cache/dbg"));
+      String[] a = argv.toArray(String[]::new);
+      boolean fleet = base.length == 4;
+      List<Object> got =
+          fleet
+              ? List.of(
+                  FleetAggregate.Args.parse(a).debuginfod(),
+                  FleetAggregate.Args.parse(a).debuginfodCache())
+              : List.of(
+                  SymbolizeOutput.Args.parse(a).debuginfod(),
+                  SymbolizeOutput.Args.parse(a).debuginfodCache());
+      assertEquals(
+          List.of(
+              List.of("http://127.0.0.1:8002", "https://debuginfod.example/d"), "/var/cache/dbg"),
+          got);
+      argv.set(argv.indexOf("https://debuginfod.example/d"), "debuginfod.example");
+      IllegalArgumentException bad =
+          org.junit.jupiter.api.Assertions.assertThrows(
+              IllegalArgumentException.class,
+              () ->
+                  (fleet
+                          ? (Runnable) () -> FleetAggregate.Args.parse(argv.toArray(String[]::new))
+                          : (Runnable)
+                              () -> SymbolizeOutput.Args.parse(argv.toArray(String[]::new)))
+                      .run());
+      assertTrue(
+          bad.getMessage().contains("'debuginfod.example' is not a debuginfod server URL"),
+          bad.getMessage());
+    }
   }
 
   @Test
