@@ -113,7 +113,12 @@ final class StandardOutputs {
                 meaning));
       }
       long n = 0;
-      Iterator<Row> it = rows.toLocalIterator();
+      // toLocalIterator runs one Spark job per partition: an eighth of the shuffle partitions
+      // (at least two) keeps a small run's outputs to two jobs, and a large run's driver to an
+      // eighth of a shuffle's rows at a time.
+      int partitions =
+          Math.max(2, Integer.parseInt(spark.conf().get("spark.sql.shuffle.partitions")) / 8);
+      Iterator<Row> it = rows.coalesce(partitions).toLocalIterator();
       while (it.hasNext()) {
         Row r = it.next();
         List<Row> frames = r.getList(0);
