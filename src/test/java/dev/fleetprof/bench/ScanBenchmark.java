@@ -399,8 +399,9 @@ public final class ScanBenchmark {
             "-Dspark.eventLog.compress=false",
             "-Dspark.eventLog.dir=" + events.toUri());
     long jobs = 0;
-    try (var logs = Files.list(events)) {
-      for (Path log : logs.toList()) {
+    // Spark 4 writes an event log as a directory of files (rolling logs), Spark 3.5 as a file.
+    try (var logs = Files.walk(events)) {
+      for (Path log : logs.filter(Files::isRegularFile).toList()) {
         Matcher m = JOB_START.matcher(Files.readString(log));
         while (m.find()) {
           jobs++;
