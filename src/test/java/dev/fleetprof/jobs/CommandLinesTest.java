@@ -93,7 +93,7 @@ class CommandLinesTest {
               List.of("--output", "--binaries", "--date", "--no-module-paths", "--help")),
           new Job(
               "sql",
-              SqlRunner.Options::new,
+              SqlCommand::new,
               List.of("-e", "SELECT 1"),
               List.of("-d", "--define", "--view", "-e", "--format", "--max-rows", "--help")));
 
@@ -359,7 +359,7 @@ class CommandLinesTest {
   @Test
   void sqlStatementsRunInTheOrderGiven(@TempDir Path tmp) throws Exception {
     Path file = Files.writeString(tmp.resolve("two.sql"), "SELECT 2; SELECT '${x:-3}'");
-    SqlRunner.Script s =
+    SqlCommand.Script s =
         SqlRunner.parse(
             new String[] {
               "-e",
@@ -383,7 +383,7 @@ class CommandLinesTest {
             "SELECT 4"),
         s.statements());
     assertEquals(7, s.maxRows());
-    assertEquals(SqlRunner.Format.TABLE, s.format());
+    assertEquals(ResultPrinter.Format.TABLE, s.format());
   }
 
   @Test
