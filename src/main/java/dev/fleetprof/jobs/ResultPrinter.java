@@ -19,6 +19,7 @@ import java.nio.charset.StandardCharsets;
 import java.util.Iterator;
 import java.util.Locale;
 import java.util.Map;
+import java.util.regex.Pattern;
 import org.apache.spark.sql.Column;
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Encoders;
@@ -81,13 +82,13 @@ final class ResultPrinter {
   }
 
   /** A statement's result: nothing for a statement that returns no columns. */
-  void result(Dataset<Row> result) throws IOException {
+  void result(String sql, Dataset<Row> result) throws IOException {
     if (result.columns().length == 0) {
       return;
     }
     if (format == Format.TABLE) {
       printTable(result, maxRows, out);
-    } else if (isCommand(result)) {
+    } else if (isCommand(sql, result)) {
       printTable(result, maxRows, log);
     } else if (format == Format.JSON) {
       printJson(result, out);
@@ -96,8 +97,17 @@ final class ResultPrinter {
     }
   }
 
+  /** A statement that is a list of VALUES, perhaps in parentheses. */
+  private static final Pattern VALUES = Pattern.compile("(?i)[\\s(]*VALUES\\b");
+
   /** Whether spark.sql ran the statement as a command (eagerly, rows already there). */
-  private static boolean isCommand(Dataset<Row> result) {
+  private static boolean isCommand(String sql, Dataset<Row> result) {
+    if (Sessions.isConnect(result.sparkSession())) {
+      // A Connect client sees no query execution. Its server runs a command at once and answers
+      // with the rows, a local relation; a query's answer is the query, which is local only when
+      // it is a list of VALUES.
+      return result.isLocal() && !VALUES.matcher(sql).lookingAt();
+    }
     return result.queryExecution().commandExecuted() instanceof CommandResult;
   }
 
@@ -109,6 +119,11 @@ final class ResultPrinter {
           result.show(maxRows, false);
           return BoxedUnit.UNIT;
         });
+    if (Sessions.isConnect(result.sparkSession())) {
+      // Classic Spark's show() ends a table with a blank line, Spark Connect's does not: the same
+      // script prints the same on either.
+      out.println();
+    }
     out.flush();
   }
 
@@ -118,9 +133,13 @@ final class ResultPrinter {
         result.select(to_json(struct(col("*")), JSON_OPTIONS)).as(Encoders.STRING());
     Writer w = utf8(out);
     Iterator<String> it = lines.toLocalIterator();
-    while (it.hasNext()) {
-      w.write(it.next());
-      w.write('\n');
+    try {
+      while (it.hasNext()) {
+        w.write(it.next());
+        w.write('\n');
+      }
+    } finally {
+      close(it);
     }
     w.flush();
   }
@@ -129,7 +148,7 @@ final class ResultPrinter {
    * A header and RFC 4180 records by univocity's CSV writer (Spark's own CSV library). Spark turns
    * each value into its text first, as json would write it; a partition at a time, as in json.
    */
-  private static void printCsv(Dataset<Row> result, PrintStream out) {
+  private static void printCsv(Dataset<Row> result, PrintStream out) throws IOException {
     StructField[] fields = result.schema().fields();
     // Positional names: the result's own may repeat, or hold dots that col() would misread.
     String[] positional = new String[fields.length];
@@ -144,16 +163,36 @@ final class ResultPrinter {
     CsvWriter csv = new CsvWriter(utf8(out), csvSettings());
     csv.writeRow((Object[]) result.columns());
     Object[] values = new Object[fields.length];
-    while (rows.hasNext()) {
-      Row row = rows.next();
-      for (int i = 0; i < values.length; i++) {
-        Object v = row.get(i);
-        // BigDecimal.toString may use an exponent; json writes the same number, plainly here.
-        values[i] = v instanceof BigDecimal d ? d.toPlainString() : v;
+    try {
+      while (rows.hasNext()) {
+        Row row = rows.next();
+        for (int i = 0; i < values.length; i++) {
+          Object v = row.get(i);
+          // BigDecimal.toString may use an exponent; json writes the same number, plainly here.
+          values[i] = v instanceof BigDecimal d ? d.toPlainString() : v;
+        }
+        csv.writeRow(values);
       }
-      csv.writeRow(values);
+    } finally {
+      close(rows);
     }
     csv.flush();
+  }
+
+  /**
+   * Closes a result's iterator if it holds anything: a Spark Connect client's holds Arrow memory
+   * until closed, even once read to the end, and its session fails to stop over a leak.
+   */
+  private static void close(Iterator<?> rows) throws IOException {
+    if (rows instanceof AutoCloseable c) {
+      try {
+        c.close();
+      } catch (IOException | RuntimeException e) {
+        throw e;
+      } catch (Exception e) {
+        throw new IOException(e);
+      }
+    }
   }
 
   /**

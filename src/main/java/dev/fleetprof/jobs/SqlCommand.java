@@ -22,10 +22,11 @@ import picocli.CommandLine.TypeConversionException;
     sortOptions = false,
     customSynopsis = {
       "sql [-d KEY=VALUE ...] [--view NAME=PATH ...] [--format table|json|csv]",
-      "           [--max-rows N] (-e 'SQL;...' | FILE.sql)..."
+      "           [--max-rows N] [--remote sc://HOST:PORT] (-e 'SQL;...' | FILE.sql)..."
     },
     description =
-        "Runs Spark SQL statements on an embedded Spark session where the profile"
+        "Runs Spark SQL statements on an embedded Spark session (or a Spark Connect server's,"
+            + " with --remote) where the profile"
             + " source is available, in the order given, and prints each result. The fleet"
             + " job's datasets under -d output=DIR (default "
             + SqlCommand.DEFAULT_OUTPUT
@@ -42,11 +43,8 @@ import picocli.CommandLine.TypeConversionException;
     })
 final class SqlCommand implements CommandLines.Options<SqlCommand.Script> {
   /** The statements to run (variables substituted) and how to print their results. */
-  record Script(List<String> statements, Format format, int maxRows, String output) {
-    Script(List<String> statements, Format format, int maxRows) {
-      this(statements, format, maxRows, DEFAULT_OUTPUT);
-    }
-  }
+  record Script(
+      List<String> statements, Format format, int maxRows, String output, String remote) {}
 
   /** The fleet job's output the {@code fleet_*} views show, unless {@code -d output=} says. */
   static final String DEFAULT_OUTPUT = "target/fleet-output";
@@ -146,6 +144,19 @@ final class SqlCommand implements CommandLines.Options<SqlCommand.Script> {
           "rows to print per result with --format table (default " + DEFAULT_MAX_ROWS + ")")
   private Integer maxRows;
 
+  @Option(
+      names = "--remote",
+      paramLabel = "sc://HOST:PORT",
+      order = 6,
+      converter = ConnectAddress.class,
+      description = {
+        "run the statements on the Spark Connect server there (started by",
+        "jobs/connect-server, say) instead of starting Spark here: a second",
+        "or so a query instead of a session's start (default: $SPARK_REMOTE,",
+        "as Spark's clients take it, if set)"
+      })
+  private String remote;
+
   @Override
   public Script args() {
     List<String> resolved = new ArrayList<>();
@@ -165,7 +176,37 @@ final class SqlCommand implements CommandLines.Options<SqlCommand.Script> {
         List.copyOf(resolved),
         format,
         maxRows != null ? maxRows : DEFAULT_MAX_ROWS,
-        vars.getOrDefault("output", DEFAULT_OUTPUT));
+        vars.getOrDefault("output", DEFAULT_OUTPUT),
+        remote != null ? remote : environmentRemote());
+  }
+
+  /** The environment's Spark Connect address, as Spark's own clients read it: $SPARK_REMOTE. */
+  private static String environmentRemote() {
+    String remote = System.getenv("SPARK_REMOTE");
+    if (remote == null || remote.isBlank()) {
+      return null;
+    }
+    try {
+      return new ConnectAddress().convert(remote.strip());
+    } catch (TypeConversionException e) {
+      throw new IllegalArgumentException("SPARK_REMOTE: " + e.getMessage());
+    }
+  }
+
+  /**
+   * A Spark Connect server's address, {@code sc://HOST:PORT} (with {@code /;key=value} parameters
+   * if any, as Spark's clients take them): {@code local}, which Spark's shells read as "start a
+   * server here", is not one, since a server started per run is what the option avoids.
+   */
+  static final class ConnectAddress implements ITypeConverter<String> {
+    @Override
+    public String convert(String value) {
+      if (!value.matches("sc://[^/:;]+(:[0-9]{1,5})?(/.*)?")) {
+        throw new TypeConversionException(
+            "'" + value + "' is not a Spark Connect address such as sc://127.0.0.1:15002");
+      }
+      return value;
+    }
   }
 
   /** A {@code NAME=VALUE} option value. */

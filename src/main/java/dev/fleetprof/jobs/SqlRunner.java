@@ -32,6 +32,10 @@ public final class SqlRunner {
             argv,
             System.out,
             System.err,
+            (appName, script) ->
+                script.remote() != null
+                    ? Sessions.connect(script.remote())
+                    : Sessions.start(appName),
             (spark, script) -> run(spark, script, System.out, System.err)));
   }
 
@@ -54,7 +58,7 @@ public final class SqlRunner {
     FleetViews.register(spark, script.statements(), script.output());
     for (String sql : script.statements()) {
       printer.statement(sql);
-      printer.result(sql(spark, sql));
+      printer.result(sql, sql(spark, sql));
     }
   }
 
