@@ -20,7 +20,10 @@
  *       scripts are split by {@link dev.fleetprof.jobs.SqlStatements} and their variables replaced
  *       by {@link dev.fleetprof.jobs.SqlVariables}, the {@code fleet_*} views are {@link
  *       dev.fleetprof.jobs.FleetViews}, and {@link dev.fleetprof.jobs.ResultPrinter} prints the
- *       results as tables, JSON Lines or CSV.
+ *       results as tables, JSON Lines or CSV. With {@code --remote} they run on a Spark Connect
+ *       server's session ({@link dev.fleetprof.jobs.Sessions#connect}) instead of a local one.
+ *   <li>{@code jobs/connect-server}, {@link dev.fleetprof.jobs.ConnectServerJob}: that server, a
+ *       job's session with Spark Connect's plugin and this jar, warm for many queries.
  * </ul>
  *
  * <p>Every job parses its command line with {@link dev.fleetprof.jobs.CommandLines} (one usage and

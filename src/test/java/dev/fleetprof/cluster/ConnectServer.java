@@ -71,14 +71,7 @@ final class ConnectServer implements AutoCloseable {
                 List.of()),
             Jvms.log(logName),
             Map.of());
-    ConnectServer server = new ConnectServer(p, port);
-    try {
-      server.awaitPort(logName, 180);
-    } catch (Throwable t) {
-      server.close();
-      throw t;
-    }
-    return server;
+    return listening(p, port, logName, 180);
   }
 
   /**
@@ -96,9 +89,15 @@ final class ConnectServer implements AutoCloseable {
                 String.valueOf(port)),
             Jvms.log(logName),
             Map.of("FLEETPROF_LOG_FILE", Jvms.log(logName + "-spark").toString()));
-    ConnectServer server = new ConnectServer(p, port);
+    return listening(p, port, logName, 300);
+  }
+
+  /** The server {@code process} started, once it accepts connections; stopped if it never does. */
+  private static ConnectServer listening(
+      Process process, int port, String logName, long timeoutSeconds) throws Exception {
+    ConnectServer server = new ConnectServer(process, port);
     try {
-      server.awaitPort(logName, 300);
+      server.awaitPort(logName, timeoutSeconds);
     } catch (Throwable t) {
       server.close();
       throw t;
