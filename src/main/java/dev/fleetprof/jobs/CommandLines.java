@@ -73,6 +73,11 @@ final class CommandLines {
     void run(SparkSession spark, A args) throws IOException;
   }
 
+  /** Where a job's session comes from, given its arguments. */
+  interface SessionStarter<A> {
+    SparkSession start(String appName, A args);
+  }
+
   /**
    * A job's {@code main}: runs the job on a session that is stopped afterwards and returns 0, or
    * prints the usage ({@code --help}, 0) or what is wrong with the command line and the usage
@@ -82,6 +87,18 @@ final class CommandLines {
    */
   static <A> int run(
       Options<A> options, String[] argv, PrintStream out, PrintStream err, Job<A> job)
+      throws IOException {
+    return run(options, argv, out, err, (appName, args) -> Sessions.start(appName), job);
+  }
+
+  /** As {@link #run(Options, String[], PrintStream, PrintStream, Job)}, on a session of its own. */
+  static <A> int run(
+      Options<A> options,
+      String[] argv,
+      PrintStream out,
+      PrintStream err,
+      SessionStarter<A> session,
+      Job<A> job)
       throws IOException {
     CommandLine commandLine = commandLine(options);
     String name = commandLine.getCommandName();
@@ -102,7 +119,7 @@ final class CommandLines {
     }
     String logFile = System.getProperty(LOG_FILE_PROPERTY);
     try {
-      SparkSession spark = Sessions.start("fleetprof " + name);
+      SparkSession spark = session.start("fleetprof " + name, args);
       try {
         job.run(spark, args);
       } finally {

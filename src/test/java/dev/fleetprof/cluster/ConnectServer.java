@@ -17,7 +17,7 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * A Spark Connect server as notebooks reach Spark: Maven's {@code spark-connect} at the project's
- * Spark version ({@code src/test/connect/server/pom.xml}), the fleetprof jar on its classpath, the
+ * Spark version ({@code jobs/lib/connect-server.pom}), the fleetprof jar on its classpath, the
  * {@code profile} catalog registered, listening on 127.0.0.1. Also resolves the other classpaths
  * the tests start beside it (the JVM client's, a notebook kernel's) from their poms.
  */
@@ -47,8 +47,7 @@ final class ConnectServer implements AutoCloseable {
   static ConnectServer start(Path work, String logName) throws Exception {
     Files.createDirectories(work);
     List<Path> classpath =
-        new ArrayList<>(
-            resolve(Path.of("src", "test", "connect", "server", "pom.xml"), work, "server"));
+        new ArrayList<>(resolve(Path.of("jobs", "lib", "connect-server.pom"), work, "server"));
     classpath.add(Jvms.jobJar());
     int port = Jvms.freePort();
     List<String> options =
@@ -72,9 +71,33 @@ final class ConnectServer implements AutoCloseable {
                 List.of()),
             Jvms.log(logName),
             Map.of());
-    ConnectServer server = new ConnectServer(p, port);
+    return listening(p, port, logName, 180);
+  }
+
+  /**
+   * Starts the server as users do, {@code jobs/connect-server --port N} (its jars resolved by
+   * {@code jobs/lib/resolve}, the job jar {@code package} built), its output and its log file in
+   * {@code Jvms.log(logName)}; returns once it accepts connections.
+   */
+  static ConnectServer startJob(String logName) throws Exception {
+    int port = Jvms.freePort();
+    Process p =
+        ChildJvm.start(
+            List.of(
+                Path.of("jobs", "connect-server").toAbsolutePath().toString(),
+                "--port",
+                String.valueOf(port)),
+            Jvms.log(logName),
+            Map.of("FLEETPROF_LOG_FILE", Jvms.log(logName + "-spark").toString()));
+    return listening(p, port, logName, 300);
+  }
+
+  /** The server {@code process} started, once it accepts connections; stopped if it never does. */
+  private static ConnectServer listening(
+      Process process, int port, String logName, long timeoutSeconds) throws Exception {
+    ConnectServer server = new ConnectServer(process, port);
     try {
-      server.awaitPort(logName, 180);
+      server.awaitPort(logName, timeoutSeconds);
     } catch (Throwable t) {
       server.close();
       throw t;

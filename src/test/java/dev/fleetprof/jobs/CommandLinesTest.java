@@ -93,9 +93,22 @@ class CommandLinesTest {
               List.of("--output", "--binaries", "--date", "--no-module-paths", "--help")),
           new Job(
               "sql",
-              SqlRunner.Options::new,
+              SqlCommand::new,
               List.of("-e", "SELECT 1"),
-              List.of("-d", "--define", "--view", "-e", "--format", "--max-rows", "--help")));
+              List.of(
+                  "-d",
+                  "--define",
+                  "--view",
+                  "-e",
+                  "--format",
+                  "--max-rows",
+                  "--remote",
+                  "--help")),
+          new Job(
+              "connect-server",
+              ConnectServerJob.Options::new,
+              List.of(),
+              List.of("--port", "--host", "--help")));
 
   /** A job's options, a command line it takes, and every option README, CI and tests use. */
   private record Job(
@@ -210,7 +223,12 @@ class CommandLinesTest {
             fleet.with("--keep-replaced", "-1h"),
             List.of("--keep-replaced", "'-1h'", "duration")),
         Arguments.of(sql, sql.with("--view", "p"), List.of("--view", "'p'", "NAME=VALUE")),
-        Arguments.of(sql, sql.with("-d", "date"), List.of("--define", "'date'", "NAME=VALUE")));
+        Arguments.of(sql, sql.with("-d", "date"), List.of("--define", "'date'", "NAME=VALUE")),
+        Arguments.of(sql, sql.with("--remote", "local"), List.of("--remote", "'local'", "sc://")),
+        Arguments.of(
+            job("connect-server"),
+            new String[] {"--port", "70000"},
+            List.of("--port 70000", "1 to 65535")));
   }
 
   @ParameterizedTest(name = "{0} {1}")
@@ -400,7 +418,7 @@ class CommandLinesTest {
   @Test
   void sqlStatementsRunInTheOrderGiven(@TempDir Path tmp) throws Exception {
     Path file = Files.writeString(tmp.resolve("two.sql"), "SELECT 2; SELECT '${x:-3}'");
-    SqlRunner.Script s =
+    SqlCommand.Script s =
         SqlRunner.parse(
             new String[] {
               "-e",
@@ -424,7 +442,7 @@ class CommandLinesTest {
             "SELECT 4"),
         s.statements());
     assertEquals(7, s.maxRows());
-    assertEquals(SqlRunner.Format.TABLE, s.format());
+    assertEquals(ResultPrinter.Format.TABLE, s.format());
   }
 
   @Test

@@ -297,6 +297,6 @@ class FleetAggregateTest {
   void sqlScriptsSplitOnSemicolonsOutsideQuotesAndComments() {
     assertEquals(
         List.of("SELECT ';' AS a", "SELECT 2"),
-        SqlRunner.split("-- a comment; with a semicolon\nSELECT ';' AS a;\n\nSELECT 2;\n"));
+        SqlStatements.split("-- a comment; with a semicolon\nSELECT ';' AS a;\n\nSELECT 2;\n"));
   }
 }

@@ -25,10 +25,10 @@ final class SqlFiles {
       vars.put(defines[i], defines[i + 1]);
     }
     java.util.List<String> statements = new java.util.ArrayList<>();
-    for (String sql : SqlRunner.split(Files.readString(Path.of("jobs", name)))) {
-      statements.add(SqlRunner.substitute(sql, vars));
+    for (String sql : SqlStatements.split(Files.readString(Path.of("jobs", name)))) {
+      statements.add(SqlVariables.substitute(sql, vars));
     }
-    SqlRunner.registerFleetViews(spark, statements, output);
+    FleetViews.register(spark, statements, output);
     Dataset<Row> last = null;
     for (String sql : statements) {
       last = spark.sql(sql);

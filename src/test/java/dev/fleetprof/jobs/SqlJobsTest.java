@@ -537,11 +537,11 @@ class SqlJobsTest {
   @Test
   void variablesAreSubstitutedOrRefused() {
     assertEquals(
-        "SELECT 'x', 'd'", SqlRunner.substitute("SELECT '${a}', '${b:-d}'", Map.of("a", "x")));
+        "SELECT 'x', 'd'", SqlVariables.substitute("SELECT '${a}', '${b:-d}'", Map.of("a", "x")));
     Exception e =
         assertThrows(
             IllegalArgumentException.class,
-            () -> SqlRunner.substitute("SELECT ${nothing}", Map.of()));
+            () -> SqlVariables.substitute("SELECT ${nothing}", Map.of()));
     assertTrue(e.getMessage().contains("-d nothing="));
   }
 }

@@ -1,0 +1,46 @@
+/**
+ * The {@code profile} data source (DataSource V2): from {@code spark.read().format("profile")} to
+ * the rows of profile files, on Spark's public connector API only.
+ *
+ * <p>The read path: {@link dev.fleetprof.spark.ProfileDataSource} (the short name {@code profile})
+ * or {@link dev.fleetprof.spark.ProfileCatalog} (SQL's {@code profile.`PATH`}) gives a {@link
+ * dev.fleetprof.spark.ProfileTable} of {@link dev.fleetprof.spark.ProfileSchema}'s columns; its
+ * {@link dev.fleetprof.spark.ProfileScanBuilder} takes the query's columns, filters and
+ * aggregation; the {@link dev.fleetprof.spark.ProfileScan} plans {@link
+ * dev.fleetprof.spark.ProfileInputPartition}s on the driver; on the executors, the {@link
+ * dev.fleetprof.spark.ProfileReaderFactory}'s readers open each slice and turn its records into
+ * rows.
+ *
+ * <p>The classes by concern:
+ *
+ * <ul>
+ *   <li>Options and settings: {@link dev.fleetprof.spark.ReadOptions}, {@link
+ *       dev.fleetprof.spark.ProblemPolicy}, {@link dev.fleetprof.spark.HadoopConf}, {@link
+ *       dev.fleetprof.spark.SerializableConfiguration}.
+ *   <li>Listing and partitions: {@link dev.fleetprof.spark.FileLister} (paths to files, as Spark's
+ *       file sources list them), {@link dev.fleetprof.spark.PartitionDiscovery} ({@code key=value}
+ *       directories to columns), {@link dev.fleetprof.spark.ProfileFileIndex} (one read's files),
+ *       {@link dev.fleetprof.spark.ProfileScan} and {@link
+ *       dev.fleetprof.spark.ProfileInputPartition} (files cut into splits, packed into partitions).
+ *   <li>Pushdown: {@link dev.fleetprof.spark.RequiredColumns} (column pruning), {@link
+ *       dev.fleetprof.spark.PartitionFilters} (files skipped by their partition values), {@link
+ *       dev.fleetprof.spark.PushedAggregation} with {@link dev.fleetprof.spark.GroupTable} and
+ *       {@link dev.fleetprof.spark.PartialAggregateReader} (partial aggregation in the readers).
+ *   <li>Readers: {@link dev.fleetprof.spark.ProfilePartitionReader} (rows) and {@link
+ *       dev.fleetprof.spark.ProfileColumnarReader} (batches, {@code columnar/}) walk a partition's
+ *       slices; {@link dev.fleetprof.spark.SliceOpener} and {@link
+ *       dev.fleetprof.spark.HadoopByteSource} open them; {@link dev.fleetprof.spark.RowSource} and
+ *       {@link dev.fleetprof.spark.ProfileRows} make rows, with {@link
+ *       dev.fleetprof.spark.UnsafeChains} (call chains in Spark's binary layout) and the formats'
+ *       own columns ({@link dev.fleetprof.spark.FormatColumns}: {@link
+ *       dev.fleetprof.spark.GprofHistogramColumn}, {@link dev.fleetprof.spark.DcpiHeaderColumn},
+ *       {@link dev.fleetprof.spark.PprofColumn}); {@link dev.fleetprof.spark.ProblemHandler} turns
+ *       a bad file into an error row, a drop or a failure, as the read's mode says.
+ *   <li>Metrics: {@link dev.fleetprof.spark.ReadMetrics} (a task's values) and {@code metrics/}
+ *       (the scan node's metrics in the Spark UI).
+ * </ul>
+ *
+ * <p>The file formats themselves are decoded by {@link dev.fleetprof.format}, which knows nothing
+ * of Spark.
+ */
+package dev.fleetprof.spark;

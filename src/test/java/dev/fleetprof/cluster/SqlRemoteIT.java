@@ -1,0 +1,94 @@
+package dev.fleetprof.cluster;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/**
+ * {@code jobs/sql --remote}: a script run on a Spark Connect server that {@code
+ * jobs/connect-server} started prints exactly what the same script prints on the local session
+ * {@code jobs/sql} starts, in each output format, over the fleet views of an output the fleet job
+ * wrote. Both runs go through the scripts users run, each in a process of its own.
+ */
+class SqlRemoteIT {
+  /** Commands (whose rows json and csv leave to stderr) around queries, one of them VALUES. */
+  private static final String COMMANDS_AND_QUERIES =
+      "SET fleetprof.remote.test=yes; SELECT count(*) AS stacks FROM fleet_stacks;"
+          + " SHOW TABLES; VALUES (1, 'a'), (2, NULL) AS t(n, s)";
+
+  private static ConnectServer server;
+  private static Path output;
+
+  @BeforeAll
+  static void startServer() throws Exception {
+    output = FleetJob.localOutput();
+    server = ConnectServer.startJob("sql-remote-server");
+  }
+
+  @AfterAll
+  static void stopServer() {
+    if (server != null) {
+      server.close();
+    }
+  }
+
+  @Test
+  void aScriptPrintsTheSameOnAServerAsOnALocalSession() throws Exception {
+    for (String format : List.of("table", "json", "csv")) {
+      List<String> args =
+          List.of("-d", "output=" + output, "--format", format, "jobs/top-functions.sql");
+      String local = sql("local-" + format, args);
+      assertTrue(local.lines().count() > 5, "the comparison needs rows:\n" + local);
+      List<String> remote = new ArrayList<>(List.of("--remote", server.url()));
+      remote.addAll(args);
+      assertEquals(local, sql("remote-" + format, remote), format);
+    }
+  }
+
+  @Test
+  void commandsAndQueriesAreToldApartAsOnALocalSession() throws Exception {
+    for (String format : List.of("json", "csv")) {
+      List<String> args =
+          List.of("-d", "output=" + output, "--format", format, "-e", COMMANDS_AND_QUERIES);
+      String local = sql("local-commands-" + format, args);
+      List<String> remote = new ArrayList<>(List.of("--remote", server.url()));
+      remote.addAll(args);
+      assertEquals(local, sql("remote-commands-" + format, remote), format);
+      assertEquals(3, local.lines().count() - (format.equals("csv") ? 2 : 0), local);
+    }
+  }
+
+  /** What {@code jobs/sql ARGS} printed on stdout, failing unless it exited with 0. */
+  private static String sql(String name, List<String> args) throws Exception {
+    Path stdout = Jvms.WORK.resolve("sql-remote").resolve(name + ".out");
+    Path stderr = Jvms.log("sql-" + name);
+    Files.createDirectories(stdout.getParent());
+    Files.createDirectories(stderr.getParent());
+    List<String> command = new ArrayList<>(List.of(Path.of("jobs", "sql").toString()));
+    command.addAll(args);
+    ProcessBuilder pb =
+        new ProcessBuilder(command)
+            .redirectOutput(stdout.toFile())
+            .redirectError(stderr.toFile())
+            .redirectInput(ProcessBuilder.Redirect.from(Path.of("/dev/null").toFile()));
+    pb.environment().remove("SPARK_REMOTE");
+    pb.environment().put("SPARK_LOCAL_IP", "127.0.0.1");
+    pb.environment().put("FLEETPROF_LOG_FILE", Jvms.log("sql-" + name + "-spark").toString());
+    Process p = pb.start();
+    if (!p.waitFor(300, TimeUnit.SECONDS)) {
+      Jvms.stop(p);
+      throw new AssertionError("jobs/sql " + args + " did not finish in 300 s");
+    }
+    assertEquals(0, p.exitValue(), "jobs/sql " + args + ":\n" + Jvms.tail(stderr));
+    return Files.readString(stdout, StandardCharsets.UTF_8);
+  }
+}
