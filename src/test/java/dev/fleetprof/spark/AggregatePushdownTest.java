@@ -91,7 +91,7 @@ class AggregatePushdownTest {
 
   private static Dataset<Row> load(String path, boolean pushdown, Map<String, String> options) {
     DataFrameReader r =
-        spark.read().format("profile").option(ReadOptions.AGGREGATE_PUSHDOWN, pushdown);
+        spark.read().format("profile").option(ReadOptions.AGGREGATE_PUSHDOWN.name(), pushdown);
     for (Map.Entry<String, String> e : options.entrySet()) {
       r = r.option(e.getKey(), e.getValue());
     }
@@ -217,7 +217,11 @@ class AggregatePushdownTest {
   void aTinyMapBoundEmitsPartialRowsThatSparkMerges() throws Exception {
     for (String bound : List.of("1", "4k")) {
       Map<String, String> o =
-          Map.of(ReadOptions.AGGREGATE_PUSHDOWN_MAX_MAP_BYTES, bound, "maxPartitionBytes", "1m");
+          Map.of(
+              ReadOptions.AGGREGATE_PUSHDOWN_MAX_MAP_BYTES.name(),
+              bound,
+              "maxPartitionBytes",
+              "1m");
       for (List<String> groupBy : GROUPINGS) {
         assertSameAsSpark(bad.toString(), groupBy, o);
       }
@@ -236,7 +240,10 @@ class AggregatePushdownTest {
                 copies.toString(),
                 true,
                 Map.of(
-                    ReadOptions.AGGREGATE_PUSHDOWN_MAX_MAP_BYTES, "1", "maxPartitionBytes", "1g")),
+                    ReadOptions.AGGREGATE_PUSHDOWN_MAX_MAP_BYTES.name(),
+                    "1",
+                    "maxPartitionBytes",
+                    "1g")),
             List.of("frames"));
     tiny.collectAsList();
     assertEquals(records, TestSpark.scanMetric(tiny, "numOutputRows"));
