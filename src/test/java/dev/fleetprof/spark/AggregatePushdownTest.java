@@ -13,6 +13,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.fleetprof.testing.CpuProfiles;
 import dev.fleetprof.testing.FleetFixture;
+import dev.fleetprof.testing.SameRows;
 import dev.fleetprof.testing.SampleData;
 import dev.fleetprof.testing.SyntheticCpuProfile;
 import dev.fleetprof.testing.TestSpark;
@@ -134,8 +135,7 @@ class AggregatePushdownTest {
     assertTrue(pushed(withPushdown), "pushed: " + withPushdown.queryExecution().optimizedPlan());
     assertFalse(pushed(without), "not pushed: " + without.queryExecution().optimizedPlan());
     String what = groupBy + " " + options + " on " + path;
-    assertEquals(0, withPushdown.exceptAll(without).count(), what);
-    assertEquals(0, without.exceptAll(withPushdown).count(), what);
+    SameRows.assertSameRows(without, withPushdown, what);
   }
 
   @Test
@@ -287,8 +287,7 @@ class AggregatePushdownTest {
         boolean noFiles = filter.contains("2099") && groupBy.isEmpty();
         assertEquals(!noFiles, pushed(withPushdown), filter + ": " + withPushdown.queryExecution());
         String what = filter + " " + groupBy;
-        assertEquals(0, withPushdown.exceptAll(without).count(), what);
-        assertEquals(0, without.exceptAll(withPushdown).count(), what);
+        SameRows.assertSameRows(without, withPushdown, what);
       }
     }
     // Not decided by partition values alone: left to Spark, and no aggregation is pushed.
@@ -299,8 +298,7 @@ class AggregatePushdownTest {
       assertFalse(pushed(q), filter + ": " + q.queryExecution());
       Dataset<Row> without =
           aggregate(load(fleet.toString(), false, Map.of()).where(filter), List.of("frames"));
-      assertEquals(0, q.exceptAll(without).count(), filter);
-      assertEquals(0, without.exceptAll(q).count(), filter);
+      SameRows.assertSameRows(without, q, filter);
     }
     // The job's filter reads only the files it keeps.
     Dataset<Row> day =
@@ -336,8 +334,7 @@ class AggregatePushdownTest {
         load(path, false, Map.of())
             .groupBy("frames")
             .agg(org.apache.spark.sql.functions.avg("count"));
-    assertEquals(0, avg.exceptAll(avgSpark).count());
-    assertEquals(0, avgSpark.exceptAll(avg).count());
+    SameRows.assertSameRows(avgSpark, avg, "avg");
   }
 
   @Test
