@@ -278,7 +278,7 @@ final class FleetStages implements AutoCloseable {
             .option("mode", args.mode())
             .option(GperftoolsFormat.CALLER_ADDRESS, "call");
     if (fromSource) {
-      reader = reader.option(ReadOptions.ROWS, "stacks");
+      reader = reader.option(ReadOptions.ROWS.name(), "stacks");
     }
     if (args.glob() != null) {
       reader = reader.option("pathGlobFilter", args.glob());

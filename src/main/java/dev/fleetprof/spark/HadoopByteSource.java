@@ -216,7 +216,7 @@ public final class HadoopByteSource implements ByteSource {
       }
       if (decompressed >= GzipLimits.RATIO_CHECKED_FROM
           && decompressed > limits.maxCompressionRatio() * Math.max(1, compressed.count)) {
-        throw refuse(ReadOptions.MAX_COMPRESSION_RATIO, limits.maxCompressionRatio());
+        throw refuse(ReadOptions.MAX_COMPRESSION_RATIO.name(), limits.maxCompressionRatio());
       }
       long left = limits.maxDecompressedBytes() - decompressed;
       if (left <= 0) {
@@ -224,7 +224,7 @@ public final class HadoopByteSource implements ByteSource {
         if (inflated.read() < 0) {
           return -1;
         }
-        throw refuse(ReadOptions.MAX_DECOMPRESSED_BYTES, limits.maxDecompressedBytes());
+        throw refuse(ReadOptions.MAX_DECOMPRESSED_BYTES.name(), limits.maxDecompressedBytes());
       }
       return (int) Math.min(len, left);
     }

@@ -7,6 +7,7 @@ import dev.fleetprof.format.ProfileFormat;
 import dev.fleetprof.format.ProfileFormats;
 import java.io.Serializable;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
@@ -14,103 +15,144 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
+import java.util.function.Function;
+import java.util.function.Predicate;
+import java.util.stream.Collectors;
 import org.apache.spark.network.util.JavaUtils;
 import org.apache.spark.sql.internal.SQLConf;
 import org.apache.spark.sql.util.CaseInsensitiveStringMap;
 
 /**
  * The read options of the {@code profile} source, resolved once on the driver into the values the
- * read uses: each is the read option when given, else the session's setting ({@code
- * spark.sql.files.*}), else the default. Bad values fail here, naming the option, before any task
- * runs.
+ * read uses. Each option is declared once below ({@link ReadOption}): its name, one line of doc,
+ * how its value is parsed and checked, and its default. Precedence, for every option: the read
+ * option when given, else the session's setting when the option has one ({@code
+ * spark.sql.files.*}), else the default. Bad values fail here, naming the option and what it
+ * accepts, before any task runs.
  */
 public final class ReadOptions implements Serializable {
-  private static final long serialVersionUID = 3L;
+  private static final long serialVersionUID = 4L;
 
-  /** {@code auto} (default: each file's format from its bytes) or one format's name. */
-  public static final String FORMAT = "format";
+  /** Every option declared below, in declaration order (declared first: the others add to it). */
+  private static final List<ReadOption<?>> DECLARED = new ArrayList<>();
 
-  /** A glob on file names (not directories), as in Spark's file sources. */
-  public static final String PATH_GLOB_FILTER = "pathGlobFilter";
+  public static final ReadOption<String> FORMAT =
+      option(
+              "format",
+              "each file's format: `auto` detects it from its bytes, a format's name forces it")
+          .parsedBy(ReadOptions::formatName)
+          .defaultValue(ProfileFormats.AUTO);
 
-  /**
-   * As in Spark's file sources: {@code true} reads every file below the paths and infers no
-   * partition columns from {@code key=value} directories (so {@code basePath} has no effect);
-   * {@code false} (default) reads every file below the paths too (Spark's file sources also list
-   * recursively) and infers them.
-   */
-  public static final String RECURSIVE_FILE_LOOKUP = "recursiveFileLookup";
-
-  /**
-   * Whether symbolic links to directories below the paths are followed (default false: a link such
-   * as {@code loop -> ..} would list the tree again and again); when true, a directory already
-   * listed, or one containing the link, is not entered again. Links to files are always read.
-   */
-  public static final String FOLLOW_SYMLINKS = "followSymlinks";
-
-  public static final String MAX_PARTITION_BYTES = "maxPartitionBytes";
-  public static final String OPEN_COST_IN_BYTES = "openCostInBytes";
-
-  /** Where partition directories start, as in Spark's file sources. */
-  public static final String BASE_PATH = "basePath";
-
-  /** The zone of timestamp partition values; default {@code spark.sql.session.timeZone}. */
-  public static final String TIME_ZONE = "timeZone";
-
-  /** What to do with malformed input: PERMISSIVE (default), DROPMALFORMED or FAILFAST. */
-  public static final String MODE = "mode";
-
-  public static final String IGNORE_CORRUPT_FILES = "ignoreCorruptFiles";
-  public static final String IGNORE_MISSING_FILES = "ignoreMissingFiles";
+  public static final ReadOption<String> PATH_GLOB_FILTER =
+      option("pathGlobFilter", "only files whose names match this glob, as in Spark")
+          .optional("none");
 
   /**
-   * {@code .gz} files: the most bytes one may decompress to (a size, e.g. {@code 16g}); past it the
-   * file is a problem, handled as the mode says. See {@link HadoopByteSource.GzipLimits}.
+   * As in Spark's file sources, every file below the paths is read either way; {@code true} only
+   * turns off partition columns (so {@code basePath} has no effect).
    */
-  public static final String MAX_DECOMPRESSED_BYTES = "maxDecompressedBytes";
+  public static final ReadOption<Boolean> RECURSIVE_FILE_LOOKUP =
+      option("recursiveFileLookup", "true infers no partition columns from key=value directories")
+          .parsedBy(ReadOptions::bool)
+          .defaultValue("false");
 
   /**
-   * {@code .gz} files: the most decompressed bytes per compressed byte, checked once 64 MiB have
-   * been decompressed; past it the file is a problem (a gzip bomb), handled as the mode says.
+   * Off by default: a link such as {@code loop -> ..} would list the tree again and again; when on,
+   * a directory already listed, or one containing the link, is not entered again.
    */
-  public static final String MAX_COMPRESSION_RATIO = "maxCompressionRatio";
+  public static final ReadOption<Boolean> FOLLOW_SYMLINKS =
+      option("followSymlinks", "whether symbolic links to directories below the paths are followed")
+          .parsedBy(ReadOptions::bool)
+          .defaultValue("false");
+
+  public static final ReadOption<Long> MAX_PARTITION_BYTES =
+      option("maxPartitionBytes", "split size; small files are packed up to it")
+          .parsedBy(ReadOptions::bytes)
+          .requiring(v -> v > 0, "must be positive")
+          .sessionDefault("spark.sql.files.maxPartitionBytes", SQLConf::filesMaxPartitionBytes);
+
+  public static final ReadOption<Long> OPEN_COST_IN_BYTES =
+      option("openCostInBytes", "what each file costs when packing small files")
+          .parsedBy(ReadOptions::bytes)
+          .sessionDefault("spark.sql.files.openCostInBytes", SQLConf::filesOpenCostInBytes);
+
+  public static final ReadOption<String> BASE_PATH =
+      option("basePath", "where key=value partition directories start, as in Spark")
+          .optional("the loaded directories");
+
+  public static final ReadOption<String> TIME_ZONE =
+      option("timeZone", "the zone of timestamp partition values")
+          .sessionDefault("spark.sql.session.timeZone", SQLConf::sessionLocalTimeZone);
+
+  public static final ReadOption<Mode> MODE =
+      option("mode", "what a problem in the input becomes: an error row, a count, a failed query")
+          .parsedBy(ReadOptions::mode)
+          .defaultValue(Mode.PERMISSIVE.name());
+
+  public static final ReadOption<Boolean> IGNORE_CORRUPT_FILES =
+      option("ignoreCorruptFiles", "skip the rest of a bad file, whatever the mode")
+          .parsedBy(ReadOptions::bool)
+          .sessionDefault("spark.sql.files.ignoreCorruptFiles", SQLConf::ignoreCorruptFiles);
+
+  public static final ReadOption<Boolean> IGNORE_MISSING_FILES =
+      option("ignoreMissingFiles", "skip files deleted between planning and reading")
+          .parsedBy(ReadOptions::bool)
+          .sessionDefault("spark.sql.files.ignoreMissingFiles", SQLConf::ignoreMissingFiles);
+
+  public static final ReadOption<Boolean> COLUMNAR =
+      option("columnar", "whether queries that need no call chains read column batches")
+          .parsedBy(ReadOptions::bool)
+          .defaultValue("true");
+
+  /** The pushed aggregations: {@code SUM}, {@code COUNT}, {@code MIN}, {@code MAX} of count. */
+  public static final ReadOption<Boolean> AGGREGATE_PUSHDOWN =
+      option("aggregatePushdown", "whether the readers compute aggregations of count partially")
+          .parsedBy(ReadOptions::bool)
+          .defaultValue("true");
 
   /**
-   * Whether queries that need no call chains read column batches (default true); false reads rows,
-   * as every query with chains does.
+   * What a row is: one per profile record, or (stacks) each file's records merged per kind, period,
+   * problem and chain, with every stack's frames once per task (see {@link ProfileSchema#stacks}).
    */
-  public static final String COLUMNAR = "columnar";
-
-  /**
-   * Whether {@code SUM}, {@code COUNT}, {@code MIN} and {@code MAX} of {@code count} grouped by
-   * chain or file columns are computed partially by the readers (default true); false leaves every
-   * aggregation to Spark, as without pushdown.
-   */
-  public static final String AGGREGATE_PUSHDOWN = "aggregatePushdown";
-
-  /**
-   * What a row is: {@code records} (default), one per profile record; or {@code stacks}, the
-   * records merged per file, kind, period and distinct chain (see {@link ProfileSchema#stacks}).
-   */
-  public static final String ROWS = "rows";
-
-  /**
-   * The most heap (a size, default {@value #DEFAULT_AGGREGATE_MAP_BYTES} bytes) a reader's groups
-   * may take in a pushed aggregation before it emits them as partial rows and starts again.
-   */
-  public static final String AGGREGATE_PUSHDOWN_MAX_MAP_BYTES = "aggregatePushdown.maxMapBytes";
+  public static final ReadOption<Boolean> ROWS =
+      option("rows", "what a row is: `records`, or `stacks` (each file's records merged per chain)")
+          .parsedBy(ReadOptions::rows)
+          .defaultValue("records");
 
   /**
    * 64 MiB: a few hundred thousand distinct chains per task; with a task per core, within the user
    * memory of an executor of 1 GiB per core or more.
    */
-  public static final long DEFAULT_AGGREGATE_MAP_BYTES = 64L << 20;
+  public static final ReadOption<Long> AGGREGATE_PUSHDOWN_MAX_MAP_BYTES =
+      option(
+              "aggregatePushdown.maxMapBytes",
+              "the most heap a task's groups may take in a pushed aggregation before it emits them")
+          .parsedBy(ReadOptions::bytes)
+          .requiring(v -> v > 0, "must be positive")
+          .defaultValue("64m");
+
+  /** See {@link HadoopByteSource.GzipLimits} for how the default was chosen. */
+  public static final ReadOption<Long> MAX_DECOMPRESSED_BYTES =
+      option("maxDecompressedBytes", ".gz files: the most bytes one may decompress to")
+          .parsedBy(ReadOptions::bytes)
+          .requiring(v -> v > 0, "must be positive")
+          .defaultValue("16g");
+
+  /** Checked once 64 MiB have been decompressed; see {@link HadoopByteSource.GzipLimits}. */
+  public static final ReadOption<Double> MAX_COMPRESSION_RATIO =
+      option("maxCompressionRatio", ".gz files: the most decompressed bytes per compressed byte")
+          .parsedBy(ReadOptions::compressionRatio)
+          .defaultValue("500");
 
   /**
    * Test-only fault hook: the first attempt of every task fails after this many rows, so that tests
-   * can check a retried task gives the same rows. Not for users.
+   * can check a retried task gives the same rows. Not for users, and not in the docs.
    */
-  static final String FAIL_FIRST_ATTEMPT_AFTER_ROWS = "fleetprof.test.failFirstAttemptAfterRows";
+  static final ReadOption<Long> FAIL_FIRST_ATTEMPT_AFTER_ROWS =
+      option("fleetprof.test.failFirstAttemptAfterRows", "test-only fault hook")
+          .parsedBy(ReadOptions::rowCount)
+          .internal()
+          .defaultValue("-1");
 
   /** Spark's parse modes for malformed input. */
   public enum Mode {
@@ -124,29 +166,11 @@ public final class ReadOptions implements Serializable {
 
   private static Set<String> ownOptions() {
     Set<String> own = new HashSet<>();
-    List<String> names =
-        new ArrayList<>(
-            List.of(
-                "path",
-                "paths",
-                FORMAT,
-                PATH_GLOB_FILTER,
-                RECURSIVE_FILE_LOOKUP,
-                FOLLOW_SYMLINKS,
-                MAX_PARTITION_BYTES,
-                OPEN_COST_IN_BYTES,
-                BASE_PATH,
-                TIME_ZONE,
-                MODE,
-                IGNORE_CORRUPT_FILES,
-                IGNORE_MISSING_FILES,
-                COLUMNAR,
-                AGGREGATE_PUSHDOWN,
-                AGGREGATE_PUSHDOWN_MAX_MAP_BYTES,
-                ROWS,
-                MAX_DECOMPRESSED_BYTES,
-                MAX_COMPRESSION_RATIO,
-                FAIL_FIRST_ATTEMPT_AFTER_ROWS));
+    // The paths of load(...), which Spark passes as options.
+    List<String> names = new ArrayList<>(List.of("path", "paths"));
+    for (ReadOption<?> o : DECLARED) {
+      names.add(o.name());
+    }
     names.addAll(ProfileFormats.optionNames());
     for (String k : names) {
       own.add(k.toLowerCase(Locale.ROOT));
@@ -154,22 +178,16 @@ public final class ReadOptions implements Serializable {
     return Set.copyOf(own);
   }
 
+  /** Every declared option, in declaration order, the test-only one included. */
+  static List<ReadOption<?>> declared() {
+    return List.copyOf(DECLARED);
+  }
+
   private final List<String> paths;
-  private final String format;
-  private final String pathGlobFilter;
-  private final boolean recursiveFileLookup;
-  private final boolean followSymlinks;
-  private final String timeZone;
-  private final String basePath;
-  private final long maxPartitionBytes;
-  private final long openCostInBytes;
   private final HashMap<String, String> formatOptions = new HashMap<>();
-  private final ProblemPolicy problemPolicy;
-  private final boolean columnar;
-  private final boolean aggregatePushdown;
-  private final boolean stackRows;
-  private final long aggregateMapBytes;
-  private final HadoopByteSource.GzipLimits gzipLimits;
+
+  /** Each declared option's resolved value, in the order of {@link #DECLARED}. */
+  private final Object[] values;
 
   /** Resolves {@code options} against the active session's configuration. */
   ReadOptions(CaseInsensitiveStringMap options) {
@@ -178,26 +196,10 @@ public final class ReadOptions implements Serializable {
 
   ReadOptions(CaseInsensitiveStringMap options, SQLConf session) {
     this.paths = paths(options);
-    this.format = options.getOrDefault(FORMAT, ProfileFormats.AUTO).toLowerCase(Locale.ROOT);
-    if (!format.equals(ProfileFormats.AUTO) && ProfileFormats.byName(format) == null) {
-      throw new IllegalArgumentException(
-          "profile source: option format='"
-              + format
-              + "' is not one of "
-              + ProfileFormats.AUTO
-              + ", "
-              + String.join(", ", ProfileFormats.names()));
+    this.values = new Object[DECLARED.size()];
+    for (int i = 0; i < values.length; i++) {
+      values[i] = DECLARED.get(i).resolve(options, session);
     }
-    this.pathGlobFilter = options.get(PATH_GLOB_FILTER);
-    this.recursiveFileLookup = bool(options, RECURSIVE_FILE_LOOKUP, false);
-    this.followSymlinks = bool(options, FOLLOW_SYMLINKS, false);
-    this.timeZone = options.getOrDefault(TIME_ZONE, session.sessionLocalTimeZone());
-    this.basePath = options.get(BASE_PATH);
-    this.maxPartitionBytes = bytes(options, MAX_PARTITION_BYTES, session.filesMaxPartitionBytes());
-    if (maxPartitionBytes <= 0) {
-      throw new IllegalArgumentException("profile source: maxPartitionBytes must be positive");
-    }
-    this.openCostInBytes = bytes(options, OPEN_COST_IN_BYTES, session.filesOpenCostInBytes());
     for (ProfileFormat f : ProfileFormats.ALL) {
       for (String k : f.optionNames()) {
         if (options.containsKey(k)) {
@@ -213,80 +215,11 @@ public final class ReadOptions implements Serializable {
         throw new IllegalArgumentException("profile source: " + e.getMessage(), e);
       }
     }
-    String m = options.getOrDefault(MODE, "PERMISSIVE").toUpperCase(Locale.ROOT);
-    Mode mode;
-    try {
-      mode = Mode.valueOf(m);
-    } catch (IllegalArgumentException e) {
-      throw new IllegalArgumentException(
-          "profile source: option mode='"
-              + options.get(MODE)
-              + "' is not one of PERMISSIVE, DROPMALFORMED, FAILFAST",
-          e);
-    }
-    this.problemPolicy =
-        new ProblemPolicy(
-            mode,
-            bool(options, IGNORE_CORRUPT_FILES, session.ignoreCorruptFiles()),
-            bool(options, IGNORE_MISSING_FILES, session.ignoreMissingFiles()),
-            options.getLong(FAIL_FIRST_ATTEMPT_AFTER_ROWS, -1));
-    this.columnar = bool(options, COLUMNAR, true);
-    this.aggregatePushdown = bool(options, AGGREGATE_PUSHDOWN, true);
-    String rows = options.getOrDefault(ROWS, "records").toLowerCase(Locale.ROOT);
-    if (!rows.equals("records") && !rows.equals("stacks")) {
-      throw new IllegalArgumentException(
-          "profile source: option rows='" + options.get(ROWS) + "' is not one of records, stacks");
-    }
-    this.stackRows = rows.equals("stacks");
-    this.aggregateMapBytes =
-        bytes(options, AGGREGATE_PUSHDOWN_MAX_MAP_BYTES, DEFAULT_AGGREGATE_MAP_BYTES);
-    if (aggregateMapBytes <= 0) {
-      throw new IllegalArgumentException(
-          "profile source: option " + AGGREGATE_PUSHDOWN_MAX_MAP_BYTES + " must be positive");
-    }
-    this.gzipLimits = gzipLimits(options);
   }
 
-  private static HadoopByteSource.GzipLimits gzipLimits(CaseInsensitiveStringMap options) {
-    long maxBytes =
-        bytes(
-            options,
-            MAX_DECOMPRESSED_BYTES,
-            HadoopByteSource.GzipLimits.DEFAULT_MAX_DECOMPRESSED_BYTES);
-    if (maxBytes <= 0) {
-      throw new IllegalArgumentException(
-          "profile source: option " + MAX_DECOMPRESSED_BYTES + " must be positive");
-    }
-    double maxRatio = HadoopByteSource.GzipLimits.DEFAULT_MAX_COMPRESSION_RATIO;
-    String ratio = options.get(MAX_COMPRESSION_RATIO);
-    if (ratio != null) {
-      try {
-        maxRatio = Double.parseDouble(ratio.trim());
-      } catch (NumberFormatException e) {
-        maxRatio = Double.NaN;
-      }
-      if (!(maxRatio >= 1) || Double.isInfinite(maxRatio)) {
-        throw new IllegalArgumentException(
-            "profile source: option "
-                + MAX_COMPRESSION_RATIO
-                + "='"
-                + ratio
-                + "' is not a number of at least 1 (decompressed bytes per compressed byte)");
-      }
-    }
-    return new HadoopByteSource.GzipLimits(maxBytes, maxRatio);
-  }
-
-  private static boolean bool(CaseInsensitiveStringMap options, String key, boolean fallback) {
-    String v = options.get(key);
-    if (v == null) {
-      return fallback;
-    }
-    if (!v.equalsIgnoreCase("true") && !v.equalsIgnoreCase("false")) {
-      throw new IllegalArgumentException(
-          "profile source: option " + key + "='" + v + "' is not true or false");
-    }
-    return Boolean.parseBoolean(v.toLowerCase(Locale.ROOT));
+  @SuppressWarnings("unchecked") // values[i] is what DECLARED.get(i) resolved to: a T
+  private <T> T value(ReadOption<T> option) {
+    return (T) values[option.index];
   }
 
   private static List<String> paths(CaseInsensitiveStringMap options) {
@@ -306,21 +239,75 @@ public final class ReadOptions implements Serializable {
     return List.copyOf(out);
   }
 
-  private static long bytes(CaseInsensitiveStringMap options, String key, long fallback) {
-    String v = options.get(key);
-    if (v == null) {
-      return fallback;
+  // The parsers: each returns the value or throws an IllegalArgumentException whose message says
+  // what the option accepts; ReadOption.parse puts the option's name and the value before it.
+
+  private static String formatName(String v) {
+    String format = v.toLowerCase(Locale.ROOT);
+    if (!format.equals(ProfileFormats.AUTO) && ProfileFormats.byName(format) == null) {
+      throw new IllegalArgumentException(
+          "is not one of "
+              + ProfileFormats.AUTO
+              + ", "
+              + String.join(", ", ProfileFormats.names()));
     }
+    return format;
+  }
+
+  private static Boolean bool(String v) {
+    if (!v.equalsIgnoreCase("true") && !v.equalsIgnoreCase("false")) {
+      throw new IllegalArgumentException("is not true or false");
+    }
+    return Boolean.parseBoolean(v.toLowerCase(Locale.ROOT));
+  }
+
+  private static Long bytes(String v) {
     try {
       return JavaUtils.byteStringAsBytes(v);
     } catch (NumberFormatException e) {
+      throw new IllegalArgumentException("is not a size in bytes (e.g. 134217728, 128m)", e);
+    }
+  }
+
+  /** {@code stacks}: true; {@code records}: false. */
+  private static Boolean rows(String v) {
+    return switch (v.trim().toLowerCase(Locale.ROOT)) {
+      case "records" -> false;
+      case "stacks" -> true;
+      default -> throw new IllegalArgumentException("is not one of records, stacks");
+    };
+  }
+
+  private static Mode mode(String v) {
+    try {
+      return Mode.valueOf(v.toUpperCase(Locale.ROOT));
+    } catch (IllegalArgumentException e) {
       throw new IllegalArgumentException(
-          "profile source: option "
-              + key
-              + "='"
-              + v
-              + "' is not a size in bytes (e.g. 134217728, 128m)",
+          "is not one of "
+              + Arrays.stream(Mode.values()).map(Mode::name).collect(Collectors.joining(", ")),
           e);
+    }
+  }
+
+  private static Double compressionRatio(String v) {
+    double ratio;
+    try {
+      ratio = Double.parseDouble(v.trim());
+    } catch (NumberFormatException e) {
+      ratio = Double.NaN;
+    }
+    if (!(ratio >= 1) || Double.isInfinite(ratio)) {
+      throw new IllegalArgumentException(
+          "is not a number of at least 1 (decompressed bytes per compressed byte)");
+    }
+    return ratio;
+  }
+
+  private static Long rowCount(String v) {
+    try {
+      return Long.parseLong(v.trim());
+    } catch (NumberFormatException e) {
+      throw new IllegalArgumentException("is not a whole number", e);
     }
   }
 
@@ -331,42 +318,42 @@ public final class ReadOptions implements Serializable {
 
   /** {@code auto} or the name of one format (lower case). */
   public String format() {
-    return format;
+    return value(FORMAT);
   }
 
   /** The file name glob, or null. */
   public String pathGlobFilter() {
-    return pathGlobFilter;
+    return value(PATH_GLOB_FILTER);
   }
 
   /** Whether partition directories are ignored (no partition columns). */
   public boolean recursiveFileLookup() {
-    return recursiveFileLookup;
+    return value(RECURSIVE_FILE_LOOKUP);
   }
 
   /** Whether symbolic links to directories below the paths are followed. */
   public boolean followSymlinks() {
-    return followSymlinks;
+    return value(FOLLOW_SYMLINKS);
   }
 
   /** The zone of timestamp partition values: the option, else the session's time zone. */
   public String timeZone() {
-    return timeZone;
+    return value(TIME_ZONE);
   }
 
   /** The {@code basePath} option, or null. */
   public String basePath() {
-    return basePath;
+    return value(BASE_PATH);
   }
 
   /** The option, else {@code spark.sql.files.maxPartitionBytes}. */
   public long maxPartitionBytes() {
-    return maxPartitionBytes;
+    return value(MAX_PARTITION_BYTES);
   }
 
   /** The option, else {@code spark.sql.files.openCostInBytes}. */
   public long openCostInBytes() {
-    return openCostInBytes;
+    return value(OPEN_COST_IN_BYTES);
   }
 
   /** The formats' options that were set, under their documented (case-sensitive) names. */
@@ -376,32 +363,37 @@ public final class ReadOptions implements Serializable {
 
   /** The mode and the ignore options (read option, else the session's setting). */
   ProblemPolicy problemPolicy() {
-    return problemPolicy;
+    return new ProblemPolicy(
+        value(MODE),
+        value(IGNORE_CORRUPT_FILES),
+        value(IGNORE_MISSING_FILES),
+        value(FAIL_FIRST_ATTEMPT_AFTER_ROWS));
   }
 
   /** Whether queries without call chains may read column batches. */
   boolean columnar() {
-    return columnar;
+    return value(COLUMNAR);
   }
 
   /** Whether aggregations may be pushed to the readers. */
   boolean aggregatePushdown() {
-    return aggregatePushdown;
+    return value(AGGREGATE_PUSHDOWN);
   }
 
   /** Whether rows are stack rows ({@code rows=stacks}) rather than records. */
   boolean stackRows() {
-    return stackRows;
+    return value(ROWS);
   }
 
   /** The heap a reader's groups may take in a pushed aggregation before they are emitted. */
   long aggregateMapBytes() {
-    return aggregateMapBytes;
+    return value(AGGREGATE_PUSHDOWN_MAX_MAP_BYTES);
   }
 
   /** How far {@code .gz} files may inflate. */
   HadoopByteSource.GzipLimits gzipLimits() {
-    return gzipLimits;
+    return new HadoopByteSource.GzipLimits(
+        value(MAX_DECOMPRESSED_BYTES), value(MAX_COMPRESSION_RATIO));
   }
 
   /** Options to pass on to Hadoop's Configuration (credentials, fs.* settings, ...). */
@@ -419,41 +411,165 @@ public final class ReadOptions implements Serializable {
   public boolean equals(Object o) {
     return o instanceof ReadOptions r
         && paths.equals(r.paths)
-        && format.equals(r.format)
-        && Objects.equals(pathGlobFilter, r.pathGlobFilter)
-        && recursiveFileLookup == r.recursiveFileLookup
-        && followSymlinks == r.followSymlinks
-        && timeZone.equals(r.timeZone)
-        && Objects.equals(basePath, r.basePath)
-        && maxPartitionBytes == r.maxPartitionBytes
-        && openCostInBytes == r.openCostInBytes
         && formatOptions.equals(r.formatOptions)
-        && problemPolicy.equals(r.problemPolicy)
-        && columnar == r.columnar
-        && aggregatePushdown == r.aggregatePushdown
-        && stackRows == r.stackRows
-        && aggregateMapBytes == r.aggregateMapBytes
-        && gzipLimits.equals(r.gzipLimits);
+        && Arrays.equals(values, r.values);
   }
 
   @Override
   public int hashCode() {
-    return Objects.hash(
-        paths,
-        format,
-        pathGlobFilter,
-        recursiveFileLookup,
-        followSymlinks,
-        timeZone,
-        basePath,
-        maxPartitionBytes,
-        openCostInBytes,
-        formatOptions,
-        problemPolicy,
-        columnar,
-        aggregatePushdown,
-        stackRows,
-        aggregateMapBytes,
-        gzipLimits);
+    return Objects.hash(paths, formatOptions, Arrays.hashCode(values));
+  }
+
+  private static Declaring<String> option(String name, String doc) {
+    return new Declaring<>(name, doc, v -> v);
+  }
+
+  /**
+   * One read option of the source: its name (any case in a read), one line of doc, how a given
+   * value is parsed and checked, and what applies when none is given. {@link #toString} is the
+   * name, for messages.
+   */
+  public static final class ReadOption<T> {
+    private final String name;
+    private final String doc;
+    private final Function<String, T> parser;
+    private final Predicate<T> requirement;
+    private final String requirementText;
+    private final boolean internal;
+    private final String documentedDefault;
+    private final T defaultValue;
+    private final String sessionConf;
+    private final Function<SQLConf, T> sessionValue;
+    private final int index;
+
+    private ReadOption(
+        Declaring<T> d,
+        String documentedDefault,
+        T defaultValue,
+        String sessionConf,
+        Function<SQLConf, T> sessionValue) {
+      this.name = d.name;
+      this.doc = d.doc;
+      this.parser = d.parser;
+      this.requirement = d.requirement;
+      this.requirementText = d.requirementText;
+      this.internal = d.internal;
+      this.documentedDefault = documentedDefault;
+      this.defaultValue = defaultValue;
+      this.sessionConf = sessionConf;
+      this.sessionValue = sessionValue;
+      this.index = DECLARED.size();
+      DECLARED.add(this);
+    }
+
+    /** The option's name, as the docs spell it. */
+    public String name() {
+      return name;
+    }
+
+    /** One line saying what the option does. */
+    public String doc() {
+      return doc;
+    }
+
+    /** The default as the docs' options table shows it: a value, a session setting, or words. */
+    public String documentedDefault() {
+      return documentedDefault;
+    }
+
+    /** Whether the option is for tests only, and so not in the docs. */
+    public boolean internal() {
+      return internal;
+    }
+
+    @Override
+    public String toString() {
+      return name;
+    }
+
+    /**
+     * The read option when given, else the session's setting when there is one, else the default.
+     */
+    private T resolve(CaseInsensitiveStringMap options, SQLConf session) {
+      String given = options.get(name);
+      if (given != null) {
+        return check(parse(given), "option " + name + "='" + given + "'");
+      }
+      if (sessionValue != null) {
+        T fromSession = sessionValue.apply(session);
+        return check(fromSession, sessionConf + "=" + fromSession);
+      }
+      return defaultValue;
+    }
+
+    private T parse(String given) {
+      try {
+        return parser.apply(given);
+      } catch (IllegalArgumentException e) {
+        throw new IllegalArgumentException(
+            "profile source: option " + name + "='" + given + "' " + e.getMessage(), e);
+      }
+    }
+
+    private T check(T value, String what) {
+      if (requirement != null && value != null && !requirement.test(value)) {
+        throw new IllegalArgumentException("profile source: " + what + " " + requirementText);
+      }
+      return value;
+    }
+  }
+
+  /** An option being declared: {@code option(...)}, then a parser, a check, then its default. */
+  private static final class Declaring<T> {
+    private final String name;
+    private final String doc;
+    private final Function<String, T> parser;
+    private Predicate<T> requirement;
+    private String requirementText;
+    private boolean internal;
+
+    private Declaring(String name, String doc, Function<String, T> parser) {
+      this.name = name;
+      this.doc = doc;
+      this.parser = parser;
+    }
+
+    /** Values are parsed by {@code parser}, which throws saying what the option accepts. */
+    <U> Declaring<U> parsedBy(Function<String, U> parser) {
+      return new Declaring<>(name, doc, parser);
+    }
+
+    /**
+     * A value (given, or the session's) that fails {@code requirement} is refused with {@code
+     * text}.
+     */
+    Declaring<T> requiring(Predicate<T> requirement, String text) {
+      this.requirement = requirement;
+      this.requirementText = text;
+      return this;
+    }
+
+    Declaring<T> internal() {
+      this.internal = true;
+      return this;
+    }
+
+    /**
+     * Defaults to {@code value}, written as a user would give it (and parsed as given values are).
+     */
+    ReadOption<T> defaultValue(String value) {
+      T parsed = parser.apply(value);
+      return new ReadOption<>(this, "`" + value + "`", parsed, null, null);
+    }
+
+    /** Defaults to the session's setting {@code conf}. */
+    ReadOption<T> sessionDefault(String conf, Function<SQLConf, T> value) {
+      return new ReadOption<>(this, "`" + conf + "`", null, conf, value);
+    }
+
+    /** Absent (null) unless given; {@code meaning} says what that means, for the docs. */
+    ReadOption<T> optional(String meaning) {
+      return new ReadOption<>(this, meaning, null, null, null);
+    }
   }
 }

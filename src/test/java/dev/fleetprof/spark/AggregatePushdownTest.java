@@ -13,6 +13,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.fleetprof.testing.CpuProfiles;
 import dev.fleetprof.testing.FleetFixture;
+import dev.fleetprof.testing.SameRows;
 import dev.fleetprof.testing.SampleData;
 import dev.fleetprof.testing.SyntheticCpuProfile;
 import dev.fleetprof.testing.TestSpark;
@@ -91,7 +92,7 @@ class AggregatePushdownTest {
 
   private static Dataset<Row> load(String path, boolean pushdown, Map<String, String> options) {
     DataFrameReader r =
-        spark.read().format("profile").option(ReadOptions.AGGREGATE_PUSHDOWN, pushdown);
+        spark.read().format("profile").option(ReadOptions.AGGREGATE_PUSHDOWN.name(), pushdown);
     for (Map.Entry<String, String> e : options.entrySet()) {
       r = r.option(e.getKey(), e.getValue());
     }
@@ -134,8 +135,7 @@ class AggregatePushdownTest {
     assertTrue(pushed(withPushdown), "pushed: " + withPushdown.queryExecution().optimizedPlan());
     assertFalse(pushed(without), "not pushed: " + without.queryExecution().optimizedPlan());
     String what = groupBy + " " + options + " on " + path;
-    assertEquals(0, withPushdown.exceptAll(without).count(), what);
-    assertEquals(0, without.exceptAll(withPushdown).count(), what);
+    SameRows.assertSameRows(without, withPushdown, what);
   }
 
   @Test
@@ -217,7 +217,11 @@ class AggregatePushdownTest {
   void aTinyMapBoundEmitsPartialRowsThatSparkMerges() throws Exception {
     for (String bound : List.of("1", "4k")) {
       Map<String, String> o =
-          Map.of(ReadOptions.AGGREGATE_PUSHDOWN_MAX_MAP_BYTES, bound, "maxPartitionBytes", "1m");
+          Map.of(
+              ReadOptions.AGGREGATE_PUSHDOWN_MAX_MAP_BYTES.name(),
+              bound,
+              "maxPartitionBytes",
+              "1m");
       for (List<String> groupBy : GROUPINGS) {
         assertSameAsSpark(bad.toString(), groupBy, o);
       }
@@ -236,7 +240,10 @@ class AggregatePushdownTest {
                 copies.toString(),
                 true,
                 Map.of(
-                    ReadOptions.AGGREGATE_PUSHDOWN_MAX_MAP_BYTES, "1", "maxPartitionBytes", "1g")),
+                    ReadOptions.AGGREGATE_PUSHDOWN_MAX_MAP_BYTES.name(),
+                    "1",
+                    "maxPartitionBytes",
+                    "1g")),
             List.of("frames"));
     tiny.collectAsList();
     assertEquals(records, TestSpark.scanMetric(tiny, "numOutputRows"));
@@ -280,8 +287,7 @@ class AggregatePushdownTest {
         boolean noFiles = filter.contains("2099") && groupBy.isEmpty();
         assertEquals(!noFiles, pushed(withPushdown), filter + ": " + withPushdown.queryExecution());
         String what = filter + " " + groupBy;
-        assertEquals(0, withPushdown.exceptAll(without).count(), what);
-        assertEquals(0, without.exceptAll(withPushdown).count(), what);
+        SameRows.assertSameRows(without, withPushdown, what);
       }
     }
     // Not decided by partition values alone: left to Spark, and no aggregation is pushed.
@@ -292,8 +298,7 @@ class AggregatePushdownTest {
       assertFalse(pushed(q), filter + ": " + q.queryExecution());
       Dataset<Row> without =
           aggregate(load(fleet.toString(), false, Map.of()).where(filter), List.of("frames"));
-      assertEquals(0, q.exceptAll(without).count(), filter);
-      assertEquals(0, without.exceptAll(q).count(), filter);
+      SameRows.assertSameRows(without, q, filter);
     }
     // The job's filter reads only the files it keeps.
     Dataset<Row> day =
@@ -329,8 +334,7 @@ class AggregatePushdownTest {
         load(path, false, Map.of())
             .groupBy("frames")
             .agg(org.apache.spark.sql.functions.avg("count"));
-    assertEquals(0, avg.exceptAll(avgSpark).count());
-    assertEquals(0, avgSpark.exceptAll(avg).count());
+    SameRows.assertSameRows(avgSpark, avg, "avg");
   }
 
   @Test

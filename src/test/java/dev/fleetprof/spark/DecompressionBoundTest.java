@@ -179,8 +179,8 @@ class DecompressionBoundTest {
         read(
                 bomb,
                 Map.of(
-                    ReadOptions.MAX_COMPRESSION_RATIO, "2000",
-                    ReadOptions.MAX_DECOMPRESSED_BYTES, "96m"))
+                    ReadOptions.MAX_COMPRESSION_RATIO.name(), "2000",
+                    ReadOptions.MAX_DECOMPRESSED_BYTES.name(), "96m"))
             .where("kind = 'error'")
             .select("error")
             .first()
@@ -218,7 +218,8 @@ class DecompressionBoundTest {
     byte[] compressed = gzip(data);
     Files.write(gz, compressed);
     assertTrue(data.length > 20 * compressed.length, "compresses well: " + compressed.length);
-    Dataset<Row> df = read(gz, Map.of(ReadOptions.MAX_COMPRESSION_RATIO, "1", "mode", "FAILFAST"));
+    Dataset<Row> df =
+        read(gz, Map.of(ReadOptions.MAX_COMPRESSION_RATIO.name(), "1", "mode", "FAILFAST"));
     assertEquals(
         SampleData.pprofSampleCount(sample), df.selectExpr("sum(count)").first().getLong(0));
   }
@@ -232,7 +233,10 @@ class DecompressionBoundTest {
         assertThrows(
             Exception.class,
             () ->
-                read(gz, Map.of(ReadOptions.MAX_DECOMPRESSED_BYTES, "10k", "mode", "FAILFAST"))
+                read(
+                        gz,
+                        Map.of(
+                            ReadOptions.MAX_DECOMPRESSED_BYTES.name(), "10k", "mode", "FAILFAST"))
                     .select("count")
                     .count());
     String message = messages(e);
@@ -279,11 +283,11 @@ class DecompressionBoundTest {
   void badValuesOfTheOptionsFailNamingThem() {
     for (Map.Entry<String, String> bad :
         List.of(
-            Map.entry(ReadOptions.MAX_DECOMPRESSED_BYTES, "lots"),
-            Map.entry(ReadOptions.MAX_DECOMPRESSED_BYTES, "0"),
-            Map.entry(ReadOptions.MAX_COMPRESSION_RATIO, "0.5"),
-            Map.entry(ReadOptions.MAX_COMPRESSION_RATIO, "NaN"),
-            Map.entry(ReadOptions.MAX_COMPRESSION_RATIO, "many"))) {
+            Map.entry(ReadOptions.MAX_DECOMPRESSED_BYTES.name(), "lots"),
+            Map.entry(ReadOptions.MAX_DECOMPRESSED_BYTES.name(), "0"),
+            Map.entry(ReadOptions.MAX_COMPRESSION_RATIO.name(), "0.5"),
+            Map.entry(ReadOptions.MAX_COMPRESSION_RATIO.name(), "NaN"),
+            Map.entry(ReadOptions.MAX_COMPRESSION_RATIO.name(), "many"))) {
       IllegalArgumentException e =
           assertThrows(
               IllegalArgumentException.class,

@@ -231,7 +231,7 @@ class ProblemModesTest {
                   .read()
                   .format("profile")
                   .option("maxPartitionBytes", "700k")
-                  .option(ReadOptions.FAIL_FIRST_ATTEMPT_AFTER_ROWS, "1000")
+                  .option(ReadOptions.FAIL_FIRST_ATTEMPT_AFTER_ROWS.name(), "1000")
                   .load(big.toString()));
       long deadline = System.nanoTime() + 10_000_000_000L; // listener events arrive async
       while (failed.get() < 4 && System.nanoTime() < deadline) {

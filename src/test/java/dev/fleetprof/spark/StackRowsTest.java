@@ -53,7 +53,7 @@ class StackRowsTest {
   private static Dataset<Row> load(String path, boolean stacks, Map<String, String> options) {
     DataFrameReader r = spark.read().format("profile");
     if (stacks) {
-      r = r.option(ReadOptions.ROWS, "stacks");
+      r = r.option(ReadOptions.ROWS.name(), "stacks");
     }
     for (Map.Entry<String, String> e : options.entrySet()) {
       r = r.option(e.getKey(), e.getValue());
@@ -160,7 +160,11 @@ class StackRowsTest {
     }
     for (String bound : List.of("1", "4k")) {
       Map<String, String> o =
-          Map.of(ReadOptions.AGGREGATE_PUSHDOWN_MAX_MAP_BYTES, bound, "maxPartitionBytes", "1m");
+          Map.of(
+              ReadOptions.AGGREGATE_PUSHDOWN_MAX_MAP_BYTES.name(),
+              bound,
+              "maxPartitionBytes",
+              "1m");
       assertSameAsRecords(big.toString(), o);
       assertSameAsRecords(SampleData.ROOT.toString(), o);
     }
