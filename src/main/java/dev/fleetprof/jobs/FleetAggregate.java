@@ -145,6 +145,10 @@ public final class FleetAggregate {
     long wanted = (rows + ROWS_PER_PARTITION - 1) / ROWS_PER_PARTITION;
     int partitions = (int) Math.max(2L * cores, Math.min(most, wanted));
     settings.set("spark.sql.adaptive.enabled", "false");
+    // A broadcast join runs a Spark job of its own to collect its small side; a sort-merge join
+    // is part of its query's job. The run's large joins are sort-merge joins anyway (a dictionary
+    // of distinct stacks with their frames passes the broadcast limit on any real fleet).
+    settings.set("spark.sql.autoBroadcastJoinThreshold", "-1");
     settings.set(SHUFFLE_PARTITIONS, String.valueOf(partitions));
     LOG.info("fleet-aggregate: {} stack rows: {} shuffle partitions from here", rows, partitions);
   }
