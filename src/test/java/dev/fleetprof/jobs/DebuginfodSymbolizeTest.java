@@ -166,13 +166,18 @@ class DebuginfodSymbolizeTest {
 
   @Test
   void anUnreachableServerLeavesFramesUnnamedWithTheProblem() throws Exception {
-    // Stripped of every symbol but .dynsym: most frames need the debug file to be named.
+    // Stripped of every symbol but .dynsym, and of the call-frame information that would give
+    // unnamed functions boundary names: most frames need the debug file to be named.
     Path bare = Files.createDirectories(tmp.resolve("bare"));
     for (String name : List.of("shared_library", "libwork.so", "deep_recursion")) {
       Toolchain.run(
           tmp,
           List.of(
               "strip",
+              "-R",
+              ".eh_frame",
+              "-R",
+              ".eh_frame_hdr",
               "-o",
               bare.resolve(name).toString(),
               SampleData.GPERFTOOLS_BINARIES.resolve(name).toString()));
