@@ -206,7 +206,18 @@ class DebuginfodClientTest {
     int inlined = 0;
     List<String> wrong = new ArrayList<>();
     for (Map.Entry<Long, List<SourceLine>> e : ref.entrySet()) {
-      List<SourceLine> got = found.symbols().atFileOffset(e.getKey());
+      SymbolizedAddress answer = found.symbols().lookupFileOffset(e.getKey());
+      List<SourceLine> got = answer.lines();
+      // Where the symbolizer's rules and addr2line's differ on purpose (docs/symbolization.md):
+      // code no symbol names (the PLT) gets a call-frame boundary name, which addr2line lacks;
+      // bytes past a symbol's end (padding) get none, where addr2line names the symbol.
+      if (e.getValue().isEmpty() && answer.source() == NameSource.CFI) {
+        continue;
+      }
+      if (answer.source() == NameSource.NONE
+          && e.getValue().stream().allMatch(l -> l.file() == null && l.line() == 0)) {
+        continue;
+      }
       if (!strip(got).equals(strip(e.getValue()))) {
         if (wrong.size() < 10) {
           wrong.add("offset 0x" + Long.toHexString(e.getKey()) + ": " + e.getValue() + " / " + got);
