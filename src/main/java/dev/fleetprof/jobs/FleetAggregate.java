@@ -139,6 +139,9 @@ public final class FleetAggregate {
    * them, a fixed cost per stage that dominates small runs. The first query, which reads inputs of
    * unknown size, keeps adaptive execution to coalesce its shuffle.
    */
+  private static final String BROADCAST_THRESHOLD = "spark.sql.autoBroadcastJoinThreshold";
+  private static final String SPARK_DEFAULT_BROADCAST_THRESHOLD = "10m";
+
   private static void planTheRest(SparkSession spark, SessionSettings settings, long rows) {
     int cores = spark.sparkContext().defaultParallelism();
     int most = Math.max(2 * cores, Integer.parseInt(spark.conf().get(SHUFFLE_PARTITIONS)));
@@ -148,7 +151,7 @@ public final class FleetAggregate {
     // A broadcast join runs a Spark job of its own to collect its small side; a sort-merge join
     // is part of its query's job. The run's large joins are sort-merge joins anyway (a dictionary
     // of distinct stacks with their frames passes the broadcast limit on any real fleet).
-    settings.set("spark.sql.autoBroadcastJoinThreshold", "-1");
+    settings.set(BROADCAST_THRESHOLD, "-1");
     settings.set(SHUFFLE_PARTITIONS, String.valueOf(partitions));
     LOG.info("fleet-aggregate: {} stack rows: {} shuffle partitions from here", rows, partitions);
   }
@@ -177,7 +180,14 @@ public final class FleetAggregate {
       for (Map.Entry<String, Dataset<Row>> t : tables.entrySet()) {
         lease.check();
         spark.sparkContext().setJobDescription("fleet-aggregate: writing " + t.getKey());
+        // functions/ joins every frame of every stack with the names: millions of rows against
+        // the run's distinct locations, which the locations/ write has cached by now, so Spark
+        // knows their size. Below Spark's default limit they are broadcast (one small job)
+        // instead of shuffling and sorting every frame.
+        boolean broadcastNames = t.getKey().equals("functions");
+        settings.set(BROADCAST_THRESHOLD, broadcastNames ? SPARK_DEFAULT_BROADCAST_THRESHOLD : "-1");
         FleetOutput.write(t.getValue(), new Path(args.output()), t.getKey(), run);
+        settings.set(BROADCAST_THRESHOLD, "-1");
       }
       spark.sparkContext().setJobDescription("fleet-aggregate: publishing");
       lease.check();
