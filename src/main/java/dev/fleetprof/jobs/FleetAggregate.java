@@ -132,28 +132,40 @@ public final class FleetAggregate {
 
   private static final String SHUFFLE_PARTITIONS = "spark.sql.shuffle.partitions";
 
+  private static final String BROADCAST_THRESHOLD = "spark.sql.autoBroadcastJoinThreshold";
+  private static final String SPARK_DEFAULT_BROADCAST_THRESHOLD = "10m";
+
+  /**
+   * From how many per-file stack rows on a run lets Spark broadcast the small side of its joins.
+   * A broadcast runs a Spark job of its own to collect that side, a fixed cost that dominates small
+   * runs; on large runs it saves shuffling and sorting the large side (10,000 bench profiles, 1.6
+   * million rows: the modules/ and locations/ writes took twice as long as sort-merge joins).
+   */
+  static final long BROADCAST_FROM_ROWS = 500_000;
+
   /**
    * Once the first query has read the inputs and counted the per-file stack rows, every later query
    * of the run has the partitions those rows need, planned up front: adaptive execution would
    * otherwise run each query's every shuffle stage as a Spark job of its own and re-plan between
    * them, a fixed cost per stage that dominates small runs. The first query, which reads inputs of
-   * unknown size, keeps adaptive execution to coalesce its shuffle.
+   * unknown size, keeps adaptive execution to coalesce its shuffle. Returns the run's broadcast
+   * limit (Spark's own, or none for small runs).
    */
-  private static final String BROADCAST_THRESHOLD = "spark.sql.autoBroadcastJoinThreshold";
-  private static final String SPARK_DEFAULT_BROADCAST_THRESHOLD = "10m";
-
-  private static void planTheRest(SparkSession spark, SessionSettings settings, long rows) {
+  private static String planTheRest(SparkSession spark, SessionSettings settings, long rows) {
     int cores = spark.sparkContext().defaultParallelism();
     int most = Math.max(2 * cores, Integer.parseInt(spark.conf().get(SHUFFLE_PARTITIONS)));
     long wanted = (rows + ROWS_PER_PARTITION - 1) / ROWS_PER_PARTITION;
     int partitions = (int) Math.max(2L * cores, Math.min(most, wanted));
     settings.set("spark.sql.adaptive.enabled", "false");
-    // A broadcast join runs a Spark job of its own to collect its small side; a sort-merge join
-    // is part of its query's job. The run's large joins are sort-merge joins anyway (a dictionary
-    // of distinct stacks with their frames passes the broadcast limit on any real fleet).
-    settings.set(BROADCAST_THRESHOLD, "-1");
+    String broadcast = rows >= BROADCAST_FROM_ROWS ? SPARK_DEFAULT_BROADCAST_THRESHOLD : "-1";
+    settings.set(BROADCAST_THRESHOLD, broadcast);
     settings.set(SHUFFLE_PARTITIONS, String.valueOf(partitions));
-    LOG.info("fleet-aggregate: {} stack rows: {} shuffle partitions from here", rows, partitions);
+    LOG.info(
+        "fleet-aggregate: {} stack rows: {} shuffle partitions from here, {}",
+        rows,
+        partitions,
+        broadcast.equals("-1") ? "no broadcast joins" : "broadcast joins up to " + broadcast);
+    return broadcast;
   }
 
   private static FleetSummary aggregate(
@@ -162,7 +174,7 @@ public final class FleetAggregate {
     long started = System.nanoTime();
     LOG.info("fleet-aggregate: reading {} -> {}", args.inputs(), args.output());
     FleetStages.Read read = stages.read(true);
-    planTheRest(spark, settings, read.stackRows());
+    String broadcast = planTheRest(spark, settings, read.stackRows());
     Dataset<Row> distinct = stages.distinctStacks(read);
     if (distinct == null) {
       read = stages.read(false);
@@ -183,11 +195,12 @@ public final class FleetAggregate {
         // functions/ joins every frame of every stack with the names: millions of rows against
         // the run's distinct locations, which the locations/ write has cached by now, so Spark
         // knows their size. Below Spark's default limit they are broadcast (one small job)
-        // instead of shuffling and sorting every frame.
+        // instead of shuffling and sorting every frame, whatever the run's size.
         boolean broadcastNames = t.getKey().equals("functions");
-        settings.set(BROADCAST_THRESHOLD, broadcastNames ? SPARK_DEFAULT_BROADCAST_THRESHOLD : "-1");
+        settings.set(
+            BROADCAST_THRESHOLD, broadcastNames ? SPARK_DEFAULT_BROADCAST_THRESHOLD : broadcast);
         FleetOutput.write(t.getValue(), new Path(args.output()), t.getKey(), run);
-        settings.set(BROADCAST_THRESHOLD, "-1");
+        settings.set(BROADCAST_THRESHOLD, broadcast);
       }
       spark.sparkContext().setJobDescription("fleet-aggregate: publishing");
       lease.check();
