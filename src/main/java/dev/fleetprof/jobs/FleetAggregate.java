@@ -136,8 +136,8 @@ public final class FleetAggregate {
   private static final String SPARK_DEFAULT_BROADCAST_THRESHOLD = "10m";
 
   /**
-   * From how many per-file stack rows on a run lets Spark broadcast the small side of its joins.
-   * A broadcast runs a Spark job of its own to collect that side, a fixed cost that dominates small
+   * From how many per-file stack rows on a run lets Spark broadcast the small side of its joins. A
+   * broadcast runs a Spark job of its own to collect that side, a fixed cost that dominates small
    * runs; on large runs it saves shuffling and sorting the large side (10,000 bench profiles, 1.6
    * million rows: the modules/ and locations/ writes took twice as long as sort-merge joins).
    */

@@ -255,6 +255,14 @@ final class FleetStages implements AutoCloseable {
   }
 
   /**
+   * What each small file costs when the read packs files into partitions: Spark's 4 MB default made
+   * 313 partitions of 32 files each for 10,000 profiles of 36 KB, and every later pass over the
+   * kept stack rows ran 313 tasks of a few milliseconds' work each. Still at least a partition per
+   * core ({@code SplitPlanner}), and files larger than this are packed as before.
+   */
+  static final String READ_OPEN_COST = String.valueOf(256 * 1024);
+
+  /**
    * The rows of the run: the source's stack rows ({@code rows=stacks}: each file's records merged
    * per chain, frames once per distinct stack and task), or, when {@code fromSource} is false, its
    * records in the same columns with frames on every row (what the run groups by after a collision
@@ -269,14 +277,6 @@ final class FleetStages implements AutoCloseable {
    * program=NAME} directory), which the symbolizer looks up like any module (see {@link
    * #distinctStacks}); their addresses are link-time addresses already.
    */
-  /**
-   * What each small file costs when the read packs files into partitions: Spark's 4 MB default
-   * made 313 partitions of 32 files each for 10,000 profiles of 36 KB, and every later pass over
-   * the kept stack rows ran 313 tasks of a few milliseconds' work each. Still at least a partition
-   * per core ({@code SplitPlanner}), and files larger than this are packed as before.
-   */
-  static final String READ_OPEN_COST = String.valueOf(256 * 1024);
-
   private Dataset<Row> stackRows(boolean fromSource) {
     DataFrameReader reader =
         spark

@@ -145,6 +145,7 @@ public final class ScanBenchmark {
     Row jobNamed = null;
     Row jobWarm = null;
     Row pprof = null;
+    Row jobFloor = null;
     if (opt.runs("job")) {
       Row[] jobs = fleetJobs(fleet, binaries);
       job = jobs[0];
@@ -156,10 +157,13 @@ public final class ScanBenchmark {
               "fleet-warm",
               true);
       pprof = goPprof(fleet);
+      jobFloor =
+          readFloorRow(fleet.path().toString(), fleet.label(), "fleet-floor", fleet.records());
     }
     Row deepJob = null;
     Row deepPprof = null;
     Row deepWarm = null;
+    Row deepFloor = null;
     if (opt.runs("deep")) {
       Input deep = inputs.deepFleet(opt.deepFiles());
       deepJob =
@@ -180,6 +184,7 @@ public final class ScanBenchmark {
               "deep-warm",
               false);
       deepPprof = goPprof(deep);
+      deepFloor = readFloorRow(deep.path().toString(), deep.label(), "deep-floor", deep.records());
     }
     Row scaleJob = null;
     Row scalePprof = null;
@@ -226,7 +231,8 @@ public final class ScanBenchmark {
           jobWarm,
           pprof,
           2,
-          false);
+          false,
+          jobFloor);
     }
     if (deepJob != null) {
       pprofTarget(
@@ -235,14 +241,16 @@ public final class ScanBenchmark {
           deepWarm,
           deepPprof,
           0.3,
-          false);
+          false,
+          deepFloor);
       pprofTarget(
           "fleet job ≥ 1x `go tool pprof -proto`, real profiles with deep chains (warm JVM)",
           deepJob,
           deepWarm,
           deepPprof,
           1,
-          true);
+          true,
+          deepFloor);
     }
     if (scaleJob != null) {
       pprofTarget(
@@ -253,7 +261,8 @@ public final class ScanBenchmark {
           null,
           scalePprof,
           4,
-          false);
+          false,
+          null);
     }
     if (scaleJob != null) {
       String what =
@@ -320,7 +329,8 @@ public final class ScanBenchmark {
    * pprof's time over the job's, at least {@code goal}: judged on the cold run, as a user runs the
    * job (the warm run's ratio shown beside it), or on the warm run when {@code onWarm}.
    */
-  private void pprofTarget(String what, Row job, Row warm, Row pprof, double goal, boolean onWarm) {
+  private void pprofTarget(
+      String what, Row job, Row warm, Row pprof, double goal, boolean onWarm, Row floor) {
     Row judged = onWarm ? warm : job;
     if (pprof != null
         && judged != null
@@ -331,13 +341,77 @@ public final class ScanBenchmark {
           onWarm || warm == null || Double.isNaN(warm.seconds())
               ? ""
               : fmt("; warm JVM %.2fx (%.1f s)", pprof.seconds() / warm.seconds(), warm.seconds());
+      Double floorSeconds =
+          floor == null || Double.isNaN(floor.seconds())
+              ? null
+              : onWarm ? warmReads.get(floor) : Double.valueOf(floor.seconds());
+      String floorText =
+          floorSeconds == null
+              ? ""
+              : fmt(
+                  "; floor, the job's read alone%s: %.1f s, %.2fx",
+                  onWarm ? " (warm)" : " in a fresh JVM",
+                  floorSeconds,
+                  pprof.seconds() / floorSeconds);
       report.target(
           what,
-          fmt("%.2fx (%.1f s vs %.1f s%s)", x, judged.seconds(), pprof.seconds(), warmText),
+          fmt(
+              "%.2fx (%.1f s vs %.1f s%s%s)",
+              x, judged.seconds(), pprof.seconds(), warmText, floorText),
           x >= goal);
     } else {
       report.target(what, "not measured", null);
     }
+  }
+
+  /** Each read-floor row's last (warm) read, in seconds. */
+  private final Map<Row, Double> warmReads = new java.util.IdentityHashMap<>();
+
+  private static final Pattern FLOOR_READ =
+      Pattern.compile("read (\\d+) of (\\d+): ([0-9.]+) s \\((\\d+) stack rows, (\\d+) records\\)");
+
+  /**
+   * The floor under the job's rows: a fresh JVM that starts the session and reads {@code path} as
+   * the job's first stage does (the source's stack rows, summed), three times ({@link
+   * dev.fleetprof.jobs.BareSparkSession}). The row is the child's whole time (the cold floor); its
+   * notes and {@link #warmReads} have the last read (the warm floor). Checked: it read {@code
+   * records} records (unless negative).
+   */
+  private Row readFloorRow(String path, String input, String name, long records) throws Exception {
+    System.out.println("the job's read alone (floor), " + input + " ...");
+    Outcome o =
+        childJob(
+            Path.of("target", "test-classes").toAbsolutePath()
+                + java.io.File.pathSeparator
+                + Processes.jobClasspath(),
+            "dev.fleetprof.jobs.BareSparkSession",
+            List.of("--read", path, "--runs", "3"),
+            "4g",
+            name);
+    Matcher last = o.ok() ? lastMatch(FLOOR_READ, o.output()) : null;
+    Row row =
+        report.add(
+            new Row(
+                "a bare Spark session + the job's read of the stack rows, summed (fresh JVM)",
+                input,
+                last != null ? o.seconds() : Double.NaN,
+                0,
+                0,
+                last != null
+                    ? fmt(
+                        "the floor of any Spark job over these inputs; JVM start included; warm"
+                            + " (3rd read in the JVM) %s s; %s stack rows, %s records",
+                        last.group(3), last.group(4), last.group(5))
+                    : "failed"));
+    if (last != null && records >= 0 && Long.parseLong(last.group(5)) != records) {
+      report.problem("read floor " + input + ": " + last.group(5) + " records, not " + records);
+    }
+    if (last != null) {
+      warmReads.put(row, Double.parseDouble(last.group(3)));
+    } else {
+      report.problem("read floor " + input + ": " + o.tail());
+    }
+    return row;
   }
 
   /** The Spark jobs an event log records (adaptive execution's stage jobs included). */
@@ -369,6 +443,7 @@ public final class ScanBenchmark {
                 0,
                 0,
                 bare.ok() ? "JVM start included" : "failed"));
+    readFloorRow("sample-fleet", "sample-fleet", "quickstart-floor", -1);
     Path out = jobOutput("quickstart");
     Path events = inputs.dir().resolve("quickstart-events");
     Inputs.delete(out);

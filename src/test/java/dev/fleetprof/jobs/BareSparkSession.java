@@ -1,19 +1,55 @@
 package dev.fleetprof.jobs;
 
+import dev.fleetprof.format.gperftools.GperftoolsFormat;
+import dev.fleetprof.spark.ReadOptions;
+import org.apache.spark.sql.Row;
+import org.apache.spark.sql.SparkSession;
+
 /**
- * The floor of any local Spark job: a fresh JVM that starts the session the jobs start ({@link
+ * The floors of a local Spark job: a fresh JVM that starts the session the jobs start ({@link
  * Sessions}: conf/spark-defaults.conf, local mode), runs {@code SELECT 1} and stops. bench/run's
  * quick-start row times it in a child JVM beside the quick-start job.
+ *
+ * <p>With {@code --read PATH [--runs N]}, it then reads PATH as the fleet job's first stage does
+ * (the source's stack rows, the same read options) and sums them, N times, each timed: the floor of
+ * any job that reads those inputs with Spark, cold (the child's whole time) and warm (the last
+ * read). Prints {@code read I of N: S s (R stack rows, Q records)}.
  */
 public final class BareSparkSession {
   private BareSparkSession() {}
 
   public static void main(String[] argv) {
+    String path = null;
+    int runs = 1;
+    for (int i = 0; i < argv.length; i++) {
+      switch (argv[i]) {
+        case "--read" -> path = argv[++i];
+        case "--runs" -> runs = Integer.parseInt(argv[++i]);
+        default -> throw new IllegalArgumentException("unknown argument " + argv[i]);
+      }
+    }
     long start = System.nanoTime();
-    org.apache.spark.sql.SparkSession spark = Sessions.start("fleetprof bare session");
+    SparkSession spark = Sessions.start("fleetprof bare session");
     try {
       long one = spark.sql("SELECT 1").collectAsList().get(0).getInt(0);
       System.out.printf("SELECT 1 = %d after %.2f s%n", one, (System.nanoTime() - start) / 1e9);
+      for (int i = 1; path != null && i <= runs; i++) {
+        long began = System.nanoTime();
+        Row sums =
+            spark
+                .read()
+                .format("profile")
+                .option(ReadOptions.ROWS.name(), "stacks")
+                .option(GperftoolsFormat.CALLER_ADDRESS, "call")
+                .option(ReadOptions.OPEN_COST_IN_BYTES.name(), FleetStages.READ_OPEN_COST)
+                .load(path)
+                .selectExpr("count(*)", "sum(records)", "sum(count)", "count(frames)")
+                .collectAsList()
+                .get(0);
+        System.out.printf(
+            "read %d of %d: %.2f s (%d stack rows, %d records)%n",
+            i, runs, (System.nanoTime() - began) / 1e9, sums.getLong(0), sums.getLong(1));
+      }
     } finally {
       spark.stop();
     }
