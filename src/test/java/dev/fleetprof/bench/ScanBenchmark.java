@@ -364,6 +364,23 @@ public final class ScanBenchmark {
     }
   }
 
+  /** {@link dev.fleetprof.jobs.BareSparkSession} in a child JVM. */
+  private Outcome bareSession(List<String> args, String name) throws Exception {
+    return testCodeJob("dev.fleetprof.jobs.BareSparkSession", args, name);
+  }
+
+  /** A main class of the test code in a child JVM with a 4 GiB heap, as {@link #childJob}. */
+  private Outcome testCodeJob(String main, List<String> args, String name) throws Exception {
+    return childJob(
+        Path.of("target", "test-classes").toAbsolutePath()
+            + java.io.File.pathSeparator
+            + Processes.jobClasspath(),
+        main,
+        args,
+        "4g",
+        name);
+  }
+
   /** Each read-floor row's last (warm) read, in seconds. */
   private final Map<Row, Double> warmReads = new java.util.IdentityHashMap<>();
 
@@ -379,15 +396,7 @@ public final class ScanBenchmark {
    */
   private Row readFloorRow(String path, String input, String name, long records) throws Exception {
     System.out.println("the job's read alone (floor), " + input + " ...");
-    Outcome o =
-        childJob(
-            Path.of("target", "test-classes").toAbsolutePath()
-                + java.io.File.pathSeparator
-                + Processes.jobClasspath(),
-            "dev.fleetprof.jobs.BareSparkSession",
-            List.of("--read", path, "--runs", "3"),
-            "4g",
-            name);
+    Outcome o = bareSession(List.of("--read", path, "--runs", "3"), name);
     Matcher last = o.ok() ? lastMatch(FLOOR_READ, o.output()) : null;
     Row row =
         report.add(
@@ -425,15 +434,7 @@ public final class ScanBenchmark {
    */
   private void quickStart() throws Exception {
     System.out.println("bare Spark session, then the quick-start job ...");
-    Outcome bare =
-        childJob(
-            Path.of("target", "test-classes").toAbsolutePath()
-                + java.io.File.pathSeparator
-                + Processes.jobClasspath(),
-            "dev.fleetprof.jobs.BareSparkSession",
-            List.of(),
-            "4g",
-            "bare-session");
+    Outcome bare = bareSession(List.of(), "bare-session");
     Row bareRow =
         report.add(
             new Row(
@@ -1042,15 +1043,7 @@ public final class ScanBenchmark {
     }
     System.out.printf(
         "%s: the job %d times in one JVM on %s ...%n", name, WARM_RUNS, fleet.label());
-    Outcome o =
-        childJob(
-            Path.of("target", "test-classes").toAbsolutePath()
-                + java.io.File.pathSeparator
-                + Processes.jobClasspath(),
-            "dev.fleetprof.jobs.WarmFleetAggregate",
-            args,
-            "4g",
-            name);
+    Outcome o = testCodeJob("dev.fleetprof.jobs.WarmFleetAggregate", args, name);
     Matcher m = WARM_RUN.matcher(o.output());
     double last = Double.NaN;
     int runs = 0;
