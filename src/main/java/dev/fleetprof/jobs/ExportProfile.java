@@ -195,7 +195,8 @@ public final class ExportProfile {
 
   /**
    * The names the fleet job gave the locations of the dates written ({@code locations/}'s {@code
-   * lines}), or null for an output written before it symbolized.
+   * lines} and {@code name_source}, null in an output written before it was recorded), or null for
+   * an output written before it symbolized.
    */
   private static Dataset<Row> symbols(FleetOutput.Published published, Args args)
       throws IOException {
@@ -209,7 +210,14 @@ public final class ExportProfile {
     }
     return locations
         .where(args.format() == null ? dates : dates.and(col("format").equalTo(args.format())))
-        .select("format", "module", "offset", "lines")
+        .select(
+            col("format"),
+            col("module"),
+            col("offset"),
+            col("lines"),
+            java.util.Arrays.asList(locations.columns()).contains("name_source")
+                ? col("name_source")
+                : lit(null).cast("string").as("name_source"))
         .dropDuplicates("format", "module", "offset");
   }
 

@@ -210,8 +210,10 @@ public final class FleetAggregate {
     FleetOutput.sweepOtherDates(spark, args.output(), args.keepReplaced());
 
     spark.sparkContext().setJobDescription("fleet-aggregate: summary and profile outputs");
-    FleetSummary summary = FleetSummary.of(args, observed, read.measureRows(), dates, started);
-    String symbolization = FleetSummary.symbolizationReport(datasets.symbols());
+    FleetSummary summary =
+        FleetSummary.of(args, observed, read.measureRows(), dates, started)
+            .withSymbolization(
+                FleetSummary.symbolizationReport(datasets.symbols(), datasets.rawLocations()));
     FleetSummary.MeasureTotal cpu = summary.measures().get(Measures.CPU);
     StandardOutputs.writeCpuTime(
         spark,
@@ -230,7 +232,7 @@ public final class FleetAggregate {
                 cpu == null ? 0 : cpu.files(),
                 summary.files()),
             FleetSummary.periodNote(args.effectivePeriods())));
-    summary.print(args, symbolization);
+    summary.print(args);
     return summary;
   }
 }

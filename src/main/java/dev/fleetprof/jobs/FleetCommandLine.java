@@ -31,9 +31,12 @@ import picocli.CommandLine.Option;
       "  host_stacks/  the same per host",
       "  locations/    format, kind, measure, unit, module, offset"
           + " -> self_count/self_value (leaf), total_count/total_value (on stack),",
-      "                lines (the inline chain: function, file, line, symbol; innermost first)",
+      "                lines (the inline chain: function, file, line, symbol; innermost first),",
+      "                name_source (dwarf, symtab, dynsym, cfi: a boundary-only name, profile:"
+          + " the pprof file's own; null: unnamed)",
       "  functions/    format, kind, measure, unit, module, function"
-          + " -> self_count, total_count, self_value, total_value (as pprof -top)",
+          + " -> self_count, total_count, self_value, total_value (as pprof -top),",
+      "                name_source (the most trusted of its locations')",
       "  modules/      host, format, kind, measure, unit, module -> the same",
       "  files/        host, path, format -> records, count, cpu_nanoseconds, stacks, problems,"
           + " problem",

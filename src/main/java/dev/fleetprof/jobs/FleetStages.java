@@ -110,8 +110,16 @@ final class FleetStages implements AutoCloseable {
     return null;
   }
 
-  /** The six datasets of a run, in {@link FleetAggregate#DATASETS}' order, and what they share. */
-  record Datasets(Map<String, Dataset<Row>> tables, Dataset<Row> stacks, Dataset<Row> symbols) {}
+  /**
+   * The six datasets of a run, in {@link FleetAggregate#DATASETS}' order, and what they share: the
+   * stacks, the names of the distinct locations ({@code symbols}) and the locations before their
+   * names were joined ({@code rawLocations}), all kept.
+   */
+  record Datasets(
+      Map<String, Dataset<Row>> tables,
+      Dataset<Row> stacks,
+      Dataset<Row> symbols,
+      Dataset<Row> rawLocations) {}
 
   /**
    * Stage 3: the datasets, from the per-file stacks and (when keyed) the distinct stacks: each
@@ -189,7 +197,7 @@ final class FleetStages implements AutoCloseable {
       throw new IllegalStateException(
           "datasets " + tables.keySet() + " are not " + FleetAggregate.DATASETS);
     }
-    return new Datasets(tables, stacks, symbols);
+    return new Datasets(tables, stacks, symbols, rawLocations);
   }
 
   /**
@@ -391,9 +399,9 @@ final class FleetStages implements AutoCloseable {
   }
 
   /**
-   * The locations pprof profiles name themselves (format, module, offset, lines, problem null):
-   * each pc's inline chain as the profile gives it, taken once per location, from the stack rows
-   * that carry frames.
+   * The locations pprof profiles name themselves (format, module, offset, lines, problem null,
+   * name_source {@code profile}, remedy null): each pc's inline chain as the profile gives it,
+   * taken once per location, from the stack rows that carry frames.
    */
   static Dataset<Row> profileSymbols(Dataset<Row> rows) {
     return rows.where("format = 'pprof' AND frames IS NOT NULL AND lines IS NOT NULL")
@@ -409,10 +417,15 @@ final class FleetStages implements AutoCloseable {
             "module",
             "offset",
             "CAST(lines AS " + Symbolization.LINES_TYPE.sql() + ") AS lines",
-            "CAST(NULL AS STRING) AS problem");
+            "CAST(NULL AS STRING) AS problem",
+            "'" + Symbolization.PROFILE + "' AS name_source",
+            "CAST(NULL AS STRING) AS remedy");
   }
 
-  /** {@code locations} with the inline chain of each location ({@code lines}, null if unknown). */
+  /**
+   * {@code locations} with the inline chain of each location ({@code lines}, null if unknown) and
+   * where its names came from ({@code name_source}, null without names).
+   */
   static Dataset<Row> joinLines(Dataset<Row> locations, Dataset<Row> symbols) {
     return Symbolization.joinNames(locations, "module", "offset", symbols);
   }
@@ -421,7 +434,9 @@ final class FleetStages implements AutoCloseable {
    * Per function, with {@code pprof -top}'s meaning: {@code self_count} is the weight of the stacks
    * whose leaf's innermost (inlined) function it is, {@code total_count} of the stacks it is
    * anywhere on, inlined frames included, once per stack however often it recurs. A location with
-   * no name counts for the function null of its module (pprof shows it as {@code [module]}).
+   * no name counts for the function null of its module (pprof shows it as {@code [module]}). A
+   * function's {@code name_source} is the most trusted among its locations' (in the order of {@link
+   * Symbolization#SOURCES_BY_TRUST}); null for the function null.
    */
   static Dataset<Row> functions(Dataset<Row> stacks, Dataset<Row> symbols) {
     Dataset<Row> frames =
@@ -450,15 +465,19 @@ final class FleetStages implements AutoCloseable {
             "value",
             "frame_pos",
             "frame.module AS module",
+            Symbolization.trustRank("name_source") + " AS name_rank",
             "posexplode(coalesce(lines.function, array(CAST(NULL AS STRING))))"
                 + " AS (line_pos, function)")
         .groupBy("stack_id", "date", "format", "kind", "measure", "unit", "module", "function")
         .agg(
             expr("max(frame_pos = 0 AND line_pos = 0)").as("is_self"),
             expr("first(count)").as("count"),
-            expr("first(value)").as("value"))
+            expr("first(value)").as("value"),
+            expr("min(name_rank)").as("name_rank"))
         .groupBy("date", "format", "kind", "measure", "unit", "module", "function")
-        .agg(sums[0], rest(sums));
+        .agg(sums[0], sums[1], sums[2], sums[3], expr("min(name_rank)").as("name_rank"))
+        .withColumn("name_source", expr(Symbolization.sourceOfRank("name_rank")))
+        .drop("name_rank");
   }
 
   /**

@@ -22,7 +22,9 @@ import org.slf4j.LoggerFactory;
 /**
  * What a fleet job run did, from what its stages computed: the files' totals and every dataset's
  * rows as observed while they were written ({@link #observe}), each measure's totals from the query
- * that read the inputs. Printed once on stdout ({@link #print}).
+ * that read the inputs, and how the locations were named ({@code symbolization}: {@link
+ * #symbolizationReport}, null until {@link #withSymbolization}). Printed once on stdout ({@link
+ * #print}).
  */
 record FleetSummary(
     long files,
@@ -34,7 +36,8 @@ record FleetSummary(
     List<String> dates,
     long millis,
     String output,
-    Map<String, FleetSummary.MeasureTotal> measures) {
+    Map<String, FleetSummary.MeasureTotal> measures,
+    String symbolization) {
   private static final Logger LOG = LoggerFactory.getLogger(FleetSummary.class);
 
   /**
@@ -123,7 +126,24 @@ record FleetSummary(
         dates.stream().map(String::valueOf).sorted().toList(),
         (System.nanoTime() - started) / 1_000_000,
         args.output(),
-        measures);
+        measures,
+        null);
+  }
+
+  /** This summary with the symbolization report. */
+  FleetSummary withSymbolization(String report) {
+    return new FleetSummary(
+        files,
+        records,
+        totalCount,
+        filesWithProblems,
+        bytes,
+        rowsWritten,
+        dates,
+        millis,
+        output,
+        measures,
+        report);
   }
 
   /** What an observation saw; its dataset has been written, so the metrics are there. */
@@ -141,7 +161,7 @@ record FleetSummary(
   }
 
   /** The summary, on stdout once and in the log. */
-  void print(FleetAggregate.Args args, String symbolization) {
+  void print(FleetAggregate.Args args) {
     FleetSummary s = this;
     StringBuilder line =
         new StringBuilder(
@@ -163,48 +183,231 @@ record FleetSummary(
     // reads as two runs. The log file gets it at DEBUG.
     LOG.debug(line.toString());
     System.out.println(line);
-    LOG.debug("fleet-aggregate: {}", symbolization);
-    System.out.println("fleet-aggregate: " + symbolization);
+    if (symbolization != null) {
+      LOG.debug("fleet-aggregate: {}", symbolization);
+      System.out.println("fleet-aggregate: " + symbolization);
+    }
   }
 
+  /** How the summary names a share of no name at all ({@code name_source} null). */
+  static final String UNNAMED = "none";
+
+  /** At most this many modules are listed in each part of the report. */
+  private static final int MODULES_LISTED = 20;
+
   /**
-   * How much of the run has names: locations symbolized, and per module the locations left unnamed
-   * with the reason, for the summary (a missing binary never fails the job).
+   * How much of the run has names: locations symbolized; per module the locations left unnamed with
+   * the reason; and per module, the share of its CPU time (the time of which its locations are the
+   * leaf) named from each source, and what would name the rest better (a debug file, a build ID, a
+   * debuginfod server, the binary itself). A missing binary never fails the job.
+   *
+   * @param symbols the run's distinct locations with their names ({@link Symbolization#SYMBOLIZED})
+   * @param locations the run's locations with their measures (columns format, module, offset,
+   *     measure, self_value), whose CPU time weighs the names
    */
-  static String symbolizationReport(Dataset<Row> symbols) {
-    // One query: per module, its locations, how many got names and why the others did not.
-    List<Row> modules =
-        new ArrayList<>(
-            symbols
-                .where(col("format").notEqual("dcpi"))
-                .groupBy("module")
-                .agg(
-                    count(lit(1)).as("n"),
-                    count(col("lines")).as("named"),
-                    expr("min(CASE WHEN lines IS NULL THEN problem END)").as("problem"))
-                .collectAsList());
+  static String symbolizationReport(Dataset<Row> symbols, Dataset<Row> locations) {
+    // One query: per module and name source, its locations, how many got names, why the others did
+    // not, what would name them better, and the CPU time they are the leaf of.
+    Dataset<Row> cpu =
+        locations
+            .where(col("measure").equalTo(lit(Measures.CPU)).and(col("self_value").isNotNull()))
+            .groupBy(
+                col("format").as("c_format"),
+                col("module").as("c_module"),
+                col("offset").as("c_offset"))
+            .agg(sum("self_value").as("cpu"));
+    List<Row> groups =
+        symbols
+            .where(col("format").notEqual("dcpi"))
+            .join(
+                cpu,
+                col("format")
+                    .equalTo(col("c_format"))
+                    .and(col("module").eqNullSafe(col("c_module")))
+                    .and(col("offset").equalTo(col("c_offset"))),
+                "left")
+            .groupBy("module", "name_source")
+            .agg(
+                count(lit(1)).as("n"),
+                count(col("lines")).as("named"),
+                sum("cpu").as("cpu"),
+                expr("min(CASE WHEN lines IS NULL THEN problem END)").as("problem"),
+                expr("min(remedy)").as("remedy"))
+            .collectAsList();
+    Map<String, ModuleNames> byModule = new java.util.HashMap<>();
     long all = 0;
     long named = 0;
-    for (Row m : modules) {
-      all += m.getLong(1);
-      named += m.getLong(2);
+    for (Row g : groups) {
+      String module = g.isNullAt(0) ? null : g.getString(0);
+      ModuleNames m = byModule.computeIfAbsent(module, ModuleNames::new);
+      m.add(
+          g.isNullAt(1) ? UNNAMED : g.getString(1),
+          g.getLong(2),
+          g.getLong(3),
+          g.isNullAt(4) ? BigDecimal.ZERO : g.getDecimal(4),
+          g.isNullAt(5) ? null : g.getString(5),
+          g.isNullAt(6) ? null : g.getString(6));
+      all += g.getLong(2);
+      named += g.getLong(3);
     }
     StringBuilder sb =
         new StringBuilder(
             String.format(
                 "symbolized %d of %d locations" + " (DCPI images are not symbolized)", named, all));
-    modules.removeIf(m -> m.getLong(1) == m.getLong(2));
-    modules.sort(
-        java.util.Comparator.comparingLong((Row m) -> m.getLong(1) - m.getLong(2)).reversed());
-    for (Row m : modules.subList(0, Math.min(20, modules.size()))) {
+    List<ModuleNames> unnamed = new ArrayList<>(byModule.values());
+    unnamed.removeIf(m -> m.locations == m.named);
+    unnamed.sort(
+        java.util.Comparator.comparingLong((ModuleNames m) -> m.locations - m.named).reversed());
+    for (ModuleNames m : unnamed.subList(0, Math.min(MODULES_LISTED, unnamed.size()))) {
       sb.append(
           String.format(
-              "%n  unnamed: %d locations in %s: %s",
-              m.getLong(1) - m.getLong(2),
-              m.isNullAt(0) ? "(no module)" : m.getString(0),
-              m.getString(3)));
+              "%n  unnamed: %d locations in %s: %s", m.locations - m.named, m.label(), m.problem));
+    }
+    sb.append(namesOfCpuTime(new ArrayList<>(byModule.values())));
+    return sb.toString();
+  }
+
+  /**
+   * The report's part on CPU time: per module with any (heaviest first), its CPU time, its share of
+   * the run's, and the share of it each name source named; where some of it has no DWARF names,
+   * what would give them.
+   */
+  private static String namesOfCpuTime(List<ModuleNames> modules) {
+    modules.removeIf(m -> m.cpu().signum() == 0);
+    if (modules.isEmpty()) {
+      return "";
+    }
+    modules.sort(
+        java.util.Comparator.comparing(ModuleNames::cpu)
+            .reversed()
+            .thenComparing(ModuleNames::label));
+    BigDecimal total = BigDecimal.ZERO;
+    for (ModuleNames m : modules) {
+      total = total.add(m.cpu());
+    }
+    StringBuilder sb =
+        new StringBuilder(
+            String.format(
+                "%n  names of the CPU time, per module (the time its code is the leaf of), by"
+                    + " source: %s, %s (unnamed)",
+                String.join(" > ", Symbolization.SOURCES_BY_TRUST), UNNAMED));
+    for (ModuleNames m : modules.subList(0, Math.min(MODULES_LISTED, modules.size()))) {
+      sb.append(
+          String.format(
+              "%n    %s %s s (%s): %s",
+              m.label(),
+              m.cpu().movePointLeft(9).setScale(3, java.math.RoundingMode.HALF_UP).toPlainString(),
+              percent(m.cpu(), total),
+              m.shares()));
+      String better = m.better();
+      if (better != null) {
+        sb.append("; ").append(better);
+      }
+    }
+    if (modules.size() > MODULES_LISTED) {
+      BigDecimal rest = BigDecimal.ZERO;
+      for (ModuleNames m : modules.subList(MODULES_LISTED, modules.size())) {
+        rest = rest.add(m.cpu());
+      }
+      sb.append(
+          String.format(
+              "%n    ... %d more modules (%s)",
+              modules.size() - MODULES_LISTED, percent(rest, total)));
     }
     return sb.toString();
+  }
+
+  /** {@code part} as a percentage of {@code whole}, one decimal ({@code <0.1%} when not 0). */
+  static String percent(BigDecimal part, BigDecimal whole) {
+    if (whole.signum() == 0) {
+      return "?%";
+    }
+    BigDecimal p = part.movePointRight(2).divide(whole, 1, java.math.RoundingMode.HALF_UP);
+    return p.signum() == 0 && part.signum() != 0 ? "<0.1%" : p.toPlainString() + "%";
+  }
+
+  /** What the report gathers of one module. */
+  private static final class ModuleNames {
+    final String module;
+    long locations;
+    long named;
+    String problem;
+    String remedy;
+    final Map<String, BigDecimal> cpuBySource = new TreeMap<>();
+
+    ModuleNames(String module) {
+      this.module = module;
+    }
+
+    void add(String source, long n, long named, BigDecimal cpu, String problem, String remedy) {
+      locations += n;
+      this.named += named;
+      cpuBySource.merge(source, cpu, BigDecimal::add);
+      if (problem != null && (this.problem == null || problem.compareTo(this.problem) < 0)) {
+        this.problem = problem;
+      }
+      if (remedy != null && (this.remedy == null || remedy.compareTo(this.remedy) < 0)) {
+        this.remedy = remedy;
+      }
+    }
+
+    String label() {
+      return module == null
+          ? "(no module)"
+          : module.isEmpty() ? dev.fleetprof.output.Frame.ANONYMOUS : module;
+    }
+
+    BigDecimal cpu() {
+      BigDecimal t = BigDecimal.ZERO;
+      for (BigDecimal v : cpuBySource.values()) {
+        t = t.add(v);
+      }
+      return t;
+    }
+
+    /** e.g. {@code dynsym 62.5%, cfi 25.0%, none 12.5%}: the sources in order of trust. */
+    String shares() {
+      BigDecimal all = cpu();
+      List<String> out = new ArrayList<>();
+      List<String> order = new ArrayList<>(Symbolization.SOURCES_BY_TRUST);
+      order.add(UNNAMED);
+      for (String source : cpuBySource.keySet()) {
+        if (!order.contains(source)) {
+          order.add(source);
+        }
+      }
+      for (String source : order) {
+        BigDecimal v = cpuBySource.get(source);
+        if (v != null && v.signum() != 0) {
+          out.add(source + " " + percent(v, all));
+        }
+      }
+      return String.join(", ", out);
+    }
+
+    /**
+     * What would name the part of the module's CPU time that has no DWARF-grade names (names from a
+     * symbol table or a boundary, or none), when some has: the remedy the symbolizer gave, else why
+     * locations stayed unnamed; null when all of it is named by DWARF or the profile.
+     */
+    String better() {
+      boolean weak = false;
+      for (Map.Entry<String, BigDecimal> e : cpuBySource.entrySet()) {
+        if (e.getValue().signum() != 0
+            && !e.getKey().equals("dwarf")
+            && !e.getKey().equals(Symbolization.PROFILE)) {
+          weak = true;
+        }
+      }
+      if (!weak) {
+        return null;
+      }
+      if (remedy != null) {
+        return remedy;
+      }
+      BigDecimal none = cpuBySource.get(UNNAMED);
+      return none != null && none.signum() != 0 ? problem : null;
+    }
   }
 
   /** How CPU time was computed: the recorded periods, or the ones the user gave. */

@@ -74,7 +74,8 @@ final class StandardOutputs {
   /**
    * Writes {@code stacks} (columns {@code format}, {@code frames} and a DECIMAL {@code count}; rows
    * with equal frames are summed first) to every target, each frame named by its inline chain from
-   * {@code symbols} (columns format, module, offset, lines; null: frames stay unnamed).
+   * {@code symbols} (columns format, module, offset, lines and name_source, whose {@code cfi} names
+   * the writers show as guesses; null: frames stay unnamed).
    */
   static void write(
       SparkSession spark,
@@ -124,11 +125,14 @@ final class StandardOutputs {
         List<Row> frames = r.getList(0);
         List<Frame> chain = new ArrayList<>(frames.size());
         for (Row f : frames) {
+          List<SourceLine> lines =
+              f.size() > 2 && !f.isNullAt(2) ? sourceLines(f.getList(2)) : List.of();
           chain.add(
               new Frame(
                   f.isNullAt(0) ? null : f.getString(0),
                   f.getLong(1),
-                  f.size() > 2 && !f.isNullAt(2) ? sourceLines(f.getList(2)) : List.of()));
+                  lines,
+                  f.size() > 3 && CFI.equals(f.getString(3)) && lines.size() == 1));
         }
         WeightedStack s = WeightedStack.of(chain, (BigDecimal) r.get(1));
         for (StackWriter w : writers) {
@@ -151,6 +155,9 @@ final class StandardOutputs {
       }
     }
   }
+
+  /** The {@code name_source} of a boundary-only name, which the writers show as a guess. */
+  static final String CFI = dev.fleetprof.symbols.NameSource.CFI.label();
 
   /** A {@code lines} value (structs function, file, line, symbol) as the writers take it. */
   static List<SourceLine> sourceLines(List<Row> lines) {

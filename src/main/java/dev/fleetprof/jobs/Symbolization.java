@@ -4,8 +4,11 @@ import static org.apache.spark.sql.functions.col;
 
 import dev.fleetprof.spark.SerializableConfiguration;
 import dev.fleetprof.symbols.BinaryLocator;
+import dev.fleetprof.symbols.BinarySymbols;
 import dev.fleetprof.symbols.DebuginfodClient;
+import dev.fleetprof.symbols.NameSource;
 import dev.fleetprof.symbols.SourceLine;
+import dev.fleetprof.symbols.SymbolizedAddress;
 import java.io.IOException;
 import java.io.Serializable;
 import java.io.UncheckedIOException;
@@ -52,14 +55,58 @@ final class Symbolization {
 
   static final ArrayType LINES_TYPE = new ArrayType(LINE_TYPE, false);
 
-  /** What {@link #symbolize} returns: a location, its chain (null: not symbolized) and why not. */
+  /**
+   * What {@link #symbolize} returns: a location, its chain (null: not symbolized), why not ({@code
+   * problem}), where the names came from ({@code name_source}: {@code dwarf}, {@code symtab},
+   * {@code dynsym}, {@code cfi}, and {@code profile} for the names a pprof profile carries; null
+   * without names) and, where a better name could be had, what would give it ({@code remedy}, a
+   * sentence about the location's binary: its debug file, a build ID, a debuginfod server).
+   */
   static final StructType SYMBOLIZED =
       new StructType()
           .add("format", DataTypes.StringType, false)
           .add("module", DataTypes.StringType, true)
           .add("offset", DataTypes.LongType, false)
           .add("lines", LINES_TYPE, true)
-          .add("problem", DataTypes.StringType, true);
+          .add("problem", DataTypes.StringType, true)
+          .add("name_source", DataTypes.StringType, true)
+          .add("remedy", DataTypes.StringType, true);
+
+  /** {@code name_source} of the names a pprof profile gives its own locations. */
+  static final String PROFILE = "profile";
+
+  /**
+   * The name sources, most trustworthy first: a function's {@code name_source} is the first of
+   * these among its locations'. DWARF is the compiler's own record (with lines); a profile's names
+   * come from the profiled program's own symbolizer (Go's runtime: DWARF-grade); {@code .symtab} is
+   * the linker's full table; {@code .dynsym} the exported symbols only; {@code cfi} a boundary.
+   */
+  static final List<String> SOURCES_BY_TRUST = List.of("dwarf", PROFILE, "symtab", "dynsym", "cfi");
+
+  /**
+   * SQL that gives {@code column}'s rank in {@link #SOURCES_BY_TRUST} (1 = most trusted), null for
+   * null or an unknown source.
+   */
+  static String trustRank(String column) {
+    StringBuilder b = new StringBuilder("CASE ").append(column);
+    for (int i = 0; i < SOURCES_BY_TRUST.size(); i++) {
+      b.append(" WHEN '").append(SOURCES_BY_TRUST.get(i)).append("' THEN ").append(i + 1);
+    }
+    return b.append(" END").toString();
+  }
+
+  /** SQL that turns a {@link #trustRank} back into its source. */
+  static String sourceOfRank(String column) {
+    StringBuilder b = new StringBuilder("CASE ").append(column);
+    for (int i = 0; i < SOURCES_BY_TRUST.size(); i++) {
+      b.append(" WHEN ")
+          .append(i + 1)
+          .append(" THEN '")
+          .append(SOURCES_BY_TRUST.get(i))
+          .append("'");
+    }
+    return b.append(" END").toString();
+  }
 
   /** The problem of every DCPI location: DCPI images are Alpha/Tru64 binaries. */
   static final String NOT_SYMBOLIZED_DCPI = "DCPI images are not symbolized";
@@ -159,11 +206,13 @@ final class Symbolization {
 
   /**
    * A chain for every frame of {@code frames} (array of module/offset structs, as in {@code
-   * stacks}): the frames with a {@code lines} field added from {@code symbols} (columns format,
-   * module, offset, lines), for the writers of pprof, folded and flame-graph files.
+   * stacks}): the frames with {@code lines} and {@code name_source} fields added from {@code
+   * symbols} (columns format, module, offset, lines, name_source), for the writers of pprof, folded
+   * and flame-graph files.
    *
    * @param stacks columns {@code format}, {@code frames}, {@code count}
-   * @return columns {@code frames} (array of struct module, offset, lines) and {@code count}
+   * @return columns {@code frames} (array of struct module, offset, lines, name_source) and {@code
+   *     count}
    */
   static Dataset<Row> withLines(Dataset<Row> stacks, Dataset<Row> symbols) {
     Dataset<Row> exploded =
@@ -179,18 +228,19 @@ final class Symbolization {
                 .functions
                 .expr(
                     "array_sort(collect_list(struct(pos, frame.module AS module, frame.offset AS offset,"
-                        + " lines)))")
+                        + " lines, name_source)))")
                 .as("f"))
         .selectExpr(
             "transform(f, x -> struct(x.module AS module, x.offset AS offset,"
-                + " x.lines AS lines)) AS frames",
+                + " x.lines AS lines, x.name_source AS name_source)) AS frames",
             "count");
   }
 
   /**
-   * {@code rows} left-joined with the {@code lines} of {@code symbols} (columns format, module,
-   * offset, lines) at the location of each row: its {@code format} and the given module and offset
-   * columns; a null module matches a null module.
+   * {@code rows} left-joined with the {@code lines} and {@code name_source} of {@code symbols}
+   * (columns format, module, offset, lines, and name_source where it has it: symbols read from an
+   * output written before it was recorded have none, and get null) at the location of each row: its
+   * {@code format} and the given module and offset columns; a null module matches a null module.
    */
   static Dataset<Row> joinNames(
       Dataset<Row> rows, String module, String offset, Dataset<Row> symbols) {
@@ -199,7 +249,10 @@ final class Symbolization {
             col("format").as("s_format"),
             col("module").as("s_module"),
             col("offset").as("s_offset"),
-            col("lines"));
+            col("lines"),
+            java.util.Arrays.asList(symbols.columns()).contains("name_source")
+                ? col("name_source")
+                : org.apache.spark.sql.functions.lit(null).cast("string").as("name_source"));
     return rows.join(
             s,
             col("format")
@@ -278,61 +331,131 @@ final class Symbolization {
       };
     }
 
+    // The remedy of the binary last looked up: a partition's locations come grouped by module.
+    private transient BinaryLocator.Found lastFound;
+    private transient String lastRemedy;
+
     private Row symbolizeOne(BinaryLocator locator, String format, String module, long offset)
         throws IOException {
       if (format.equals("dcpi")) {
         // DCPI images are Alpha/Tru64 binaries: nothing here reads them.
-        return RowFactory.create(format, module, offset, null, NOT_SYMBOLIZED_DCPI);
+        return unnamed(format, module, offset, NOT_SYMBOLIZED_DCPI, null);
       }
       if (module == null) {
-        return RowFactory.create(
+        return unnamed(
             format,
             module,
             offset,
-            null,
             format.equals("gprof")
                 ? "gmon.out names no program: give --gmon-binary or a program=NAME directory"
-                : "the address is in no mapping");
+                : "the address is in no mapping",
+            null);
       }
       BinaryLocator.Found found = BinaryCache.find(locator, options, module);
       if (!found.ok()) {
-        return RowFactory.create(format, module, offset, null, found.problem());
+        return unnamed(
+            format,
+            module,
+            offset,
+            found.problem(),
+            BinaryLocator.symbolizable(module) ? notFound(options) : null);
       }
       // gmon.out holds link-time addresses; every other format's frames hold file offsets.
-      List<SourceLine> chain;
+      SymbolizedAddress at;
       try {
-        chain =
+        at =
             format.equals("gprof")
-                ? found.symbols().atAddress(offset)
-                : found.symbols().atFileOffset(offset);
+                ? found.symbols().lookupAddress(offset)
+                : found.symbols().lookupFileOffset(offset);
       } catch (IOException e) {
         // A binary with malformed symbols leaves its frames unnamed, like a missing one: the
         // job goes on, and the summary says why.
-        return RowFactory.create(
+        return unnamed(
             format,
             module,
             offset,
-            null,
-            "cannot read the symbols of " + found.binary() + ": " + e.getMessage());
+            "cannot read the symbols of " + found.binary() + ": " + e.getMessage(),
+            null);
       }
-      if (chain.isEmpty()) {
+      if (found != lastFound) {
+        lastRemedy = remedy(found);
+        lastFound = found;
+      }
+      if (at.source() == NameSource.NONE) {
         // found.problem(): why no debug info came from debuginfod, where it was asked.
-        return RowFactory.create(
+        return unnamed(
             format,
             module,
             offset,
-            null,
             "no symbol at this offset in "
                 + found.binary()
-                + (found.problem() == null ? "" : "; " + found.problem()));
+                + (found.problem() == null ? "" : "; " + found.problem()),
+            lastRemedy);
       }
-      List<Row> lines = new ArrayList<>(chain.size());
-      for (SourceLine l : chain) {
+      List<Row> lines = new ArrayList<>(at.lines().size());
+      for (SourceLine l : at.lines()) {
         lines.add(
             RowFactory.create(l.function(), l.file(), l.line() > 0 ? l.line() : null, l.symbol()));
       }
-      return RowFactory.create(format, module, offset, lines.toArray(), null);
+      return RowFactory.create(
+          format,
+          module,
+          offset,
+          lines.toArray(),
+          null,
+          at.source().label(),
+          at.source() == NameSource.DWARF ? null : lastRemedy);
     }
+  }
+
+  private static Row unnamed(
+      String format, String module, long offset, String problem, String remedy) {
+    return RowFactory.create(format, module, offset, null, problem, null, remedy);
+  }
+
+  /** What would name the frames of a module whose binary was not found. */
+  static String notFound(Options options) {
+    return options.binaries().isEmpty()
+        ? "binary not found: give --binaries"
+        : "binary not found under --binaries";
+  }
+
+  /**
+   * What would give better names (with lines) to the frames of a binary found without DWARF, or
+   * null when it has DWARF: a debug file found by build ID or {@code .gnu_debuglink}, or fetched
+   * from a debuginfod server by build ID; why the fetch failed, when one was tried.
+   */
+  static String remedy(BinaryLocator.Found found) {
+    BinarySymbols s = found.symbols();
+    if (BinarySymbols.hasDwarf(s.runtime())
+        || (s.debug() != null && BinarySymbols.hasDwarf(s.debug()))) {
+      return null;
+    }
+    if (found.problem() != null) {
+      return "no DWARF: " + found.problem();
+    }
+    boolean buildId;
+    try {
+      buildId = s.runtime().buildId().isPresent();
+    } catch (IOException | RuntimeException e) {
+      buildId = false; // notes the locator could not read either
+    }
+    if (buildId) {
+      return "no DWARF: a debug file (.gnu_debuglink / build-id, under --binaries) or a debuginfod"
+          + " server (DEBUGINFOD_URLS) would give lines";
+    }
+    java.util.Optional<dev.fleetprof.symbols.elf.DebugLink> link;
+    try {
+      link = s.runtime().debugLink();
+    } catch (IOException | RuntimeException e) {
+      link = java.util.Optional.empty();
+    }
+    return link.isPresent()
+        ? "no DWARF and no build ID (debuginfod cannot help): its debug file "
+            + link.get().fileName()
+            + " (.gnu_debuglink) under --binaries would give lines"
+        : "no DWARF, no build ID (debuginfod cannot help) and no .gnu_debuglink: only an"
+            + " unstripped build would give lines";
   }
 
   /**

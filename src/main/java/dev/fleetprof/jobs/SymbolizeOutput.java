@@ -22,9 +22,11 @@ import picocli.CommandLine.Option;
 /**
  * Late binaries: (re)symbolizes the dates of an existing fleet-job output, for binaries that arrive
  * after the profiles (a release's debug files uploaded a day later, say). Reads the dates' {@code
- * locations/} and {@code stacks/}, symbolizes their distinct locations again and rewrites {@code
- * locations/} (its {@code lines}) and {@code functions/} for exactly those dates, with the fleet
- * job's dynamic partition overwrite: idempotent per date, other dates untouched.
+ * locations/} and {@code stacks/}, symbolizes their distinct locations again (but for those a pprof
+ * profile named itself, {@code name_source = 'profile'}, whose names stay) and rewrites {@code
+ * locations/} (its {@code lines} and {@code name_source}) and {@code functions/} for exactly those
+ * dates, with the fleet job's dynamic partition overwrite: idempotent per date, other dates
+ * untouched.
  */
 public final class SymbolizeOutput {
   private static final Logger LOG = LoggerFactory.getLogger(SymbolizeOutput.class);
@@ -56,8 +58,9 @@ public final class SymbolizeOutput {
       sortOptions = false,
       description =
           "Names the frames of a fleet-aggregate output again, with binaries found since:"
-              + " rewrites the lines of locations/ and the functions/ dataset for the dates given"
-              + " (default: every date).",
+              + " rewrites the lines and name_source of locations/ and the functions/ dataset"
+              + " for the dates given (default: every date); names a pprof file gave its own"
+              + " locations stay.",
       optionListHeading = "%nOptions:%n")
   static final class Options implements CommandLines.Options<Args> {
     @Option(
@@ -131,10 +134,40 @@ public final class SymbolizeOutput {
               + "/locations"
               + (args.dates().isEmpty() ? "" : " for " + args.dates()));
     }
-    Dataset<Row> unnamed = locations.drop("lines");
+    // The names pprof profiles gave their own locations stay (no binary is needed for them);
+    // every other location is looked up again. An output written before name_source was recorded
+    // cannot tell them apart: all its locations are looked up.
+    Dataset<Row> looked = locations;
+    Dataset<Row> kept = null;
+    if (java.util.Arrays.asList(locations.columns()).contains("name_source")) {
+      kept =
+          locations
+              .where(col("name_source").eqNullSafe(lit(Symbolization.PROFILE)))
+              .dropDuplicates("format", "module", "offset")
+              .selectExpr(
+                  "format",
+                  "module",
+                  "offset",
+                  "lines",
+                  "CAST(NULL AS STRING) AS problem",
+                  "name_source",
+                  "CAST(NULL AS STRING) AS remedy");
+      // As in the fleet job: a location a profile names is not looked up, on any date.
+      looked =
+          locations
+              .alias("l")
+              .join(
+                  kept.alias("k"),
+                  col("l.format")
+                      .equalTo(col("k.format"))
+                      .and(col("l.module").eqNullSafe(col("k.module")))
+                      .and(col("l.offset").equalTo(col("k.offset"))),
+                  "left_anti");
+    }
+    Dataset<Row> unnamed = locations.drop("lines", "name_source");
+    Dataset<Row> found = Symbolization.symbolize(spark, looked, args.symbolization());
     Dataset<Row> symbols =
-        Symbolization.symbolize(spark, unnamed, args.symbolization())
-            .persist(StorageLevel.MEMORY_AND_DISK());
+        (kept == null ? found : found.unionByName(kept)).persist(StorageLevel.MEMORY_AND_DISK());
     Dataset<Row> newLocations =
         FleetStages.joinLines(unnamed, symbols).persist(StorageLevel.MEMORY_AND_DISK());
     Dataset<Row> newFunctions =
@@ -142,7 +175,7 @@ public final class SymbolizeOutput {
     try {
       long l = newLocations.count();
       long f = newFunctions.count();
-      String report = FleetSummary.symbolizationReport(symbols);
+      String report = FleetSummary.symbolizationReport(symbols, unnamed);
       List<String> rewritten = List.of("locations", "functions");
       String run = FleetOutput.newRunId();
       Path out = new Path(args.output());

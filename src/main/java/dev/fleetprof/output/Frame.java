@@ -21,8 +21,12 @@ import java.util.Objects;
  *     inlined into; empty when the frame is not symbolized (e.g. its binary was not found). Never
  *     null; copied into an immutable list. Two frames at one location carry the same chain, so
  *     including it in {@code equals} changes nothing for well-formed input.
+ * @param boundaryOnly whether the chain's one name is a guess: no symbol covers the address, and
+ *     the name {@code MODULE+0xSTART} only says where the function it is in starts, from the
+ *     call-frame information (the fleet job's {@code name_source = 'cfi'}). The outputs show it as
+ *     such: pprof gets the address alone, the flame graph marks the box.
  */
-public record Frame(String module, long offset, List<SourceLine> lines) {
+public record Frame(String module, long offset, List<SourceLine> lines, boolean boundaryOnly) {
   /** How every output names the anonymous executable mapping ({@code module = ""}). */
   public static final String ANONYMOUS = "[anon]";
 
@@ -31,6 +35,15 @@ public record Frame(String module, long offset, List<SourceLine> lines) {
         List.copyOf(
             Objects.requireNonNull(
                 lines, "lines is null; an unsymbolized frame has an empty chain (List.of())"));
+    if (boundaryOnly && lines.size() != 1) {
+      throw new IllegalArgumentException(
+          "a boundary-only name is one function, not a chain of " + lines.size());
+    }
+  }
+
+  /** A frame whose names, if any, are the binary's own (DWARF or a symbol table). */
+  public Frame(String module, long offset, List<SourceLine> lines) {
+    this(module, offset, lines, false);
   }
 
   /** An unsymbolized frame: an empty chain. */

@@ -31,6 +31,20 @@ class FrameTest {
     assertEquals(new Frame("/bin/x", 0x10, List.of(new SourceLine("f", "f", "/a.c", 3))), f);
   }
 
+  /** A boundary-only name is one guessed function: part of equality, never a chain or nothing. */
+  @Test
+  void aBoundaryOnlyNameIsOneFunction() {
+    SourceLine guess = new SourceLine("x+0x10", "x+0x10", null, 0);
+    Frame guessed = new Frame("/bin/x", 0x14, List.of(guess), true);
+    assertTrue(guessed.boundaryOnly());
+    assertFalse(new Frame("/bin/x", 0x14, List.of(guess)).boundaryOnly());
+    assertNotEquals(new Frame("/bin/x", 0x14, List.of(guess)), guessed);
+    assertThrows(IllegalArgumentException.class, () -> new Frame("/bin/x", 0x14, List.of(), true));
+    assertThrows(
+        IllegalArgumentException.class,
+        () -> new Frame("/bin/x", 0x14, List.of(guess, guess), true));
+  }
+
   @Test
   void displayNamesAreTheInnermostFunctionOrTheAddress() {
     Frame f =

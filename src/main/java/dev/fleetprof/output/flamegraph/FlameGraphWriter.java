@@ -34,7 +34,10 @@ import java.util.Map;
  * marks inlined code ({@code [inlined]}), gives the file and line when all the box's frames share
  * them (the file alone when only it is shared) and the module: {@code helper [inlined] at
  * src/util.h:7 in /usr/bin/server}. Unsymbolized frames are boxes of one address each, as {@code
- * module+0xoffset}.
+ * module+0xoffset}. A boundary-only name (no symbol covers the code: {@code MODULE+0xSTART}, where
+ * the function starts by the call-frame information; {@link Frame#boundaryOnly()}) is marked as the
+ * guess it is: {@value #BOUNDARY_ONLY_MARK} after the name, a dashed outline, italic text and a
+ * paler colour of its module.
  *
  * <p>A fleet aggregate can have millions of distinct call-tree nodes, more than a browser can draw
  * and stay responsive, so at most {@code maxFrames} frames are drawn: the heaviest ones (see {@link
@@ -175,8 +178,8 @@ public final class FlameGraphWriter implements StackWriter {
   /**
    * The kept nodes in depth-first order, children heaviest first: {@code nodes} is a flat array of
    * (depth, frame index, total, self) per node; {@code frames} holds (short label, full label,
-   * module index) per distinct box as shown (with its source position), {@code modules} the module
-   * names colors are derived from.
+   * module index, 1 for a boundary-only name else 0) per distinct box as shown (with its source
+   * position), {@code modules} the module names colors are derived from.
    */
   private String data(int[] kept) {
     Map<Integer, List<Integer>> children = new HashMap<>();
@@ -220,11 +223,17 @@ public final class FlameGraphWriter implements StackWriter {
                   frames
                       .append(frames.length() == 0 ? "" : ",")
                       .append('[')
-                      .append(json(box.shortLabel()))
+                      .append(
+                          json(
+                              box.boundaryOnly()
+                                  ? box.shortLabel() + BOUNDARY_ONLY_MARK
+                                  : box.shortLabel()))
                       .append(',')
                       .append(json(details(box, where)))
                       .append(',')
                       .append(mi)
+                      .append(',')
+                      .append(box.boundaryOnly() ? 1 : 0)
                       .append(']');
                   return frameIndex.size();
                 });
@@ -258,6 +267,16 @@ public final class FlameGraphWriter implements StackWriter {
   }
 
   /**
+   * What a boundary-only name's box shows after the name ({@link Frame#boundaryOnly()}): it is a
+   * guess, not a symbol.
+   */
+  static final String BOUNDARY_ONLY_MARK = " [cfi]";
+
+  /** What its hover text says after the name. */
+  static final String BOUNDARY_ONLY_DETAILS =
+      " [cfi: no symbol; named by where its function starts, from the call-frame information]";
+
+  /**
    * A box's hover text: {@code module+0xoffset} for an unsymbolized frame; for a function, e.g.
    * {@code helper [inlined] at src/util.h:7 in /usr/bin/server}: whether its frames are inlined
    * code ({@code [inlined]}, {@code [partly inlined]} when only some are), the file and line when
@@ -268,6 +287,9 @@ public final class FlameGraphWriter implements StackWriter {
       return box.label();
     }
     StringBuilder b = new StringBuilder(box.function());
+    if (box.boundaryOnly()) {
+      b.append(BOUNDARY_ONLY_DETAILS);
+    }
     if (where != null) {
       if (where.inlined() == StackTrie.Inlined.YES) {
         b.append(" [inlined]");
@@ -332,6 +354,8 @@ public final class FlameGraphWriter implements StackWriter {
         svg .f rect { stroke: #fafaf7; stroke-width: 0.5; }
         svg .f:hover rect { stroke: #222; stroke-width: 1; }
         svg .f.up { opacity: 0.55; }
+        svg .f.g rect { stroke: #555; stroke-dasharray: 3 2; }
+        svg .f.g text { font-style: italic; }
         svg text { font: 11px ui-monospace, monospace; fill: #111; pointer-events: none; }
       </style>
       </head>
@@ -375,6 +399,7 @@ public final class FlameGraphWriter implements StackWriter {
           const f = D.frames[fi[i]];
           if (f[2] < 0) return "hsl(0, 0%, 72%)";
           const m = D.modules[f[2]], h = hash(m), v = hash(f[0]) % 12;
+          if (f[3]) return "hsl(" + (h % 50) + ", 25%, " + (78 + v / 2) + "%)";
           if (m === "[anon]") return "hsl(" + (100 + h % 40) + ", 55%, " + (55 + v) + "%)";
           return "hsl(" + (h % 50) + ", " + (70 + h % 20) + "%, " + (55 + v) + "%)";
         }
@@ -398,7 +423,7 @@ public final class FlameGraphWriter implements StackWriter {
             const left = above ? 0 : (x[i] - z0) * scale, w = above ? W : total[i] * scale;
             if (w < 0.5) continue;
             const g = document.createElementNS(NS, "g");
-            g.setAttribute("class", above ? "f up" : "f");
+            g.setAttribute("class", (above ? "f up" : "f") + (i > 0 && D.frames[fi[i]][3] ? " g" : ""));
             g.dataset.i = i;
             const t = document.createElementNS(NS, "title");
             t.textContent = describe(i);

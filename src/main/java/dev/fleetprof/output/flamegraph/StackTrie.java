@@ -18,15 +18,21 @@ import java.util.Objects;
  * <p>A node is a {@link Box}: a symbolized frame becomes one box per entry of its inline chain
  * (outermost first down the tree), keyed by (module, function) so that every offset within one
  * function, under one parent, folds into one node; an unsymbolized frame is one box keyed by its
- * (module, offset), as before symbolization. Each node also keeps a {@link Where}: the file, line
- * and inlined-ness its frames agree on.
+ * (module, offset), as before symbolization. A boundary-only name is a box of its own, apart from
+ * any box of the same name that is not a guess. Each node also keeps a {@link Where}: the file,
+ * line and inlined-ness its frames agree on.
  */
 final class StackTrie {
   /**
    * What a node stands for: a function of a module (symbolized frames), or one address (module,
-   * offset) when {@code function} is null.
+   * offset) when {@code function} is null. {@code boundaryOnly}: the function's name is a guess
+   * (see {@link Frame#boundaryOnly()}).
    */
-  record Box(String module, String function, long offset) {
+  record Box(String module, String function, long offset, boolean boundaryOnly) {
+    Box(String module, String function, long offset) {
+      this(module, function, offset, false);
+    }
+
     /** The unsymbolized frame's address, for its labels; null for a function box. */
     Frame address() {
       return function == null ? new Frame(module, offset) : null;
@@ -133,7 +139,7 @@ final class StackTrie {
       e = new Expansion(new int[n], new int[n]);
       for (int k = 0; k < n; k++) {
         SourceLine line = chain.get(n - 1 - k); // the chain is innermost first, the tree root first
-        e.boxes[k] = boxId(new Box(f.module(), line.function(), 0));
+        e.boxes[k] = boxId(new Box(f.module(), line.function(), 0, f.boundaryOnly()));
         e.wheres[k] =
             whereId(new Where(line.file(), line.line(), k > 0 ? Inlined.YES : Inlined.NO));
       }

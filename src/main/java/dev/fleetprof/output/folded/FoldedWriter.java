@@ -33,6 +33,13 @@ import java.util.List;
  *   <li>a stack with no frames is the single frame {@value #EMPTY_STACK}.
  * </ul>
  *
+ * A boundary-only name ({@link Frame#boundaryOnly()}: no symbol covers the code, and the name
+ * {@code MODULE+0xSTART} is the module's file name and where the function starts by the call-frame
+ * information) is written as the name it is: it already reads as an address, and the format has no
+ * place for a mark that every reader would ignore. It differs from an unsymbolized frame's element
+ * (the module's full path and the sampled offset), and the samples of one unnamed function share
+ * it.
+ *
  * <p>Escaping rule: in a module or function name, each of {@code ;} (the frame separator), {@code
  * %} (the escape itself), space (which separates the count), every control character
  * (U+0000-U+001F, U+007F, and U+0085) and the Unicode line and paragraph separators U+2028/U+2029

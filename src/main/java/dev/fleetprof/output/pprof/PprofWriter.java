@@ -66,7 +66,10 @@ import java.util.zip.GZIPOutputStream;
  * when unknown) and a {@code Function}: name = the demangled {@link SourceLine#function()},
  * system_name = the raw {@link SourceLine#symbol()} (the name when that is null), filename = the
  * file or {@code ""}, start_line unknown (0); one {@code Function} per distinct (name, system_name,
- * filename). An unsymbolized frame's location has its address only, as before.
+ * filename). An unsymbolized frame's location has its address only, as before, and so has a frame
+ * whose one name is a boundary-only guess ({@link Frame#boundaryOnly()}, {@code MODULE+0xSTART}
+ * from the call-frame information): pprof has no way to mark a function name as a guess, and an
+ * address within its mapping is what it is.
  *
  * <p>Mapping flags: {@code has_filenames}, {@code has_line_numbers} and {@code has_inline_frames}
  * are set as pprof's own symbolizer sets them ({@code symbolizeOneMapping}): when some location of
@@ -191,8 +194,8 @@ public final class PprofWriter implements StackWriter {
       if (Long.compareUnsigned(key.offset(), m.maxAddress) > 0) {
         m.maxAddress = key.offset();
       }
-      m.hasInlineFrames |= key.isSymbolized();
-      for (SourceLine line : key.lines()) {
+      m.hasInlineFrames |= !lines(key).isEmpty();
+      for (SourceLine line : lines(key)) {
         m.hasFilenames |= line.file() != null;
         m.hasLineNumbers |= line.line() != 0;
       }
@@ -267,7 +270,7 @@ public final class PprofWriter implements StackWriter {
       if (m != null) {
         l.setMappingId(mappingIds.get(m));
       }
-      for (SourceLine line : frame.lines()) { // innermost first, as Location.line wants
+      for (SourceLine line : lines(frame)) { // innermost first, as Location.line wants
         FunctionKey key =
             new FunctionKey(
                 line.function(),
@@ -292,6 +295,14 @@ public final class PprofWriter implements StackWriter {
       p.addComment(strings.index(c));
     }
     return p.addAllStringTable(strings.table).build();
+  }
+
+  /**
+   * The lines a frame's location gets: its chain, or none for a boundary-only name, which is no
+   * function's name (pprof shows the location as an address in its mapping).
+   */
+  private static List<SourceLine> lines(Frame frame) {
+    return frame.boundaryOnly() ? List.of() : frame.lines();
   }
 
   /** What makes a pprof {@code Function} distinct. */

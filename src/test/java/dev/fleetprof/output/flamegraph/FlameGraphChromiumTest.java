@@ -243,6 +243,52 @@ class FlameGraphChromiumTest {
     }
   }
 
+  /**
+   * A boundary-only name (call-frame information, no symbol) is drawn as a guess: its box reads
+   * {@code NAME [cfi]}, has the class that outlines it dashed, and its hover text says what it is;
+   * a box of the same module named by a symbol has neither.
+   */
+  @Test
+  void aBoundaryOnlyNameIsDrawnAsAGuess() throws Exception {
+    String lib = "/usr/lib/libmix.so";
+    Frame guessed =
+        new Frame(
+            lib,
+            0x1135,
+            List.of(new SourceLine("libmix.so+0x1130", "libmix.so+0x1130", null, 0)),
+            true);
+    Frame named =
+        new Frame(lib, 0x1205, List.of(new SourceLine("mix_exported", "mix_exported", null, 0)));
+    Path page = dir.resolve("guess.html");
+    FlameGraphWriter.write(
+        page,
+        "guess",
+        ValueMeaning.forKind("sample", 1000L, "microseconds"),
+        4000,
+        List.of(
+            new WeightedStack(List.of(guessed, named), 3), new WeightedStack(List.of(named), 5)));
+    String dom = chromium("--dump-dom", page.toUri().toString()).stdout();
+    Matcher boxes =
+        Pattern.compile("<g class=\"(f[^\"]*)\" data-i=\"\\d+\"><title>([^<]*)</title>.*?</g>")
+            .matcher(dom);
+    Map<String, String> classes = new HashMap<>();
+    Map<String, String> texts = new HashMap<>();
+    while (boxes.find()) {
+      String title = boxes.group(2);
+      classes.put(title.substring(0, title.indexOf(" \u2014 ")), boxes.group(1));
+      Matcher text = Pattern.compile("<text[^>]*>([^<]*)</text>").matcher(boxes.group());
+      texts.put(title.substring(0, title.indexOf(" \u2014 ")), text.find() ? text.group(1) : "");
+    }
+    String guessTitle =
+        "libmix.so+0x1130 [cfi: no symbol; named by where its function starts, from the call-frame"
+            + " information] in "
+            + lib;
+    assertEquals("f g", classes.get(guessTitle), classes.toString());
+    assertEquals("libmix.so+0x1130 [cfi]", texts.get(guessTitle), texts.toString());
+    assertEquals("f", classes.get("mix_exported in " + lib), classes.toString());
+    assertEquals("mix_exported", texts.get("mix_exported in " + lib), texts.toString());
+  }
+
   @Test
   void thePagePaintsAFlameGraph() throws Exception {
     Path page = dir.resolve("paint.html");

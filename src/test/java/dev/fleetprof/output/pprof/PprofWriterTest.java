@@ -270,6 +270,44 @@ class PprofWriterTest {
         flags);
   }
 
+  /**
+   * A boundary-only name (call-frame information, no symbol) is written as its address in its
+   * mapping, with no Line and no Function; a name from a symbol beside it keeps its Function. A
+   * mapping whose only names are guesses has no inline frames.
+   */
+  @Test
+  void aBoundaryOnlyNameIsWrittenAsAnAddress() throws IOException {
+    SourceLine guess = new SourceLine("libmix.so+0x1130", "libmix.so+0x1130", null, 0);
+    Frame guessed = new Frame("/lib/libmix.so", 0x1135, List.of(guess), true);
+    Frame alone = new Frame("/lib/libguess.so", 0x2005, List.of(guess), true);
+    Frame named =
+        new Frame(
+            "/lib/libmix.so",
+            0x1205,
+            List.of(new SourceLine("mix_exported", "mix_exported", null, 0)));
+    Profile p =
+        parse(
+            write(
+                CPU,
+                List.of(
+                    new WeightedStack(List.of(guessed, named), 3),
+                    new WeightedStack(List.of(alone), 2))));
+    Map<Long, Location> byAddress = new HashMap<>();
+    p.getLocationList().forEach(l -> byAddress.put(l.getAddress(), l));
+    assertEquals(0, byAddress.get(0x1135L).getLineCount());
+    assertEquals(0, byAddress.get(0x2005L).getLineCount());
+    assertTrue(byAddress.get(0x1135L).getMappingId() > 0);
+    assertEquals(1, byAddress.get(0x1205L).getLineCount());
+    List<String> functions = new ArrayList<>();
+    p.getFunctionList().forEach(f -> functions.add(p.getStringTable((int) f.getName())));
+    assertEquals(List.of("mix_exported"), functions);
+    Map<String, Boolean> inline = new HashMap<>();
+    for (Mapping m : p.getMappingList()) {
+      inline.put(p.getStringTable((int) m.getFilename()), m.getHasInlineFrames());
+    }
+    assertEquals(Map.of("/lib/libmix.so", true, "/lib/libguess.so", false), inline);
+  }
+
   @Test
   void valuesThatDoNotFitFailInsteadOfWrapping() throws IOException {
     BigDecimal tooBig = new BigDecimal("9223372036854775808"); // Long.MAX_VALUE + 1
