@@ -1,8 +1,9 @@
--- What grew and what shrank between two days, per stack, normalised by each day's total (so a
--- bigger fleet on one day does not make everything "grow"): delta_pct is the change in the
--- stack's share of the day's CPU time (or -d measure=...), in percentage points. Frames are named
--- as in top-stacks.sql.
--- Run: jobs/sql -d date=2026-11-21 -d base=2026-11-20 [-d output=...] [-d measure=cpu] [-d limit=20] jobs/diff-dates.sql
+-- What grew and what shrank between two days, per call stack (its frames named as in
+-- top-stacks.sql), normalised by each day's total (so a bigger fleet on one day does not make
+-- everything "grow"): delta_pct is the change in the stack's share of the day's CPU time (or
+-- -d measure=...), in percentage points. The same change per function, with the hosts where it
+-- grew: jobs/diff-dates.sql.
+-- Run: jobs/sql -d date=2026-11-21 -d base=2026-11-20 [-d output=...] [-d measure=cpu] [-d limit=20] jobs/diff-stacks.sql
 -- (date defaults to the latest date in the output, base to the one before it).
 CREATE OR REPLACE TEMPORARY VIEW stacks AS
 SELECT * FROM fleet_stacks
