@@ -1,70 +1,174 @@
--- What grew and what shrank between two days, per stack, normalised by each day's total (so a
--- bigger fleet on one day does not make everything "grow"): delta_pct is the change in the
--- stack's share of the day's CPU time (or -d measure=...), in percentage points. Frames are named
--- as in top-stacks.sql.
--- Run: jobs/sql -d date=2026-11-21 -d base=2026-11-20 [-d output=...] [-d measure=cpu] [-d limit=20] jobs/diff-dates.sql
--- (date defaults to the latest date in the output, base to the one before it).
-CREATE OR REPLACE TEMPORARY VIEW stacks AS
-SELECT * FROM fleet_stacks
-WHERE measure = '${measure:-cpu}';
+-- What grew and what shrank between two days, per function: its self share (it is the innermost
+-- function of the sampled instruction: pprof -top's flat) and total share (it is anywhere on the
+-- stack: cum) of the day's CPU time (or -d measure=...) on the date and on the base date, and the
+-- change in percentage points. Shares, not seconds, so that a bigger fleet on one day does not make
+-- everything "grow". The biggest change of self share comes first (then of total share). `hosts`
+-- names the hosts (at most three) that moved the share most in the row's direction, each with its
+-- part of the change: the parts of all hosts add up to the change. -d host=NAME keeps one host's
+-- stacks, -d program=NAME the stacks with a frame in a module whose file name is NAME (the
+-- program's executable; see docs/sql-jobs.md); shares are then of what is kept. The same per call
+-- stack: diff-stacks.sql.
+-- Run: jobs/sql -d date=2026-11-21 -d base=2026-11-20 [-d output=...] [-d measure=cpu] [-d host=NAME] [-d program=NAME] [-d limit=20] jobs/diff-dates.sql
+-- (date defaults to the latest date with the measure and the stacks kept, base to the one before).
+
+-- The hosts' stacks the filters keep: one measure; -d host=NAME, that host's; -d program=NAME,
+-- those with a frame in a module whose file name is NAME.
+CREATE OR REPLACE TEMPORARY VIEW selected AS
+SELECT date, host, format, kind, measure, unit, frames, count, value
+FROM fleet_host_stacks
+WHERE measure = '${measure:-cpu}'
+  AND ('${host:-}' = '' OR host = '${host:-}')
+  AND ('${program:-}' = ''
+       OR exists(frames, f -> regexp_extract(f.module, '[^/]*$', 0)
+                              = regexp_extract('${program:-}', '[^/]*$', 0)));
 
 CREATE OR REPLACE TEMPORARY VIEW chosen AS
 WITH d AS (
-  SELECT coalesce(try_cast('${date:-latest}' AS DATE), (SELECT max(date) FROM stacks)) AS date
+  SELECT coalesce(try_cast('${date:-latest}' AS DATE), (SELECT max(date) FROM selected)) AS date
 )
 SELECT d.date,
        coalesce(try_cast('${base:-previous}' AS DATE),
-                (SELECT max(date) FROM stacks WHERE date < d.date)) AS base
+                (SELECT max(date) FROM selected WHERE date < d.date)) AS base
 FROM d;
 
-CREATE OR REPLACE TEMPORARY VIEW cur AS
-SELECT format, frames, sum(value) AS value, sum(count) AS count FROM stacks
-WHERE date = (SELECT date FROM chosen) GROUP BY format, frames;
-CREATE OR REPLACE TEMPORARY VIEW old AS
-SELECT format, frames, sum(value) AS value, sum(count) AS count FROM stacks
-WHERE date = (SELECT base FROM chosen) GROUP BY format, frames;
+CREATE OR REPLACE TEMPORARY VIEW kept_stacks AS
+SELECT * FROM selected
+WHERE date IN ((SELECT date FROM chosen), (SELECT base FROM chosen));
 
-CREATE OR REPLACE TEMPORARY VIEW joined AS
-SELECT coalesce(cur.format, old.format)                                        AS format,
-       coalesce(cur.frames, old.frames)                                        AS frames,
-       coalesce(cur.count, 0)                                                  AS count,
-       coalesce(old.count, 0)                                                  AS base_count,
-       100 * coalesce(cur.value, 0) / nullif((SELECT sum(value) FROM cur), 0)  AS pct,
-       100 * coalesce(old.value, 0) / nullif((SELECT sum(value) FROM old), 0)  AS base_pct
-FROM cur FULL OUTER JOIN old ON cur.format = old.format AND cur.frames = old.frames;
-
-CREATE OR REPLACE TEMPORARY VIEW top AS
-SELECT monotonically_increasing_id() AS id, *
-FROM (SELECT * FROM joined
-      ORDER BY abs(coalesce(pct, 0) - coalesce(base_pct, 0)) DESC
-      LIMIT ${limit:-20});
-
--- A location's inline chain, innermost first, from locations/ (the names the job found).
-CREATE OR REPLACE TEMPORARY VIEW names AS
-SELECT module, offset, first(lines, true) AS lines
+CREATE OR REPLACE TEMPORARY VIEW kept_locations AS
+SELECT date, format, kind, measure, unit, module, offset, lines
 FROM fleet_locations
-WHERE date IN ((SELECT date FROM chosen), (SELECT base FROM chosen)) AND lines IS NOT NULL
-GROUP BY module, offset;
+WHERE measure = '${measure:-cpu}'
+  AND date IN ((SELECT date FROM chosen), (SELECT base FROM chosen));
 
-CREATE OR REPLACE TEMPORARY VIEW named AS
-SELECT e.id,
-       flatten(transform(array_sort(collect_list(struct(e.pos,
-         coalesce(transform(n.lines, l -> coalesce(l.function, '?')),
-                  array(concat(coalesce(regexp_extract(e.frame.module, '[^/]*$', 0), '?'),
-                               '+0x', lower(hex(e.frame.offset)))))
-         AS names))), s -> s.names)) AS stack
-FROM (SELECT id, posexplode(frames) AS (pos, frame) FROM top) e
-LEFT JOIN names n ON n.module <=> e.frame.module AND n.offset = e.frame.offset
-GROUP BY e.id;
+-- Per host and function, what functions/ holds per date (docs/symbolization.md, "Functions"):
+-- self is the weight of the stacks whose leaf's innermost (inlined) function it is, total of the
+-- stacks it is on anywhere, inlined frames included, once per stack; a location without a name
+-- counts for the function null of its module. Names from locations/. (top-functions.sql computes
+-- the same; SqlJobsTest checks both against functions/.)
+CREATE OR REPLACE TEMPORARY VIEW host_functions AS
+WITH numbered AS (
+  SELECT monotonically_increasing_id() AS stack_id, * FROM kept_stacks
+),
+stack_frames AS (
+  SELECT stack_id, date, host, format, kind, measure, unit, count, value,
+         posexplode(frames) AS (frame_pos, frame)
+  FROM numbered
+),
+named AS (
+  SELECT f.stack_id, f.date, f.host, f.format, f.kind, f.measure, f.unit, f.count, f.value,
+         f.frame_pos, f.frame.module AS module, l.lines
+  FROM stack_frames f
+  LEFT JOIN kept_locations l
+    ON l.date = f.date AND l.format = f.format AND l.kind = f.kind AND l.measure = f.measure
+       AND l.unit = f.unit AND l.module <=> f.frame.module AND l.offset = f.frame.offset
+),
+stack_functions AS (
+  SELECT stack_id, date, host, format, kind, measure, unit, count, value, module, frame_pos,
+         posexplode(coalesce(lines.function, array(CAST(NULL AS STRING)))) AS (line_pos, function)
+  FROM named
+),
+per_stack AS (
+  SELECT date, host, format, kind, measure, unit, count, value, module, function,
+         max(frame_pos = 0 AND line_pos = 0) AS is_self
+  FROM stack_functions
+  GROUP BY stack_id, date, host, format, kind, measure, unit, count, value, module, function
+)
+SELECT date, host, format, kind, measure, unit, module, function,
+       CAST(sum(CASE WHEN is_self THEN count ELSE 0 END) AS DECIMAL(38,0))          AS self_count,
+       CAST(sum(count) AS DECIMAL(38,0))                                             AS total_count,
+       CAST(sum(CASE WHEN is_self THEN value WHEN value IS NOT NULL THEN 0 END)
+            AS DECIMAL(38,0))                                                        AS self_value,
+       CAST(sum(value) AS DECIMAL(38,0))                                             AS total_value
+FROM per_stack
+GROUP BY date, host, format, kind, measure, unit, module, function;
 
-SELECT (SELECT date FROM chosen)                                   AS date,
-       (SELECT base FROM chosen)                                   AS base,
-       CASE WHEN coalesce(pct, 0) >= coalesce(base_pct, 0) THEN 'grew' ELSE 'shrank' END AS change,
-       round(coalesce(pct, 0) - coalesce(base_pct, 0), 3)          AS delta_pct,
-       round(pct, 3)                                               AS pct,
-       round(base_pct, 3)                                          AS base_pct,
-       t.count,
-       t.base_count,
-       n.stack
-FROM top t JOIN named n ON t.id = n.id
-ORDER BY abs(coalesce(pct, 0) - coalesce(base_pct, 0)) DESC;
+-- Per host and function, self and total on each day (null: none that day).
+CREATE OR REPLACE TEMPORARY VIEW per_host AS
+SELECT f.host,
+       f.module,
+       f.function,
+       sum(CASE WHEN f.date = c.date THEN f.self_value END)  AS self_value,
+       sum(CASE WHEN f.date = c.base THEN f.self_value END)  AS base_self_value,
+       sum(CASE WHEN f.date = c.date THEN f.total_value END) AS total_value,
+       sum(CASE WHEN f.date = c.base THEN f.total_value END) AS base_total_value
+FROM host_functions f CROSS JOIN chosen c
+GROUP BY f.host, f.module, f.function;
+
+-- Each day's total: the self of every function kept (as top-functions.sql's shares).
+CREATE OR REPLACE TEMPORARY VIEW totals AS
+SELECT nullif(sum(self_value), 0) AS total, nullif(sum(base_self_value), 0) AS base_total
+FROM per_host;
+
+-- A function's self and total on each day as a share of that day's total, in percent.
+CREATE OR REPLACE TEMPORARY VIEW function_shares AS
+SELECT p.module,
+       p.function,
+       100 * coalesce(sum(p.self_value), 0) / t.total             AS self_pct,
+       100 * coalesce(sum(p.base_self_value), 0) / t.base_total   AS base_self_pct,
+       100 * coalesce(sum(p.total_value), 0) / t.total            AS total_pct,
+       100 * coalesce(sum(p.base_total_value), 0) / t.base_total  AS base_total_pct
+FROM per_host p CROSS JOIN totals t
+GROUP BY p.module, p.function, t.total, t.base_total;
+
+-- A host's part of a function's change: the change of its self (total) as a share of the day's
+-- total of every host kept. The parts of all hosts add up to the function's change.
+CREATE OR REPLACE TEMPORARY VIEW host_parts AS
+SELECT p.host,
+       p.module,
+       p.function,
+       coalesce(100 * coalesce(p.self_value, 0) / t.total, 0)
+       - coalesce(100 * coalesce(p.base_self_value, 0) / t.base_total, 0)  AS self_part,
+       coalesce(100 * coalesce(p.total_value, 0) / t.total, 0)
+       - coalesce(100 * coalesce(p.base_total_value, 0) / t.base_total, 0) AS total_part
+FROM per_host p CROSS JOIN totals t;
+
+-- A row's change is of its self share, or of its total share where the self share did not move
+-- (a caller of what changed).
+CREATE OR REPLACE TEMPORARY VIEW top AS
+SELECT *,
+       CASE WHEN self_delta <> 0 THEN self_delta ELSE total_delta END AS delta
+FROM (SELECT *,
+             coalesce(self_pct, 0) - coalesce(base_self_pct, 0)   AS self_delta,
+             coalesce(total_pct, 0) - coalesce(base_total_pct, 0) AS total_delta
+      FROM function_shares)
+ORDER BY abs(self_delta) DESC, abs(total_delta) DESC, function, module
+LIMIT ${limit:-20};
+
+-- The hosts with the biggest parts of a listed row's change, in its direction, biggest first.
+CREATE OR REPLACE TEMPORARY VIEW host_lists AS
+SELECT module,
+       function,
+       array_join(
+         transform(
+           slice(array_sort(collect_list(
+                   named_struct('sort_key', -direction * part, 'host', host, 'part', part))), 1, 3),
+           p -> format_string('%s %+.2fpp', coalesce(p.host, '(no host= directory)'),
+                              CAST(p.part AS DOUBLE))),
+         ', ')                                                                  AS hosts
+FROM (SELECT t.module,
+             t.function,
+             h.host,
+             sign(t.delta)                                                      AS direction,
+             CASE WHEN t.self_delta <> 0 THEN h.self_part ELSE h.total_part END AS part
+      FROM top t
+      JOIN host_parts h ON h.module <=> t.module AND h.function <=> t.function)
+WHERE direction * round(part, 2) > 0
+GROUP BY module, function;
+
+SELECT (SELECT date FROM chosen)                                             AS date,
+       (SELECT base FROM chosen)                                             AS base,
+       CASE WHEN t.delta >= 0 THEN 'grew' ELSE 'shrank' END                  AS change,
+       coalesce(t.function, concat('[', coalesce(regexp_extract(t.module, '[^/]*$', 0), '?'), ']'))
+                                                                             AS function,
+       regexp_extract(t.module, '[^/]*$', 0)                                 AS module,
+       round(t.self_delta, 3)                                                AS self_delta,
+       round(t.self_pct, 3)                                                  AS self_pct,
+       round(t.base_self_pct, 3)                                             AS base_self_pct,
+       round(t.total_delta, 3)                                               AS total_delta,
+       round(t.total_pct, 3)                                                 AS total_pct,
+       round(t.base_total_pct, 3)                                            AS base_total_pct,
+       l.hosts
+FROM top t
+LEFT JOIN host_lists l ON l.module <=> t.module AND l.function <=> t.function
+ORDER BY abs(t.self_delta) DESC, abs(t.total_delta) DESC, t.function, t.module;

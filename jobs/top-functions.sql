@@ -6,16 +6,98 @@
 -- every format, each sample worth its profile's period; `self`/`total` in seconds), or
 -- -d measure=calls (gprof call arcs), -d measure=cycles (a DCPI event), ... (the measures are in
 -- the `measure` column of functions/). -d format=gprof keeps one format's rows.
--- Run: jobs/sql [-d output=...] [-d date=YYYY-MM-DD] [-d measure=cpu] [-d format=all] [-d limit=20] jobs/top-functions.sql
+-- -d host=NAME keeps one host's stacks, -d program=NAME the stacks with a frame in a module whose
+-- file name is NAME (the program's executable; see docs/sql-jobs.md): the functions are then
+-- computed from host_stacks/ and locations/ as the job computes functions/, and the shares are of
+-- what is kept (pprof -top of that host's or program's profiles).
+-- Run: jobs/sql [-d output=...] [-d date=YYYY-MM-DD] [-d measure=cpu] [-d format=all] [-d host=NAME] [-d program=NAME] [-d limit=20] jobs/top-functions.sql
 CREATE OR REPLACE TEMPORARY VIEW functions AS
 SELECT * FROM fleet_functions
 WHERE measure = '${measure:-cpu}' AND ('${format:-all}' = 'all' OR format = '${format:-all}');
 
+-- With -d host= or -d program=: the hosts' stacks the filters keep (one measure, maybe one
+-- format; -d host=NAME, that host's; -d program=NAME, those with a frame in a module whose file
+-- name is NAME).
+CREATE OR REPLACE TEMPORARY VIEW selected AS
+SELECT date, host, format, kind, measure, unit, frames, count, value
+FROM fleet_host_stacks
+WHERE measure = '${measure:-cpu}' AND ('${format:-all}' = 'all' OR format = '${format:-all}')
+  AND ('${host:-}' = '' OR host = '${host:-}')
+  AND ('${program:-}' = ''
+       OR exists(frames, f -> regexp_extract(f.module, '[^/]*$', 0)
+                              = regexp_extract('${program:-}', '[^/]*$', 0)));
+
+CREATE OR REPLACE TEMPORARY VIEW chosen AS
+SELECT coalesce(try_cast('${date:-latest}' AS DATE), (SELECT max(date) FROM selected)) AS date;
+
+CREATE OR REPLACE TEMPORARY VIEW kept_stacks AS
+SELECT * FROM selected WHERE date = (SELECT date FROM chosen);
+
+CREATE OR REPLACE TEMPORARY VIEW kept_locations AS
+SELECT date, format, kind, measure, unit, module, offset, lines
+FROM fleet_locations
+WHERE measure = '${measure:-cpu}' AND date = (SELECT date FROM chosen);
+
+-- Per host and function, what functions/ holds per date (docs/symbolization.md, "Functions"):
+-- self is the weight of the stacks whose leaf's innermost (inlined) function it is, total of the
+-- stacks it is on anywhere, inlined frames included, once per stack; a location without a name
+-- counts for the function null of its module. Names from locations/. (diff-dates.sql computes
+-- the same; SqlJobsTest checks both against functions/.)
+CREATE OR REPLACE TEMPORARY VIEW host_functions AS
+WITH numbered AS (
+  SELECT monotonically_increasing_id() AS stack_id, * FROM kept_stacks
+),
+stack_frames AS (
+  SELECT stack_id, date, host, format, kind, measure, unit, count, value,
+         posexplode(frames) AS (frame_pos, frame)
+  FROM numbered
+),
+named AS (
+  SELECT f.stack_id, f.date, f.host, f.format, f.kind, f.measure, f.unit, f.count, f.value,
+         f.frame_pos, f.frame.module AS module, l.lines
+  FROM stack_frames f
+  LEFT JOIN kept_locations l
+    ON l.date = f.date AND l.format = f.format AND l.kind = f.kind AND l.measure = f.measure
+       AND l.unit = f.unit AND l.module <=> f.frame.module AND l.offset = f.frame.offset
+),
+stack_functions AS (
+  SELECT stack_id, date, host, format, kind, measure, unit, count, value, module, frame_pos,
+         posexplode(coalesce(lines.function, array(CAST(NULL AS STRING)))) AS (line_pos, function)
+  FROM named
+),
+per_stack AS (
+  SELECT date, host, format, kind, measure, unit, count, value, module, function,
+         max(frame_pos = 0 AND line_pos = 0) AS is_self
+  FROM stack_functions
+  GROUP BY stack_id, date, host, format, kind, measure, unit, count, value, module, function
+)
+SELECT date, host, format, kind, measure, unit, module, function,
+       CAST(sum(CASE WHEN is_self THEN count ELSE 0 END) AS DECIMAL(38,0))          AS self_count,
+       CAST(sum(count) AS DECIMAL(38,0))                                             AS total_count,
+       CAST(sum(CASE WHEN is_self THEN value WHEN value IS NOT NULL THEN 0 END)
+            AS DECIMAL(38,0))                                                        AS self_value,
+       CAST(sum(value) AS DECIMAL(38,0))                                             AS total_value
+FROM per_stack
+GROUP BY date, host, format, kind, measure, unit, module, function;
+
 -- The default day is the latest with this measure: a later day of only gmon.out call counts
--- leaves CPU time's latest day the one to show.
+-- leaves CPU time's latest day the one to show. Without -d host= and -d program=, the rows of
+-- functions/; with them, those computed above (Spark reads only one of the two).
 CREATE OR REPLACE TEMPORARY VIEW day AS
-SELECT * FROM functions
-WHERE date = coalesce(try_cast('${date:-latest}' AS DATE), (SELECT max(date) FROM functions));
+SELECT date, format, kind, measure, unit, module, function,
+       self_count, total_count, self_value, total_value
+FROM functions
+WHERE '${host:-}' = '' AND '${program:-}' = ''
+  AND date = coalesce(try_cast('${date:-latest}' AS DATE), (SELECT max(date) FROM functions))
+UNION ALL
+SELECT date, format, kind, measure, unit, module, function,
+       self_count, total_count, self_value, total_value
+FROM (SELECT date, format, kind, measure, unit, module, function,
+             sum(self_count) AS self_count, sum(total_count) AS total_count,
+             sum(self_value) AS self_value, sum(total_value) AS total_value
+      FROM host_functions
+      GROUP BY date, format, kind, measure, unit, module, function)
+WHERE NOT ('${host:-}' = '' AND '${program:-}' = '');
 
 CREATE OR REPLACE TEMPORARY VIEW per_function AS
 SELECT date,

@@ -244,6 +244,145 @@ class DemoFleetTest {
         "escape_field grew on the last day: " + escapeField);
   }
 
+  // "      25ms 21.55% 98.28%       25ms 21.55%  escape_field": flat, its unit, cum, its unit, name
+  private static final Pattern TOP_ROW_CUM =
+      Pattern.compile(
+          "^\\s*([\\d.]+)(ms|s|us)?\\s+[\\d.]+%\\s+[\\d.]+%\\s+([\\d.]+)(ms|s|us)?\\s+[\\d.]+%\\s+(.+)$");
+
+  /** The functions a saved {@code pprof -top} names (not [module]): name -> "flat, cum" samples. */
+  private static Map<String, String> pprofNamed(String profile) throws Exception {
+    Map<String, String> out = new TreeMap<>();
+    for (String line : Files.readAllLines(reference("pprof", profile, "cpu.pprof-top.txt"))) {
+      Matcher m = TOP_ROW_CUM.matcher(line);
+      if (m.matches() && !m.group(5).startsWith("[")) {
+        out.put(
+            m.group(5).strip(),
+            samples(m.group(1), m.group(2)) + ", " + samples(m.group(3), m.group(4)));
+      }
+    }
+    assertTrue(out.containsKey("main"), profile + ": " + out);
+    return out;
+  }
+
+  /** top-functions.sql's self and total samples of the functions named in {@code want}. */
+  private static Map<String, String> topFunctions(Map<String, String> want, String... defines)
+      throws Exception {
+    Map<String, long[]> sums = new TreeMap<>();
+    for (Row r : SqlFiles.run(spark, out, "top-functions.sql", defines).collectAsList()) {
+      if (want.containsKey(r.<String>getAs("function"))) {
+        long[] v = sums.computeIfAbsent(r.getAs("function"), k -> new long[2]);
+        v[0] += ((BigDecimal) r.getAs("self_count")).longValueExact();
+        v[1] += ((BigDecimal) r.getAs("total_count")).longValueExact();
+      }
+    }
+    Map<String, String> got = new TreeMap<>();
+    sums.forEach((f, v) -> got.put(f, v[0] + ", " + v[1]));
+    return got;
+  }
+
+  /**
+   * {@code top-functions.sql -d host=} and {@code -d program=}: on each day, a web host's functions
+   * are {@code pprof -top} of its api-server profile (flat and cum of the functions pprof names),
+   * and batch-1's indexer's are those of its profile, without report-gen's gmon.out beside it.
+   */
+  @Test
+  void topFunctionsOfOneHostOrProgramAreItsPprofTop() throws Exception {
+    for (String date : DATES) {
+      for (String host : List.of("web-1", "web-2")) {
+        Map<String, String> want =
+            pprofNamed("date=" + date + "/host=" + host + "/program=api-server/cpu.prof");
+        assertEquals(want, topFunctions(want, "date", date, "host", host), host + " on " + date);
+      }
+      Map<String, String> want =
+          pprofNamed("date=" + date + "/host=batch-1/program=indexer/cpu.prof");
+      assertEquals(want, topFunctions(want, "date", date, "program", "indexer"), date);
+      assertEquals(
+          want,
+          topFunctions(want, "date", date, "program", "/opt/demo/bin/indexer", "host", "batch-1"),
+          "a program given by its path, with its host");
+      for (Row r :
+          SqlFiles.run(spark, out, "top-functions.sql", "date", date, "program", "indexer")
+              .collectAsList()) {
+        assertTrue(!"report-gen".equals(r.getAs("module")), "only indexer's stacks: " + r);
+      }
+    }
+  }
+
+  /**
+   * The demo's story per function: {@code diff-dates.sql} puts escape_field first among what grew
+   * on the last day, web-2 named as where it grew; {@code -d host=web-2} shows its share of web-2's
+   * time going from pprof's 21.55% to 62.54%.
+   */
+  @Test
+  void diffDatesPutsEscapeFieldFirstAndNamesWeb2() throws Exception {
+    Row fleet = SqlFiles.run(spark, out, "diff-dates.sql", "limit", "20").first();
+    assertEquals("2026-11-21", fleet.getAs("date").toString(), fleet.toString());
+    assertEquals("2026-11-20", fleet.getAs("base").toString(), fleet.toString());
+    assertEquals("escape_field", fleet.getAs("function"), fleet.toString());
+    assertEquals("api-server", fleet.getAs("module"), fleet.toString());
+    assertEquals("grew", fleet.getAs("change"), fleet.toString());
+    assertTrue(
+        fleet.<String>getAs("hosts").matches("web-2 \\+\\d+\\.\\d\\dpp(, .*)?"), fleet.toString());
+
+    Row web2 = SqlFiles.run(spark, out, "diff-dates.sql", "host", "web-2").first();
+    assertEquals("escape_field", web2.getAs("function"), web2.toString());
+    // pprof -top of web-2's profiles: 25 of 116 samples, then 222 of 355
+    assertEquals(21.552, ((BigDecimal) web2.getAs("base_self_pct")).doubleValue(), 1e-9, "" + web2);
+    assertEquals(62.535, ((BigDecimal) web2.getAs("self_pct")).doubleValue(), 1e-9, "" + web2);
+    assertEquals(40.983, ((BigDecimal) web2.getAs("self_delta")).doubleValue(), 1e-9, "" + web2);
+    assertEquals("web-2 +40.98pp", web2.getAs("hosts"), web2.toString());
+
+    Row apiServer = SqlFiles.run(spark, out, "diff-dates.sql", "program", "api-server").first();
+    assertEquals("escape_field", apiServer.getAs("function"), apiServer.toString());
+    assertTrue(apiServer.<String>getAs("hosts").startsWith("web-2 +"), apiServer.toString());
+  }
+
+  /**
+   * {@code -d host=web-2}'s functions, computed from host_stacks/ and locations/, are the
+   * functions/ of the fleet job run on web-2's directories alone, each day.
+   */
+  @Test
+  void hostFunctionsOfWeb2AreAJobOfWeb2Alone() throws Exception {
+    // web-2's files alone, laid out as in the fleet (one input: its date= and host= directories)
+    Path web2 = tmp.resolve("web-2-in");
+    for (String p : profiles("cpu.prof")) {
+      if (p.contains("/host=web-2/")) {
+        Path to = web2.resolve(p);
+        Files.createDirectories(to.getParent());
+        Files.copy(SampleData.FLEET.resolve(p), to);
+      }
+    }
+    String alone = tmp.resolve("web-2-alone").toString();
+    List<String> argv =
+        List.of(
+            "--input",
+            web2.toAbsolutePath().toString(),
+            "--output",
+            alone,
+            "--binaries",
+            SampleData.FLEET_BINARIES.toAbsolutePath().toString());
+    FleetAggregate.run(spark, FleetAggregate.Args.parse(argv.toArray(new String[0])));
+    for (String date : DATES) {
+      SqlFiles.run(spark, out, "top-functions.sql", "date", date, "host", "web-2");
+      HostFunctions.assertSame(
+          "web-2 on " + date,
+          HostFunctions.of(spark, alone, List.of(date), "cpu"),
+          HostFunctions.summed(spark));
+      assertEquals(
+          new TreeSet<>(
+              SqlFiles.run(spark, alone, "top-functions.sql", "date", date).collectAsList().stream()
+                  .map(Row::toString)
+                  .toList()),
+          new TreeSet<>(
+              SqlFiles.run(spark, out, "top-functions.sql", "date", date, "host", "web-2")
+                  .collectAsList()
+                  .stream()
+                  .map(Row::toString)
+                  .toList()),
+          "top-functions.sql -d host=web-2 on " + date);
+    }
+  }
+
   private static final String GATEWAY = "host=edge-1/program=gateway/";
   private static final String CPU_TOP = "cpu.pprof-top.txt";
   private static final String HEAP_TOP = "heap.pprof-top.txt";

@@ -194,8 +194,8 @@ class SqlJobsTest {
   }
 
   @Test
-  void diffShowsWhatGrewAndIsNormalised() throws Exception {
-    List<Row> rows = runFile("diff-dates.sql").collectAsList();
+  void diffStacksShowsWhatGrewAndIsNormalised() throws Exception {
+    List<Row> rows = runFile("diff-stacks.sql").collectAsList();
     assertEquals("2026-11-20", rows.get(0).getAs("base").toString());
     double delta =
         rows.stream().mapToDouble(r -> ((BigDecimal) r.getAs("delta_pct")).doubleValue()).sum();
@@ -213,6 +213,96 @@ class SqlJobsTest {
                         && ((BigDecimal) r.getAs("base_count")).signum() == 0),
         "a new program's stacks grew");
     assertTrue(rows.stream().anyMatch(r -> r.getAs("change").equals("shrank")));
+  }
+
+  /**
+   * {@code diff-dates.sql} per function: self shares move between functions and add up to 100 on
+   * both days; the second program's functions (on web042 only) grew from nothing, web042 named as
+   * where; {@code -d host=web041} sees only that host's program, which did not change.
+   */
+  @Test
+  void diffDatesPerFunctionNamesTheHostsWhereItGrew() throws Exception {
+    List<Row> rows = runFile("diff-dates.sql").collectAsList();
+    assertEquals("2026-11-21", rows.get(0).getAs("date").toString());
+    assertEquals("2026-11-20", rows.get(0).getAs("base").toString());
+    double delta =
+        rows.stream().mapToDouble(r -> ((BigDecimal) r.getAs("self_delta")).doubleValue()).sum();
+    assertEquals(0.0, delta, 0.0005 * rows.size() + 1e-9, "self shares add up to 100 each day");
+    Set<String> functions = new TreeSet<>();
+    for (Row r : rows) {
+      functions.add(r.getAs("function") + " in " + r.getAs("module"));
+      BigDecimal self = r.getAs("self_delta");
+      BigDecimal base = r.getAs("base_self_pct");
+      assertEquals(
+          ((BigDecimal) r.getAs("self_pct")).subtract(base).doubleValue(),
+          self.doubleValue(),
+          0.0011,
+          "" + r);
+      if (base.signum() == 0 && self.compareTo(new BigDecimal("0.01")) >= 0) {
+        // a function of the second program only: all of its growth is web042's
+        assertEquals("grew", r.getAs("change"), "" + r);
+        Matcher m = HOST_PART.matcher(r.<String>getAs("hosts"));
+        assertTrue(m.matches(), "" + r);
+        assertEquals("web042", m.group(1), "" + r);
+        assertEquals(self.doubleValue(), Double.parseDouble(m.group(2)), 0.006, "" + r);
+      }
+    }
+    assertEquals(rows.size(), functions.size(), "one row per function: " + functions);
+    assertTrue(
+        rows.stream().anyMatch(r -> ((BigDecimal) r.getAs("base_self_pct")).signum() == 0),
+        "a new program's functions grew");
+    assertTrue(rows.stream().anyMatch(r -> r.getAs("change").equals("shrank")));
+    for (int i = 1; i < rows.size(); i++) {
+      assertTrue(
+          ((BigDecimal) rows.get(i - 1).getAs("self_delta"))
+                  .abs()
+                  .compareTo(((BigDecimal) rows.get(i).getAs("self_delta")).abs())
+              >= 0,
+          "biggest change first: " + rows);
+    }
+
+    // web041 ran the same profile both days: nothing moved, and no other host shows
+    List<Row> web041 = runFile("diff-dates.sql", "host", "web041").collectAsList();
+    assertFalse(web041.isEmpty());
+    for (Row r : web041) {
+      assertEquals(0, ((BigDecimal) r.getAs("self_delta")).signum(), "" + r);
+      assertEquals(0, ((BigDecimal) r.getAs("total_delta")).signum(), "" + r);
+      assertEquals(null, r.<String>getAs("hosts"), "" + r);
+    }
+    assertEquals(0, runFile("diff-dates.sql", "host", "no-such-host").count());
+  }
+
+  /** "web042 +12.34pp": one host and its part of a change. */
+  private static final Pattern HOST_PART = Pattern.compile("(\\S+) ([+-]\\d+\\.\\d\\d)pp");
+
+  /**
+   * The per-host functions {@code top-functions.sql} and {@code diff-dates.sql} compute from
+   * host_stacks/ and locations/ ({@code host_functions}), summed over the hosts, are functions/'
+   * rows: on both outputs, for every day and measure.
+   */
+  @Test
+  void hostFunctionsAddUpToFunctions() throws Exception {
+    for (String output : List.of(out, byProfile)) {
+      for (Row dm :
+          spark
+              .read()
+              .parquet(output + "/functions")
+              .selectExpr("CAST(date AS STRING)", "measure")
+              .distinct()
+              .collectAsList()) {
+        List<String> day = List.of(dm.getString(0));
+        SqlFiles.run(
+            spark, output, "top-functions.sql", "date", day.get(0), "measure", dm.getString(1));
+        HostFunctions.assertSame(
+            output + " " + dm,
+            HostFunctions.of(spark, output, day, dm.getString(1)),
+            HostFunctions.summed(spark));
+      }
+    }
+    SqlFiles.run(spark, out, "diff-dates.sql", "date", "2026-11-21", "base", "2026-11-20");
+    List<String> days = List.of("2026-11-20", "2026-11-21");
+    HostFunctions.assertSame(
+        "diff-dates.sql", HostFunctions.of(spark, out, days, "cpu"), HostFunctions.summed(spark));
   }
 
   /**
