@@ -188,6 +188,7 @@ public final class ScanBenchmark {
     }
     Row scaleJob = null;
     Row scalePprof = null;
+    Row scaleFloor = null;
     if (opt.runs("scale")) {
       Input big = inputs.fleet(opt.scaleFiles(), binaries);
       scaleJob =
@@ -197,6 +198,7 @@ public final class ScanBenchmark {
               null,
               runJob(big, null, SCALE_HEAP, "scale"));
       scalePprof = goPprof(big);
+      scaleFloor = readFloorRow(big.path().toString(), big.label(), "scale-floor", big.records());
     }
 
     if (twoCoreRows != null) {
@@ -262,7 +264,7 @@ public final class ScanBenchmark {
           scalePprof,
           4,
           false,
-          null);
+          scaleFloor);
     }
     if (scaleJob != null) {
       String what =
