@@ -14,6 +14,10 @@ import org.apache.spark.sql.SparkSession;
  * (the source's stack rows, the same read options) and sums them, N times, each timed: the floor of
  * any job that reads those inputs with Spark, cold (the child's whole time) and warm (the last
  * read). Prints {@code read I of N: S s (R stack rows, Q records)}.
+ *
+ * <p>With {@code --writes K --write-dir DIR}, it then writes K one-row Parquet datasets under DIR,
+ * one Spark job each, each timed: a lower bound on what writing K datasets adds to any job (the
+ * fleet job writes six), since no dataset it writes is smaller. Prints {@code write I of K: S s}.
  */
 public final class BareSparkSession {
   private BareSparkSession() {}
@@ -21,10 +25,14 @@ public final class BareSparkSession {
   public static void main(String[] argv) {
     String path = null;
     int runs = 1;
+    int writes = 0;
+    String writeDir = null;
     for (int i = 0; i < argv.length; i++) {
       switch (argv[i]) {
         case "--read" -> path = argv[++i];
         case "--runs" -> runs = Integer.parseInt(argv[++i]);
+        case "--writes" -> writes = Integer.parseInt(argv[++i]);
+        case "--write-dir" -> writeDir = argv[++i];
         default -> throw new IllegalArgumentException("unknown argument " + argv[i]);
       }
     }
@@ -49,6 +57,14 @@ public final class BareSparkSession {
         System.out.printf(
             "read %d of %d: %.2f s (%d stack rows, %d records)%n",
             i, runs, (System.nanoTime() - began) / 1e9, sums.getLong(0), sums.getLong(1));
+      }
+      if (writes > 0 && writeDir == null) {
+        throw new IllegalArgumentException("--writes needs --write-dir");
+      }
+      for (int i = 1; i <= writes; i++) {
+        long began = System.nanoTime();
+        spark.range(1).write().mode("overwrite").parquet(writeDir + "/dataset-" + i);
+        System.out.printf("write %d of %d: %.2f s%n", i, writes, (System.nanoTime() - began) / 1e9);
       }
     } finally {
       spark.stop();
