@@ -1,9 +1,6 @@
 package dev.fleetprof.jobs;
 
 import dev.fleetprof.jobs.ResultPrinter.Format;
-import java.io.IOException;
-import java.io.UncheckedIOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -94,7 +91,7 @@ final class SqlCommand implements CommandLines.Options<SqlCommand.Script> {
       order = 3,
       description = "statements to run (separated by ';')")
   private void statements(String sql) {
-    parts.add(() -> SqlStatements.split(sql));
+    parts.add(() -> SqlStatements.expand(SqlStatements.split(sql)));
   }
 
   @Parameters(
@@ -103,14 +100,7 @@ final class SqlCommand implements CommandLines.Options<SqlCommand.Script> {
       arity = "0..1",
       description = "a file of statements to run")
   private void file(String path) {
-    parts.add(
-        () -> {
-          try {
-            return SqlStatements.split(Files.readString(Path.of(path)));
-          } catch (IOException | UncheckedIOException e) {
-            throw new IllegalArgumentException("cannot read " + path + ": " + e);
-          }
-        });
+    parts.add(() -> SqlStatements.read(Path.of(path)));
   }
 
   @Option(

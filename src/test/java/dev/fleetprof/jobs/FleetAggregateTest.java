@@ -292,11 +292,4 @@ class FleetAggregateTest {
             FleetAggregate.Args.parse(
                 new String[] {"--input", "a", "--output", "o", "--date", "20/11/2026"}));
   }
-
-  @Test
-  void sqlScriptsSplitOnSemicolonsOutsideQuotesAndComments() {
-    assertEquals(
-        List.of("SELECT ';' AS a", "SELECT 2"),
-        SqlStatements.split("-- a comment; with a semicolon\nSELECT ';' AS a;\n\nSELECT 2;\n"));
-  }
 }

@@ -1,6 +1,5 @@
 package dev.fleetprof.jobs;
 
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.HashMap;
 import java.util.Map;
@@ -25,7 +24,7 @@ final class SqlFiles {
       vars.put(defines[i], defines[i + 1]);
     }
     java.util.List<String> statements = new java.util.ArrayList<>();
-    for (String sql : SqlStatements.split(Files.readString(Path.of("jobs", name)))) {
+    for (String sql : SqlStatements.read(Path.of("jobs", name))) {
       statements.add(SqlVariables.substitute(sql, vars));
     }
     FleetViews.register(spark, statements, output);
