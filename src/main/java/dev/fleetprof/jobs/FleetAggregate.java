@@ -192,11 +192,7 @@ public final class FleetAggregate {
       for (Map.Entry<String, Dataset<Row>> t : tables.entrySet()) {
         lease.check();
         spark.sparkContext().setJobDescription("fleet-aggregate: writing " + t.getKey());
-        // functions/ joins every frame of every stack with the names: millions of rows against
-        // the run's distinct locations, which the locations/ write has cached by now, so Spark
-        // knows their size. Below Spark's default limit they are broadcast (one small job)
-        // instead of shuffling and sorting every frame, whatever the run's size.
-        boolean broadcastNames = t.getKey().equals("functions");
+        boolean broadcastNames = datasets.broadcastNames().contains(t.getKey());
         settings.set(
             BROADCAST_THRESHOLD, broadcastNames ? SPARK_DEFAULT_BROADCAST_THRESHOLD : broadcast);
         FleetOutput.write(t.getValue(), new Path(args.output()), t.getKey(), run);

@@ -115,8 +115,18 @@ final class FleetStages implements AutoCloseable {
    * stacks, the names of the distinct locations ({@code symbols}) and the locations before their
    * names were joined ({@code rawLocations}), all kept.
    */
+  /**
+   * The run's datasets, in the order they are written, and what the rest of the run reads.
+   *
+   * @param broadcastNames the datasets that join every frame of every stack with the names:
+   *     millions of rows against the run's distinct locations, which the {@code locations} write
+   *     has cached by then, so Spark knows their size. Written with broadcast joins allowed up to
+   *     Spark's default limit whatever the run's size (one small job instead of shuffling and
+   *     sorting every frame).
+   */
   record Datasets(
       Map<String, Dataset<Row>> tables,
+      Set<String> broadcastNames,
       Dataset<Row> stacks,
       Dataset<Row> symbols,
       Dataset<Row> rawLocations) {}
@@ -154,16 +164,7 @@ final class FleetStages implements AutoCloseable {
     // Names: the run's distinct locations, symbolized once each, joined back. Locations a pprof
     // profile names itself keep the profile's names (no binary needed); the rest are looked up.
     Dataset<Row> profileSymbols = persisted(profileSymbols(read.rows()));
-    Dataset<Row> toLookUp =
-        rawLocations
-            .alias("l")
-            .join(
-                profileSymbols.alias("p"),
-                col("l.format")
-                    .equalTo(col("p.format"))
-                    .and(col("l.module").eqNullSafe(col("p.module")))
-                    .and(col("l.offset").equalTo(col("p.offset"))),
-                "left_anti");
+    Dataset<Row> toLookUp = Symbolization.notNamedBy(rawLocations, profileSymbols);
     Dataset<Row> symbols =
         persisted(
             Symbolization.symbolize(spark, toLookUp, args.symbolization())
@@ -197,7 +198,7 @@ final class FleetStages implements AutoCloseable {
       throw new IllegalStateException(
           "datasets " + tables.keySet() + " are not " + FleetAggregate.DATASETS);
     }
-    return new Datasets(tables, stacks, symbols, rawLocations);
+    return new Datasets(tables, Set.of("functions"), stacks, symbols, rawLocations);
   }
 
   /**

@@ -184,6 +184,27 @@ final class Symbolization {
   private Symbolization() {}
 
   /**
+   * The rows of {@code locations} that {@code named} does not name: those to look up in binaries. A
+   * location a profile names itself (pprof's functions and lines) keeps the profile's names, on any
+   * date, and is never looked up; the fleet job and {@code jobs/symbolize} both follow this.
+   *
+   * @param locations columns {@code format}, {@code module}, {@code offset} (and any others)
+   * @param named the locations a profile names, columns {@code format}, {@code module}, {@code
+   *     offset}
+   */
+  static Dataset<Row> notNamedBy(Dataset<Row> locations, Dataset<Row> named) {
+    return locations
+        .alias("l")
+        .join(
+            named.alias("n"),
+            col("l.format")
+                .equalTo(col("n.format"))
+                .and(col("l.module").eqNullSafe(col("n.module")))
+                .and(col("l.offset").equalTo(col("n.offset"))),
+            "left_anti");
+  }
+
+  /**
    * Symbolizes distinct locations.
    *
    * @param locations columns {@code format}, {@code module}, {@code offset}; repeats are removed

@@ -153,16 +153,7 @@ public final class SymbolizeOutput {
                   "name_source",
                   "CAST(NULL AS STRING) AS remedy");
       // As in the fleet job: a location a profile names is not looked up, on any date.
-      looked =
-          locations
-              .alias("l")
-              .join(
-                  kept.alias("k"),
-                  col("l.format")
-                      .equalTo(col("k.format"))
-                      .and(col("l.module").eqNullSafe(col("k.module")))
-                      .and(col("l.offset").equalTo(col("k.offset"))),
-                  "left_anti");
+      looked = Symbolization.notNamedBy(locations, kept);
     }
     Dataset<Row> unnamed = locations.drop("lines", "name_source");
     Dataset<Row> found = Symbolization.symbolize(spark, looked, args.symbolization());
