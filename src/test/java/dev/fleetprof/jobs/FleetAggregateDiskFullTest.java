@@ -117,15 +117,20 @@ class FleetAggregateDiskFullTest {
       before.get(before.size() - 1).count();
     }
 
-    // The disk fills up while the run writes each dataset in turn: a run in its own JVM, most of
-    // the disk filled before it starts (4 MiB left: room for the whole run), the rest the moment
-    // its staging directory for that dataset appears. A run that wins the race (its last steps
-    // take milliseconds) must then have marked the date whole.
+    // The disk fills up while the run writes each dataset in turn: most of the disk filled before
+    // the run starts (4 MiB left: room for the whole run), the rest the moment its staging
+    // directory for that dataset appears. A run that wins the race (its last steps take
+    // milliseconds) must then have marked the date whole. The first run is in its own JVM, as a
+    // scheduler starts the job (its exit code and message); the others in this one, whose warm
+    // session spares each the start of a JVM and of Spark.
     List<String> failures = new ArrayList<>();
     for (String dataset : FleetAggregate.DATASETS) {
-      Path log = tmp.resolve("child-" + dataset + ".log");
+      Path log = tmp.resolve("run-" + dataset + ".log");
+      boolean ownJvm = dataset.equals(FleetAggregate.DATASETS.get(0));
       int exit =
-          mount != null ? fillTmpfs(in, out, dataset, log) : fullUnder(in, out, dataset, log);
+          mount != null
+              ? fillTmpfs(in, out, dataset, log, ownJvm)
+              : fullUnder(in, out, dataset, log, ownJvm);
       boolean failed = exit != 0;
       if (failed) {
         assertEquals(1, exit, dataset + ": " + Files.readString(log));
@@ -160,19 +165,19 @@ class FleetAggregateDiskFullTest {
   }
 
   /** A run whose tmpfs fills the moment it starts writing {@code dataset}; its exit code. */
-  private static int fillTmpfs(String in, String out, String dataset, Path log) throws Exception {
+  private int fillTmpfs(String in, String out, String dataset, Path log, boolean ownJvm)
+      throws Exception {
     Path most = leaveRoom(4L << 20, "most");
     Path rest = null;
-    Process job = childJob(in, out, log, List.of());
+    Run job = ownJvm ? childJob(in, out, log, List.of()) : inThisJvm(in, out, log);
     try {
       assertTrue(
           waitForStaging(Path.of(out, dataset), job, 180_000),
           dataset + ": the run never wrote it: " + Files.readString(log));
       rest = leaveRoom(0, "rest");
-      assertTrue(job.waitFor(180, TimeUnit.SECONDS), dataset + ": the run hangs on a full disk");
-      return job.exitValue();
+      return job.exitCode(dataset);
     } finally {
-      job.destroyForcibly();
+      job.stop();
       Files.delete(most);
       if (rest != null) {
         Files.delete(rest);
@@ -181,24 +186,99 @@ class FleetAggregateDiskFullTest {
   }
 
   /** A run whose writes under {@code dataset} fail as on a full disk; its exit code. */
-  private static int fullUnder(String in, String out, String dataset, Path log) throws Exception {
-    Process job =
-        childJob(
-            in,
-            FullDiskFileSystem.SCHEME + "://" + out,
-            log,
-            List.of(
-                "-Dspark.hadoop.fs."
-                    + FullDiskFileSystem.SCHEME
-                    + ".impl="
-                    + FullDiskFileSystem.class.getName(),
-                "-D" + FullDiskFileSystem.FULL_UNDER + "=" + dataset));
-    try {
-      assertTrue(job.waitFor(180, TimeUnit.SECONDS), dataset + ": the run hangs on a full disk");
-      return job.exitValue();
-    } finally {
-      job.destroyForcibly();
+  private int fullUnder(String in, String out, String dataset, Path log, boolean ownJvm)
+      throws Exception {
+    String full = FullDiskFileSystem.SCHEME + "://" + out;
+    if (ownJvm) {
+      Run job =
+          childJob(
+              in,
+              full,
+              log,
+              List.of(
+                  "-Dspark.hadoop.fs."
+                      + FullDiskFileSystem.SCHEME
+                      + ".impl="
+                      + FullDiskFileSystem.class.getName(),
+                  "-D" + FullDiskFileSystem.FULL_UNDER + "=" + dataset));
+      try {
+        return job.exitCode(dataset);
+      } finally {
+        job.stop();
+      }
     }
+    org.apache.hadoop.conf.Configuration conf = spark.sparkContext().hadoopConfiguration();
+    conf.set("fs." + FullDiskFileSystem.SCHEME + ".impl", FullDiskFileSystem.class.getName());
+    System.setProperty(FullDiskFileSystem.FULL_UNDER, dataset);
+    Run job = inThisJvm(in, full, log);
+    try {
+      return job.exitCode(dataset);
+    } finally {
+      job.stop();
+      System.clearProperty(FullDiskFileSystem.FULL_UNDER);
+    }
+  }
+
+  /** A run of the job, in its own JVM or in this one. */
+  private interface Run {
+    boolean alive();
+
+    /** Waits for the run's end: 0 when it succeeded, else what the job's command exits with. */
+    int exitCode(String dataset) throws Exception;
+
+    void stop();
+  }
+
+  /**
+   * The job in this JVM's session, on a thread of its own; a run that fails writes its error (each
+   * cause's message) to {@code log} and ends with 1, as the job's command exits.
+   */
+  private Run inThisJvm(String in, String out, Path log) throws IOException {
+    Files.writeString(log, ""); // what the run says, once it ends
+    java.util.concurrent.CompletableFuture<Integer> done =
+        java.util.concurrent.CompletableFuture.supplyAsync(
+            () -> {
+              String said;
+              int exit;
+              try {
+                run(in, out);
+                said = "succeeded\n";
+                exit = 0;
+              } catch (Exception e) {
+                StringBuilder text = new StringBuilder();
+                for (Throwable t = e; t != null; t = t.getCause()) {
+                  text.append(t).append('\n');
+                }
+                said = text.toString();
+                exit = 1;
+              }
+              try {
+                Files.writeString(log, said);
+              } catch (IOException e) {
+                throw new java.io.UncheckedIOException(e);
+              }
+              return exit;
+            });
+    return new Run() {
+      @Override
+      public boolean alive() {
+        return !done.isDone();
+      }
+
+      @Override
+      public int exitCode(String dataset) throws Exception {
+        try {
+          return done.get(180, TimeUnit.SECONDS);
+        } catch (java.util.concurrent.TimeoutException e) {
+          throw new AssertionError(dataset + ": the run hangs on a full disk", e);
+        }
+      }
+
+      @Override
+      public void stop() {
+        done.cancel(true);
+      }
+    };
   }
 
   /** What the run said of the full disk (its first line naming it), for the test's report. */
@@ -211,25 +291,43 @@ class FleetAggregateDiskFullTest {
   }
 
   /** The job in its own JVM, as a scheduler starts it. */
-  private static Process childJob(String in, String out, Path log, List<String> options)
+  private static Run childJob(String in, String out, Path log, List<String> options)
       throws Exception {
     List<String> jvmOptions = new ArrayList<>(List.of("-Xmx1g"));
     jvmOptions.addAll(options);
     jvmOptions.addAll(dev.fleetprof.testing.ChildJvm.loggingOfThisJvm());
-    return dev.fleetprof.testing.ChildJvm.start(
-        dev.fleetprof.testing.ChildJvm.command(
-            jvmOptions,
-            System.getProperty("java.class.path"),
-            FleetAggregate.class.getName(),
-            List.of("--input", in, "--output", out, "--date", DAY)),
-        log,
-        java.util.Map.of());
+    Process p =
+        dev.fleetprof.testing.ChildJvm.start(
+            dev.fleetprof.testing.ChildJvm.command(
+                jvmOptions,
+                System.getProperty("java.class.path"),
+                FleetAggregate.class.getName(),
+                List.of("--input", in, "--output", out, "--date", DAY)),
+            log,
+            java.util.Map.of());
+    return new Run() {
+      @Override
+      public boolean alive() {
+        return p.isAlive();
+      }
+
+      @Override
+      public int exitCode(String dataset) throws Exception {
+        assertTrue(p.waitFor(180, TimeUnit.SECONDS), dataset + ": the run hangs on a full disk");
+        return p.exitValue();
+      }
+
+      @Override
+      public void stop() {
+        p.destroyForcibly();
+      }
+    };
   }
 
-  private static boolean waitForStaging(Path dataset, Process job, long timeoutMillis)
+  private static boolean waitForStaging(Path dataset, Run job, long timeoutMillis)
       throws Exception {
     long deadline = System.currentTimeMillis() + timeoutMillis;
-    while (System.currentTimeMillis() < deadline && job.isAlive()) {
+    while (System.currentTimeMillis() < deadline && job.alive()) {
       java.io.File[] staged =
           dataset.toFile().listFiles(f -> f.getName().startsWith(".spark-staging"));
       if (staged != null && staged.length > 0) {
