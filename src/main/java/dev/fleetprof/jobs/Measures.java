@@ -7,7 +7,6 @@ import dev.fleetprof.format.CountMeasure;
 import dev.fleetprof.format.ProfileFormat;
 import dev.fleetprof.format.ProfileFormats;
 import dev.fleetprof.spark.ProfileSchema;
-import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.TreeMap;
@@ -114,11 +113,6 @@ final class Measures {
    * describes its counts. Error rows get nulls.
    */
   static Dataset<Row> withMeasure(Dataset<Row> rows, Map<String, Long> effectiveNanos) {
-    return withMeasure(rows, effectiveNanos, ProfileFormats.ALL);
-  }
-
-  static Dataset<Row> withMeasure(
-      Dataset<Row> rows, Map<String, Long> effectiveNanos, List<ProfileFormat> formats) {
     // A count of a profile that names its own measure is the value of one of its sample types, in
     // that type's unit.
     String sampleType = ProfileSchema.SAMPLE_TYPE;
@@ -128,7 +122,7 @@ final class Measures {
     StringBuilder ownValue = new StringBuilder();
     StringBuilder eventsValue = new StringBuilder();
     StringBuilder ownCount = new StringBuilder();
-    for (ProfileFormat f : formats) {
+    for (ProfileFormat f : ProfileFormats.ALL) {
       for (CountMeasure m : f.measures()) {
         String when = " WHEN " + rowsOf(f, m) + " THEN ";
         switch (m.meaning()) {
