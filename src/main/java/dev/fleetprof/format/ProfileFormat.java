@@ -69,12 +69,21 @@ public interface ProfileFormat {
   }
 
   /**
-   * The layout of a file to read in slices, or null to read it whole (the default: most profiles
-   * are small, and a format without a boundary checker cannot split). Asked once per file when the
-   * read is planned, only for an uncompressed file of known length larger than the split size
-   * whose first bytes this format recognises (and, when the read names a format, only for that
-   * one). A layout that is not {@link SplitLayout#splittable()} has the file read whole, with its
-   * reason logged.
+   * Whether a large file of this format may be read in slices (as Spark's {@code
+   * FileFormat.isSplitable}): then {@link #splitLayout} is asked for each such file, and {@link
+   * #openSplit} opens its slices. False by default: most profiles are small, and a format without a
+   * boundary checker cannot split.
+   */
+  default boolean splits() {
+    return false;
+  }
+
+  /**
+   * The layout of a file to read in slices, or null to read it whole. Asked once per file when the
+   * read is planned, for a format that {@link #splits()}, only for an uncompressed file of known
+   * length larger than the split size whose first bytes this format recognises (and, when the read
+   * names a format, only for that one). A layout that is not {@link SplitLayout#splittable()} has
+   * the file read whole, with its reason logged.
    *
    * @param file the whole file
    * @param options the read's format options (chains and mappings wanted)

@@ -12,6 +12,7 @@
  * <p>What the layers above would otherwise have to know of a format, the format says itself, in
  * plain data, as pprof's legacy parsers each return a profile that carries its own sample and
  * period types: whether and how its large files split ({@link
+ * dev.fleetprof.format.ProfileFormat#splits}, {@link
  * dev.fleetprof.format.ProfileFormat#splitLayout}, a small serializable {@link
  * dev.fleetprof.format.SplitLayout}, and {@link dev.fleetprof.format.ProfileFormat#openSplit}, as
  * Spark's file formats implement {@code isSplitable} and {@code buildReader}); which of the

@@ -252,15 +252,15 @@ final class ProfileScan implements Scan, Batch {
 
   /**
    * The layout of a file worth splitting, or null to read it whole: only an uncompressed file
-   * whose format (the read's, and the one its first bytes show) has a layout for it that says it
-   * can be split safely.
+   * whose format (the read's, and the one its first bytes show) splits and has a layout for it
+   * that says it can be split safely.
    */
   private SplitFile splittableLayout(FileLister.ListedFile f, Configuration conf)
       throws IOException {
-    if (HadoopByteSource.isGzip(f.path())) {
+    ProfileFormat named = ProfileFormats.byName(read.format()); // null: detected per file
+    if (HadoopByteSource.isGzip(f.path()) || (named != null && !named.splits())) {
       return null;
     }
-    ProfileFormat named = ProfileFormats.byName(read.format()); // null: detected per file
     HadoopByteSource src = new HadoopByteSource(f.path(), f.length(), conf, read.gzipLimits());
     byte[] head = new byte[ProfileFormats.HEAD_BYTES];
     int n;
@@ -268,8 +268,8 @@ final class ProfileScan implements Scan, Batch {
       n = in.readNBytes(head, 0, head.length);
     }
     ProfileFormat format = ProfileFormats.detect(head, n, f.length());
-    if (format == null || (named != null && format != named)) {
-      return null; // the reader reports what it is
+    if (format == null || (named != null && format != named) || !format.splits()) {
+      return null; // read whole: the reader reports what it is
     }
     SplitLayout layout =
         format.splitLayout(src, new DecodeOptions(read.formatOptions(), true, true, null));

@@ -71,6 +71,11 @@ public final class GperftoolsFormat implements ProfileFormat {
     return List.of(MAX_MAPS_TEXT, CALLER_ADDRESS);
   }
 
+  @Override
+  public boolean splits() {
+    return true;
+  }
+
   /** Only a file with a trailer and executable mappings splits: see {@link CpuProfileLayout}. */
   @Override
   public CpuProfileLayout splitLayout(ByteSource file, DecodeOptions options) throws IOException {

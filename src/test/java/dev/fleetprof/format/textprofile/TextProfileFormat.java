@@ -64,6 +64,12 @@ public final class TextProfileFormat implements ProfileFormat {
 
   /** Any file of this format splits: every line break is a record boundary. */
   @Override
+  public boolean splits() {
+    return true;
+  }
+
+
+  @Override
   public Layout splitLayout(ByteSource file, DecodeOptions options) throws IOException {
     return readLayout(file);
   }
