@@ -7,6 +7,7 @@ import static org.apache.spark.sql.functions.lit;
 import static org.apache.spark.sql.functions.max;
 import static org.apache.spark.sql.functions.sum;
 
+import dev.fleetprof.format.FrameAddresses;
 import dev.fleetprof.format.ProfileFormat;
 import dev.fleetprof.format.ProfileFormats;
 import dev.fleetprof.spark.ReadOptions;
@@ -340,12 +341,12 @@ final class FleetStages implements AutoCloseable {
 
   /**
    * The formats whose frames are addresses in a program the file does not name (gmon.out), which
-   * the job names for them: {@link dev.fleetprof.format.FrameAddresses#PROGRAM_ADDRESSES}.
+   * the job names for them: {@link FrameAddresses#PROGRAM_ADDRESSES}.
    */
   private static Object[] programAddressFormats() {
     List<Object> out = new ArrayList<>();
     for (ProfileFormat f : ProfileFormats.ALL) {
-      if (f.frameAddresses() == dev.fleetprof.format.FrameAddresses.PROGRAM_ADDRESSES) {
+      if (f.frameAddresses() == FrameAddresses.PROGRAM_ADDRESSES) {
         out.add(f.name());
       }
     }
