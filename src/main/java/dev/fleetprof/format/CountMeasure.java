@@ -9,8 +9,8 @@ package dev.fleetprof.format;
  * @param kind the record kind ({@code kind} column) this applies to, or null for every kind of the
  *     format's records
  * @param meaning how a count becomes a measure's value
- * @param name the measure's name for {@link Meaning#COUNTS} (e.g. {@code calls}), the name when
- *     the period's unit names none for {@link Meaning#PERIOD_EVENTS}; null otherwise
+ * @param name the measure's name for {@link Meaning#COUNTS} (e.g. {@code calls}), the name when the
+ *     period's unit names none for {@link Meaning#PERIOD_EVENTS}; null otherwise
  */
 public record CountMeasure(String kind, Meaning meaning, String name) {
 
@@ -23,18 +23,18 @@ public record CountMeasure(String kind, Meaning meaning, String name) {
      */
     CPU_SAMPLES,
     /**
-     * Events counted one in {@code period}: the measure is the period's unit (the event's name, e.g.
-     * {@code cycles}), else {@link CountMeasure#name()}; in {@code count}, one count stands for
-     * {@code period} events (1 when the record has none).
+     * Events counted one in {@code period}: the measure is the period's unit (the event's name,
+     * e.g. {@code cycles}), else {@link CountMeasure#name()}; in {@code count}, one count stands
+     * for {@code period} events (1 when the record has none).
      */
     PERIOD_EVENTS,
     /** Plain counts: the measure {@link CountMeasure#name()}, in {@code count}, one per count. */
     COUNTS,
     /**
      * The profile names its measure itself, per file: the measure and unit are the record's sample
-     * type ({@code sample_type.type}, {@code .unit} of the source's stack rows), a time unit
-     * turned into nanoseconds; when the profile also counts samples ({@code samples}), those are
-     * the rows' count and the measure's value is the sample type's.
+     * type ({@code sample_type.type}, {@code .unit} of the source's stack rows), a time unit turned
+     * into nanoseconds; when the profile also counts samples ({@code samples}), those are the rows'
+     * count and the measure's value is the sample type's.
      */
     SAMPLE_TYPE
   }

@@ -108,8 +108,8 @@ public interface ProfileFormat {
   }
 
   /**
-   * The columns of the source's schema that only this format fills (gprof's {@code histogram}),
-   * by name; the source fills them from this format's decoder and leaves them null on other rows.
+   * The columns of the source's schema that only this format fills (gprof's {@code histogram}), by
+   * name; the source fills them from this format's decoder and leaves them null on other rows.
    */
   default List<String> columns() {
     return List.of();

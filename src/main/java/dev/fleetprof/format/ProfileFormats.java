@@ -25,7 +25,8 @@ public final class ProfileFormats {
   private static List<ProfileFormat> load() {
     List<ProfileFormat> all =
         new ArrayList<>(
-            List.of(new GperftoolsFormat(), new GprofFormat(), new DcpiFormat(), new PprofFormat()));
+            List.of(
+                new GperftoolsFormat(), new GprofFormat(), new DcpiFormat(), new PprofFormat()));
     for (ProfileFormat f :
         ServiceLoader.load(ProfileFormat.class, ProfileFormats.class.getClassLoader())) {
       for (ProfileFormat known : all) {

@@ -11,8 +11,8 @@ import java.io.Serializable;
  */
 public interface SplitLayout extends Serializable {
   /**
-   * Whether the file can be read in slices: the format's boundary checker can find a record's
-   * start from any offset. A file that cannot is read whole, as one slice.
+   * Whether the file can be read in slices: the format's boundary checker can find a record's start
+   * from any offset. A file that cannot is read whole, as one slice.
    */
   boolean splittable();
 

@@ -277,8 +277,7 @@ record FleetSummary(
     }
     StringBuilder sb =
         new StringBuilder(
-            String.format(
-                "symbolized %d of %d locations%s", named, all, notSymbolizedNote()));
+            String.format("symbolized %d of %d locations%s", named, all, notSymbolizedNote()));
     List<ModuleNames> unnamed = new ArrayList<>(byModule.values());
     unnamed.removeIf(m -> m.locations == m.named);
     unnamed.sort(

@@ -18,8 +18,8 @@ import org.apache.spark.sql.Row;
 /**
  * What the fleet job's counts measure, named as pprof names sample types, so that no output adds or
  * ranks two different things together. A row's {@code count} is what its profile counted (samples,
- * calls, executions, events); its measure says what that stands for. Each format says it of its
- * own records ({@link ProfileFormat#measures()}, per record kind), and this class turns every
+ * calls, executions, events); its measure says what that stands for. Each format says it of its own
+ * records ({@link ProfileFormat#measures()}, per record kind), and this class turns every
  * registered format's answer into the same SQL, naming no format itself:
  *
  * <ul>
@@ -145,7 +145,11 @@ final class Measures {
                 .append(" IS NOT NULL THEN 'nanoseconds' ELSE ")
                 .append(sampleType)
                 .append(".unit END");
-            ownValue.append(when).append("coalesce(").append(typeNanos).append(", CAST(1 AS BIGINT))");
+            ownValue
+                .append(when)
+                .append("coalesce(")
+                .append(typeNanos)
+                .append(", CAST(1 AS BIGINT))");
             ownCount
                 .append(" WHEN ")
                 .append(rowsOf(f, m))

@@ -48,7 +48,11 @@ interface FormatColumns {
       Factory factory = BY_COLUMN.get(name);
       if (factory == null) {
         throw new IllegalStateException(
-            "profile format " + format.name() + " fills column " + name + ", which is no column"
+            "profile format "
+                + format.name()
+                + " fills column "
+                + name
+                + ", which is no column"
                 + " of the profile source's schema");
       }
       int ordinal = cols.formatColumn(name);

@@ -251,9 +251,9 @@ final class ProfileScan implements Scan, Batch {
   }
 
   /**
-   * The layout of a file worth splitting, or null to read it whole: only an uncompressed file
-   * whose format (the read's, and the one its first bytes show) splits and has a layout for it
-   * that says it can be split safely.
+   * The layout of a file worth splitting, or null to read it whole: only an uncompressed file whose
+   * format (the read's, and the one its first bytes show) splits and has a layout for it that says
+   * it can be split safely.
    */
   private SplitFile splittableLayout(FileLister.ListedFile f, Configuration conf)
       throws IOException {

@@ -14,8 +14,8 @@ import java.util.Map;
 import org.apache.hadoop.conf.Configuration;
 
 /**
- * Opens one slice for reading: a slice of a file planning split with its format's split reader
- * and the layout planning read ({@link ProfileFormat#openSplit}), any other file whole, its format
+ * Opens one slice for reading: a slice of a file planning split with its format's split reader and
+ * the layout planning read ({@link ProfileFormat#openSplit}), any other file whole, its format
  * named by the read or detected from its first bytes. Small files (a fleet's usual profile is tens
  * of KB) are read with one open and then decoded from memory.
  */
@@ -69,10 +69,9 @@ final class SliceOpener {
 
   /**
    * {@code file} (gzip data not named {@code .gz}) decompressed, when its content is of a format
-   * whose files may be gzipped under any name (pprof: Go writes {@code cpu.prof}, {@code
-   * cpu.pprof} gzipped; {@link ProfileFormat#gzippedUnderAnyName}); null otherwise, and the file is
-   * then refused as gzip data. Other formats' files are written uncompressed and compressed by
-   * name.
+   * whose files may be gzipped under any name (pprof: Go writes {@code cpu.prof}, {@code cpu.pprof}
+   * gzipped; {@link ProfileFormat#gzippedUnderAnyName}); null otherwise, and the file is then
+   * refused as gzip data. Other formats' files are written uncompressed and compressed by name.
    */
   private ByteSource gzippedUnderAnyName(HadoopByteSource file) throws IOException {
     if (fixedFormat != null && !fixedFormat.gzippedUnderAnyName()) {

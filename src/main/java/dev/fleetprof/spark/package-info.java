@@ -35,15 +35,16 @@
  *       dev.fleetprof.spark.UnsafeChains} (call chains in Spark's binary layout) and the formats'
  *       own columns ({@link dev.fleetprof.spark.FormatColumns}, by the names a format declares:
  *       {@link dev.fleetprof.spark.GprofHistogramColumn}, {@link
- *       dev.fleetprof.spark.DcpiHeaderColumn}, {@link dev.fleetprof.spark.PprofColumn}); {@link dev.fleetprof.spark.ProblemHandler} turns
- *       a bad file into an error row, a drop or a failure, as the read's mode says.
+ *       dev.fleetprof.spark.DcpiHeaderColumn}, {@link dev.fleetprof.spark.PprofColumn}); {@link
+ *       dev.fleetprof.spark.ProblemHandler} turns a bad file into an error row, a drop or a
+ *       failure, as the read's mode says.
  *   <li>Metrics: {@link dev.fleetprof.spark.ReadMetrics} (a task's values) and {@code metrics/}
  *       (the scan node's metrics in the Spark UI).
  * </ul>
  *
  * <p>The file formats themselves are decoded by {@link dev.fleetprof.format}, which knows nothing
- * of Spark; this package asks a format only through {@link dev.fleetprof.format.ProfileFormat}
- * (its signature, reader, split layout and slice reader, columns, caller frames), so a new format
- * needs no change here.
+ * of Spark; this package asks a format only through {@link dev.fleetprof.format.ProfileFormat} (its
+ * signature, reader, split layout and slice reader, columns, caller frames), so a new format needs
+ * no change here.
  */
 package dev.fleetprof.spark;

@@ -226,9 +226,9 @@ final class Decode {
   }
 
   /**
-   * Every record of {@code src} through the format's own reader only ({@link
-   * ProfileFormat#open}), as the source reads any format: what the per-format decoders above check
-   * beyond that, they check of the built-in formats' internals.
+   * Every record of {@code src} through the format's own reader only ({@link ProfileFormat#open}),
+   * as the source reads any format: what the per-format decoders above check beyond that, they
+   * check of the built-in formats' internals.
    */
   static Decoded generic(ProfileFormat format, ByteSource src) throws IOException {
     List<DecodedRecord> recs = new ArrayList<>();

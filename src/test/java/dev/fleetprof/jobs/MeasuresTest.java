@@ -42,7 +42,8 @@ class MeasuresTest {
     Dataset<Row> rows = Measures.withMeasure(spark.sql(ROWS), effective).orderBy("i");
     List<String> out = new ArrayList<>();
     for (Row r :
-        rows.selectExpr("measure", "unit", "value_per_count", "count", "measured").collectAsList()) {
+        rows.selectExpr("measure", "unit", "value_per_count", "count", "measured")
+            .collectAsList()) {
       out.add(
           r.get(0)
               + " "

@@ -38,7 +38,9 @@ class PluggedFormatTest {
 
   private SparkSession spark;
 
-  /** One record as the test wrote it: where its line starts, its count and chain (hex, leaf first). */
+  /**
+   * One record as the test wrote it: where its line starts, its count and chain (hex, leaf first).
+   */
   private record Rec(long offset, long count, List<Long> chain) {}
 
   @BeforeEach
@@ -128,8 +130,8 @@ class PluggedFormatTest {
   }
 
   /**
-   * The format's split hook, driven by the source alone: the same file read in slices of many
-   * sizes gives each record once, as read whole.
+   * The format's split hook, driven by the source alone: the same file read in slices of many sizes
+   * gives each record once, as read whole.
    */
   @Test
   void everySplitSizeGivesTheSameRecords(@TempDir Path tmp) throws IOException {
@@ -167,7 +169,8 @@ class PluggedFormatTest {
     String out = tmp.resolve("out").toString();
     FleetSummary s =
         FleetAggregate.run(
-            spark, FleetAggregate.Args.parse(new String[] {"--input", in.toString(), "--output", out}));
+            spark,
+            FleetAggregate.Args.parse(new String[] {"--input", in.toString(), "--output", out}));
 
     long all = total(day1) + total(day2);
     assertEquals(List.of("2026-11-20", "2026-11-21"), s.dates());

@@ -21,6 +21,7 @@ import java.io.InputStream;
 public final class CpuProfileSplitReader implements ProfileRecordReader {
   /** The kind of every record: a sample of CPU time. */
   public static final String KIND = "sample";
+
   private static final String MICROSECONDS = "microseconds";
 
   private final ByteSource src;

@@ -68,7 +68,6 @@ public final class TextProfileFormat implements ProfileFormat {
     return true;
   }
 
-
   @Override
   public Layout splitLayout(ByteSource file, DecodeOptions options) throws IOException {
     return readLayout(file);
