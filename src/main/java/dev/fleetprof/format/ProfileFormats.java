@@ -6,16 +6,46 @@ import dev.fleetprof.format.gprof.GprofFormat;
 import dev.fleetprof.format.pprof.PprofFormat;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.ServiceLoader;
 
 /**
  * The formats this project reads, in the order they are tried on a file's first bytes. To add a
  * format: write its package (a {@link ProfileFormat} and its {@link ProfileRecordReader}) and add
- * it to {@link #ALL}.
+ * it to {@link #ALL}, or, for a format kept outside this project (or a test's), name its class in a
+ * {@code META-INF/services/dev.fleetprof.format.ProfileFormat} file on the class path.
  */
 public final class ProfileFormats {
-  /** Every format; signatures are tried in this order, then the structure-only recognisers. */
-  public static final List<ProfileFormat> ALL =
-      List.of(new GperftoolsFormat(), new GprofFormat(), new DcpiFormat(), new PprofFormat());
+  /**
+   * Every format: the built-in ones, then those found through {@link ServiceLoader} (with this
+   * class's loader, which on an executor is the one that loaded the job's jar); signatures are
+   * tried in this order, then the structure-only recognisers.
+   */
+  public static final List<ProfileFormat> ALL = load();
+
+  private static List<ProfileFormat> load() {
+    List<ProfileFormat> all =
+        new ArrayList<>(
+            List.of(
+                new GperftoolsFormat(), new GprofFormat(), new DcpiFormat(), new PprofFormat()));
+    for (ProfileFormat f :
+        ServiceLoader.load(ProfileFormat.class, ProfileFormats.class.getClassLoader())) {
+      for (ProfileFormat known : all) {
+        // A name is what the format option, the format column and the measures key on.
+        if (known.name().equalsIgnoreCase(f.name())) {
+          throw new IllegalStateException(
+              "profile format "
+                  + f.getClass().getName()
+                  + " is named "
+                  + f.name()
+                  + ", as "
+                  + known.getClass().getName()
+                  + " is");
+        }
+      }
+      all.add(f);
+    }
+    return List.copyOf(all);
+  }
 
   /** Bytes of a file's start that {@link #detect} wants (fewer is fine for short files). */
   public static final int HEAD_BYTES = 64;

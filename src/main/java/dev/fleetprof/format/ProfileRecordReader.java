@@ -90,4 +90,12 @@ public interface ProfileRecordReader extends Closeable {
   default boolean truncated() {
     return false;
   }
+
+  /**
+   * Whether this reader (over a slice of a file, {@link ProfileFormat#openSplit}) started inside
+   * the file and found its first record with the format's boundary checker.
+   */
+  default boolean resynced() {
+    return false;
+  }
 }

@@ -7,7 +7,9 @@ import static org.apache.spark.sql.functions.lit;
 import static org.apache.spark.sql.functions.max;
 import static org.apache.spark.sql.functions.sum;
 
-import dev.fleetprof.format.gperftools.GperftoolsFormat;
+import dev.fleetprof.format.FrameAddresses;
+import dev.fleetprof.format.ProfileFormat;
+import dev.fleetprof.format.ProfileFormats;
 import dev.fleetprof.spark.ReadOptions;
 import java.time.LocalDate;
 import java.util.ArrayList;
@@ -279,7 +281,8 @@ final class FleetStages implements AutoCloseable {
    *
    * <p>Frames are as pprof shows them, so that every dataset and output names a frame the same way
    * and a symbolizer looks up the right instruction: a caller frame of a CPU sample is a return
-   * address, so the source builds it at the return address minus one (read option {@code
+   * address, so the source builds it at the return address minus one (the read options each format
+   * gives for it, {@link ProfileFormat#callSiteFrameOptions()}: {@code
    * gperftools.callerAddress=call}), inside the call instruction, as pprof's {@code
    * legacy_profile.go} does; pprof profiles already hold caller addresses minus one. gmon.out
    * frames have no module: they get the program's name ({@code --gmon-binary}, else a {@code
@@ -293,8 +296,10 @@ final class FleetStages implements AutoCloseable {
             .format("profile")
             .option("format", args.format())
             .option("mode", args.mode())
-            .option(GperftoolsFormat.CALLER_ADDRESS, "call")
             .option(ReadOptions.OPEN_COST_IN_BYTES.name(), READ_OPEN_COST);
+    for (ProfileFormat f : ProfileFormats.ALL) {
+      reader = reader.options(f.callSiteFrameOptions());
+    }
     if (fromSource) {
       reader = reader.option(ReadOptions.ROWS.name(), "stacks");
     }
@@ -323,7 +328,8 @@ final class FleetStages implements AutoCloseable {
                 // What completes a gprof stack's frames, and is part of its key (see stackKeyOf).
                 .withColumn(
                     "program_module",
-                    org.apache.spark.sql.functions.when(col("format").equalTo("gprof"), program)),
+                    org.apache.spark.sql.functions.when(
+                        col("format").isin(programAddressFormats()), program)),
             args.effectivePeriods());
     if (args.date() != null) {
       base = base.where(col("date").equalTo(lit(args.date())));
@@ -332,6 +338,20 @@ final class FleetStages implements AutoCloseable {
       base = base.withColumn("frames", completedFrames());
     }
     return base.withColumn("stack_key", stackKeyOf("stack_id", "program_module", hooks.keyMask()));
+  }
+
+  /**
+   * The formats whose frames are addresses in a program the file does not name (gmon.out), which
+   * the job names for them: {@link FrameAddresses#PROGRAM_ADDRESSES}.
+   */
+  private static Object[] programAddressFormats() {
+    List<Object> out = new ArrayList<>();
+    for (ProfileFormat f : ProfileFormats.ALL) {
+      if (f.frameAddresses() == FrameAddresses.PROGRAM_ADDRESSES) {
+        out.add(f.name());
+      }
+    }
+    return out.toArray();
   }
 
   /** The source's records in the columns of its stack rows, a row per record, frames on each. */
@@ -405,7 +425,8 @@ final class FleetStages implements AutoCloseable {
    * taken once per location, from the stack rows that carry frames.
    */
   static Dataset<Row> profileSymbols(Dataset<Row> rows) {
-    return rows.where("format = 'pprof' AND frames IS NOT NULL AND lines IS NOT NULL")
+    // Only a profile that names its own locations (pprof) has lines.
+    return rows.where("frames IS NOT NULL AND lines IS NOT NULL")
         .selectExpr(
             "format",
             "explode(zip_with(frames, lines, (f, l) -> named_struct('module', f.module,"

@@ -6,6 +6,9 @@ import static org.apache.spark.sql.functions.expr;
 import static org.apache.spark.sql.functions.lit;
 import static org.apache.spark.sql.functions.sum;
 
+import dev.fleetprof.format.FrameAddresses;
+import dev.fleetprof.format.ProfileFormat;
+import dev.fleetprof.format.ProfileFormats;
 import java.math.BigDecimal;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -195,6 +198,28 @@ record FleetSummary(
   /** At most this many modules are listed in each part of the report. */
   private static final int MODULES_LISTED = 20;
 
+  /** The rows of formats whose frames are looked up in binaries at all. */
+  private static Column symbolizedFormats() {
+    Column keep = col("format").isNotNull();
+    for (ProfileFormat f : ProfileFormats.ALL) {
+      if (f.frameAddresses() == FrameAddresses.NOT_SYMBOLIZED) {
+        keep = keep.and(col("format").notEqual(f.name()));
+      }
+    }
+    return keep;
+  }
+
+  /** Why some formats' frames are never named ({@code " (DCPI images are not symbolized)"}). */
+  private static String notSymbolizedNote() {
+    List<String> why = new ArrayList<>();
+    for (ProfileFormat f : ProfileFormats.ALL) {
+      if (f.frameAddresses() == FrameAddresses.NOT_SYMBOLIZED) {
+        why.add(f.whyNotSymbolized());
+      }
+    }
+    return why.isEmpty() ? "" : " (" + String.join("; ", why) + ")";
+  }
+
   /**
    * How much of the run has names: locations symbolized; per module the locations left unnamed with
    * the reason; and per module, the share of its CPU time (the time of which its locations are the
@@ -218,7 +243,7 @@ record FleetSummary(
             .agg(sum("self_value").as("cpu"));
     List<Row> groups =
         symbols
-            .where(col("format").notEqual("dcpi"))
+            .where(symbolizedFormats())
             .join(
                 cpu,
                 col("format")
@@ -252,8 +277,7 @@ record FleetSummary(
     }
     StringBuilder sb =
         new StringBuilder(
-            String.format(
-                "symbolized %d of %d locations" + " (DCPI images are not symbolized)", named, all));
+            String.format("symbolized %d of %d locations%s", named, all, notSymbolizedNote()));
     List<ModuleNames> unnamed = new ArrayList<>(byModule.values());
     unnamed.removeIf(m -> m.locations == m.named);
     unnamed.sort(

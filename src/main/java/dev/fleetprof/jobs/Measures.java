@@ -3,7 +3,10 @@ package dev.fleetprof.jobs;
 import static org.apache.spark.sql.functions.col;
 import static org.apache.spark.sql.functions.expr;
 
+import dev.fleetprof.format.CountMeasure;
+import dev.fleetprof.format.ProfileFormat;
 import dev.fleetprof.format.ProfileFormats;
+import dev.fleetprof.spark.ProfileSchema;
 import java.util.Locale;
 import java.util.Map;
 import java.util.TreeMap;
@@ -15,16 +18,21 @@ import org.apache.spark.sql.Row;
 /**
  * What the fleet job's counts measure, named as pprof names sample types, so that no output adds or
  * ranks two different things together. A row's {@code count} is what its profile counted (samples,
- * calls, executions, events); its measure says what that stands for:
+ * calls, executions, events); its measure says what that stands for. Each format says it of its own
+ * records ({@link ProfileFormat#measures()}, per record kind), and this class turns every
+ * registered format's answer into the same SQL, naming no format itself:
  *
  * <ul>
- *   <li>{@code cpu} in {@code nanoseconds}: CPU-time samples (gperftools samples, gprof histogram
- *       bins). One count stands for one sampling period of CPU time, so CPU time of every format
- *       adds up: {@code value = count x period}.
- *   <li>{@code calls} (gprof call arcs) and {@code executions} (gprof basic-block counts), in
- *       {@code count}: {@code value = count}.
- *   <li>a DCPI profile's event (e.g. {@code cycles}), in {@code count}: one count stands for {@code
- *       period} events, so {@code value = count x period}.
+ *   <li>{@link CountMeasure.Meaning#CPU_SAMPLES}: {@code cpu} in {@code nanoseconds} (gperftools
+ *       samples, gprof histogram bins). One count stands for one sampling period of CPU time, so
+ *       CPU time of every format adds up: {@code value = count x period}.
+ *   <li>{@link CountMeasure.Meaning#COUNTS}: the named measure ({@code calls} for gprof call arcs,
+ *       {@code executions} for basic-block counts), in {@code count}: {@code value = count}.
+ *   <li>{@link CountMeasure.Meaning#PERIOD_EVENTS}: the profile's event (a DCPI profile's, e.g.
+ *       {@code cycles}), in {@code count}: one count stands for {@code period} events, so {@code
+ *       value = count x period}.
+ *   <li>{@link CountMeasure.Meaning#SAMPLE_TYPE}: the profile's own sample type (pprof), a time
+ *       unit in nanoseconds.
  * </ul>
  *
  * <p>The period is the one the profile records (nominal), unless the user gives the effective one
@@ -38,9 +46,6 @@ final class Measures {
 
   private static final Pattern DURATION =
       Pattern.compile("([0-9]+)\\s*(ns|us|µs|ms|s)", Pattern.CASE_INSENSITIVE);
-
-  /** The formats whose CPU rows count samples of a period (which an effective period replaces). */
-  private static final java.util.List<String> SAMPLED = java.util.List.of("gperftools", "gprof");
 
   private Measures() {}
 
@@ -104,25 +109,56 @@ final class Measures {
   /**
    * Adds {@code measure}, {@code unit} and {@code value_per_count} (what one count adds to the
    * measure's value; null when unknown, e.g. a gprof histogram whose bin is not a whole number of
-   * microseconds) to the source's stack rows ({@code rows=stacks}). Error rows get nulls.
+   * microseconds) to the source's stack rows ({@code rows=stacks}), as every registered format
+   * describes its counts. Error rows get nulls.
    */
   static Dataset<Row> withMeasure(Dataset<Row> rows, Map<String, Long> effectiveNanos) {
-    // A pprof row's count is the value of one of the profile's sample types, in its unit.
-    String pprofType = "sample_type";
-    String pprofNanos = nanosPerUnit(pprofType + ".unit");
-    String measure =
-        "CASE WHEN kind = 'error' THEN NULL"
-            + " WHEN format = 'pprof' THEN "
-            + pprofType
-            + ".type"
-            + " WHEN (format = 'gperftools' AND kind = 'sample')"
-            + "   OR (format = 'gprof' AND kind = 'histogram') THEN '"
-            + CPU
-            + "'"
-            + " WHEN kind = 'arc' THEN 'calls'"
-            + " WHEN kind = 'basic_block' THEN 'executions'"
-            + " WHEN format = 'dcpi' THEN coalesce(nullif(period_unit, ''), 'events')"
-            + " ELSE kind END";
+    // A count of a profile that names its own measure is the value of one of its sample types, in
+    // that type's unit.
+    String sampleType = ProfileSchema.SAMPLE_TYPE;
+    String typeNanos = nanosPerUnit(sampleType + ".unit");
+    StringBuilder measure = new StringBuilder("CASE WHEN kind = 'error' THEN NULL");
+    StringBuilder ownUnit = new StringBuilder();
+    StringBuilder ownValue = new StringBuilder();
+    StringBuilder eventsValue = new StringBuilder();
+    StringBuilder ownCount = new StringBuilder();
+    for (ProfileFormat f : ProfileFormats.ALL) {
+      for (CountMeasure m : f.measures()) {
+        String when = " WHEN " + rowsOf(f, m) + " THEN ";
+        switch (m.meaning()) {
+          case CPU_SAMPLES -> measure.append(when).append(sqlString(CPU));
+          case COUNTS -> measure.append(when).append(sqlString(m.name()));
+          case PERIOD_EVENTS -> {
+            measure
+                .append(when)
+                .append("coalesce(nullif(period_unit, ''), ")
+                .append(sqlString(m.name() == null ? "events" : m.name()))
+                .append(")");
+            eventsValue.append(when).append("coalesce(period, CAST(1 AS BIGINT))");
+          }
+          case SAMPLE_TYPE -> {
+            measure.append(when).append(sampleType).append(".type");
+            ownUnit
+                .append(when)
+                .append("CASE WHEN ")
+                .append(typeNanos)
+                .append(" IS NOT NULL THEN 'nanoseconds' ELSE ")
+                .append(sampleType)
+                .append(".unit END");
+            ownValue
+                .append(when)
+                .append("coalesce(")
+                .append(typeNanos)
+                .append(", CAST(1 AS BIGINT))");
+            ownCount
+                .append(" WHEN ")
+                .append(rowsOf(f, m))
+                .append(" AND samples IS NOT NULL THEN samples");
+          }
+        }
+      }
+    }
+    measure.append(" ELSE kind END");
     String recorded = "try_multiply(period, " + nanosPerUnit("period_unit") + ")";
     StringBuilder cpuPeriod = new StringBuilder();
     for (Map.Entry<String, Long> e : effectiveNanos.entrySet()) {
@@ -137,36 +173,43 @@ final class Measures {
         cpuPeriod.length() == 0 ? recorded : "CASE" + cpuPeriod + " ELSE " + recorded + " END";
     String unit =
         "CASE WHEN measure IS NULL THEN NULL"
-            + " WHEN format = 'pprof' THEN CASE WHEN "
-            + pprofNanos
-            + " IS NOT NULL THEN 'nanoseconds' ELSE "
-            + pprofType
-            + ".unit END"
+            + ownUnit
             + " WHEN measure = '"
             + CPU
             + "' THEN 'nanoseconds' ELSE 'count' END";
     String valuePerCount =
         "CASE WHEN measure IS NULL THEN NULL"
-            + " WHEN format = 'pprof' THEN coalesce("
-            + pprofNanos
-            + ", CAST(1 AS BIGINT))"
+            + ownValue
             + " WHEN measure = '"
             + CPU
             + "' THEN "
             + cpuNanos
-            + " WHEN format = 'dcpi' THEN coalesce(period, CAST(1 AS BIGINT))"
+            + eventsValue
             + " ELSE CAST(1 AS BIGINT) END";
     // count: what was counted (samples, calls, events); measured: what the measure's value is made
-    // of. They differ for a pprof profile that counts samples beside its measure (Go CPU profiles:
+    // of. They differ for a profile that counts samples beside its measure (Go CPU profiles:
     // samples/count and cpu/nanoseconds): count takes the samples there (the stack rows' samples,
     // summed by the source), so that counts stay counts of samples across formats.
-    return rows.withColumn("measure", expr(measure))
-        .withColumn("unit", expr(unit))
-        .withColumn("value_per_count", expr(valuePerCount))
-        .withColumn("measured", col("count"))
-        .withColumn(
-            "count",
-            expr("CASE WHEN format = 'pprof' AND samples IS NOT NULL THEN samples ELSE count END"));
+    Dataset<Row> out =
+        rows.withColumn("measure", expr(measure.toString()))
+            .withColumn("unit", expr(unit))
+            .withColumn("value_per_count", expr(valuePerCount))
+            .withColumn("measured", col("count"));
+    return ownCount.length() == 0
+        ? out
+        : out.withColumn("count", expr("CASE" + ownCount + " ELSE count END"));
+  }
+
+  /** The condition that picks the rows a format's measure is about: its format, and its kind. */
+  private static String rowsOf(ProfileFormat f, CountMeasure m) {
+    return "format = "
+        + sqlString(f.name())
+        + (m.kind() == null ? "" : " AND kind = " + sqlString(m.kind()));
+  }
+
+  /** {@code s} as a SQL string literal. */
+  private static String sqlString(String s) {
+    return "'" + s.replace("\\", "\\\\").replace("'", "\\'") + "'";
   }
 
   /**

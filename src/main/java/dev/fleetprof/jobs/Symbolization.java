@@ -2,6 +2,9 @@ package dev.fleetprof.jobs;
 
 import static org.apache.spark.sql.functions.col;
 
+import dev.fleetprof.format.FrameAddresses;
+import dev.fleetprof.format.ProfileFormat;
+import dev.fleetprof.format.ProfileFormats;
 import dev.fleetprof.spark.SerializableConfiguration;
 import dev.fleetprof.symbols.BinaryLocator;
 import dev.fleetprof.symbols.BinarySymbols;
@@ -107,9 +110,6 @@ final class Symbolization {
     }
     return b.append(" END").toString();
   }
-
-  /** The problem of every DCPI location: DCPI images are Alpha/Tru64 binaries. */
-  static final String NOT_SYMBOLIZED_DCPI = "DCPI images are not symbolized";
 
   /** The symbolizing jobs' debuginfod options, a picocli mixin. */
   static final class DebuginfodOptions {
@@ -358,16 +358,17 @@ final class Symbolization {
 
     private Row symbolizeOne(BinaryLocator locator, String format, String module, long offset)
         throws IOException {
-      if (format.equals("dcpi")) {
-        // DCPI images are Alpha/Tru64 binaries: nothing here reads them.
-        return unnamed(format, module, offset, NOT_SYMBOLIZED_DCPI, null);
+      ProfileFormat f = ProfileFormats.byName(format);
+      FrameAddresses addresses = f == null ? FrameAddresses.FILE_OFFSETS : f.frameAddresses();
+      if (addresses == FrameAddresses.NOT_SYMBOLIZED) {
+        return unnamed(format, module, offset, f.whyNotSymbolized(), null);
       }
       if (module == null) {
         return unnamed(
             format,
             module,
             offset,
-            format.equals("gprof")
+            addresses == FrameAddresses.PROGRAM_ADDRESSES
                 ? "gmon.out names no program: give --gmon-binary or a program=NAME directory"
                 : "the address is in no mapping",
             null);
@@ -381,11 +382,10 @@ final class Symbolization {
             found.problem(),
             BinaryLocator.symbolizable(module) ? notFound(options) : null);
       }
-      // gmon.out holds link-time addresses; every other format's frames hold file offsets.
       SymbolizedAddress at;
       try {
         at =
-            format.equals("gprof")
+            addresses == FrameAddresses.PROGRAM_ADDRESSES
                 ? found.symbols().lookupAddress(offset)
                 : found.symbols().lookupFileOffset(offset);
       } catch (IOException e) {

@@ -2,6 +2,7 @@ package dev.fleetprof.spark;
 
 import dev.fleetprof.format.ProfileRecordReader;
 import dev.fleetprof.format.dcpi.DcpiHeader;
+import dev.fleetprof.format.dcpi.DcpiProfileReader;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -22,8 +23,9 @@ final class DcpiHeaderColumn implements FormatColumns {
   private final int ordinal;
   private final InternalRow value;
 
-  DcpiHeaderColumn(DcpiHeader header, int ordinal) {
+  DcpiHeaderColumn(ProfileRecordReader reader, int ordinal) {
     this.ordinal = ordinal;
+    DcpiHeader header = ((DcpiProfileReader) reader).header();
     Map<String, String> all = new LinkedHashMap<>();
     for (Map.Entry<String, String> e : header.lines()) {
       all.merge(e.getKey(), e.getValue(), (a, b) -> a + "\n" + b);

@@ -40,9 +40,9 @@ final class PprofColumn implements FormatColumns {
   private final boolean[] linesBuilt;
   private long[] values;
 
-  PprofColumn(PprofReader reader, int ordinal) {
+  PprofColumn(ProfileRecordReader reader, int ordinal) {
     this.ordinal = ordinal;
-    this.tables = reader.tables();
+    this.tables = ((PprofReader) reader).tables();
     Object[] types = new Object[tables.sampleTypes()];
     for (int i = 0; i < types.length; i++) {
       types[i] =

@@ -1,7 +1,6 @@
 package dev.fleetprof.spark;
 
 import dev.fleetprof.format.ProfileFormats;
-import dev.fleetprof.format.gperftools.CpuProfileLayout;
 import dev.fleetprof.spark.columnar.FlatBatch;
 import java.util.HashMap;
 import java.util.Map;
@@ -15,9 +14,9 @@ import org.apache.spark.sql.vectorized.ColumnarBatch;
 
 /** Creates a reader per partition; carries only broadcast handles and small settings. */
 final class ProfileReaderFactory implements PartitionReaderFactory {
-  private static final long serialVersionUID = 3L;
+  private static final long serialVersionUID = 4L;
   private final Broadcast<SerializableConfiguration> conf;
-  private final Broadcast<HashMap<String, CpuProfileLayout>> layouts;
+  private final Broadcast<HashMap<String, SplitFile>> layouts;
   private final ReadOptions read;
   private final RequiredColumns columns;
   private final StructType readSchema;
@@ -32,7 +31,7 @@ final class ProfileReaderFactory implements PartitionReaderFactory {
    */
   ProfileReaderFactory(
       Broadcast<SerializableConfiguration> conf,
-      Broadcast<HashMap<String, CpuProfileLayout>> layouts,
+      Broadcast<HashMap<String, SplitFile>> layouts,
       ReadOptions read,
       RequiredColumns columns,
       StructType readSchema,
@@ -63,7 +62,7 @@ final class ProfileReaderFactory implements PartitionReaderFactory {
   }
 
   private ProfilePartitionReader createRowReader(ProfileInputPartition partition) {
-    Map<String, CpuProfileLayout> splitLayouts = layouts == null ? Map.of() : layouts.value();
+    Map<String, SplitFile> splitLayouts = layouts == null ? Map.of() : layouts.value();
     long bytes = 0;
     for (int i = 0; i < partition.size(); i++) {
       bytes += partition.slice(i).fileLength();

@@ -1,6 +1,7 @@
 package dev.fleetprof.spark;
 
 import dev.fleetprof.format.MappingIndex;
+import dev.fleetprof.format.ProfileFormat;
 import dev.fleetprof.format.ProfileFormatException;
 import dev.fleetprof.format.ProfileRecordReader;
 import dev.fleetprof.spark.columnar.FlatBatch;
@@ -33,7 +34,7 @@ final class ProfileRows implements RowSource {
 
   ProfileRows(
       ProfileRecordReader reader,
-      String format,
+      ProfileFormat format,
       String path,
       RequiredColumns cols,
       ReadMetrics metrics,
@@ -42,7 +43,7 @@ final class ProfileRows implements RowSource {
     this.cols = cols;
     this.metrics = metrics;
     this.path = path;
-    this.formatColumns = FormatColumns.of(reader, cols);
+    this.formatColumns = FormatColumns.of(format, reader, cols);
     this.chains = cols.needsPcs() ? new UnsafeChains(reader.mappings(), callersMinusOne) : null;
     this.callersMinusOne = callersMinusOne;
     this.uniform =
@@ -53,7 +54,7 @@ final class ProfileRows implements RowSource {
       row.update(cols.path(), UTF8String.fromString(path));
     }
     if (cols.format() >= 0) {
-      row.update(cols.format(), UTF8String.fromString(format));
+      row.update(cols.format(), UTF8String.fromString(format.name()));
     }
   }
 

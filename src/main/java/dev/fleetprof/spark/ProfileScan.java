@@ -1,8 +1,9 @@
 package dev.fleetprof.spark;
 
+import dev.fleetprof.format.DecodeOptions;
+import dev.fleetprof.format.ProfileFormat;
 import dev.fleetprof.format.ProfileFormats;
-import dev.fleetprof.format.gperftools.CpuProfileLayout;
-import dev.fleetprof.format.gperftools.GperftoolsFormat;
+import dev.fleetprof.format.SplitLayout;
 import dev.fleetprof.spark.metrics.ProfileMetrics;
 import dev.fleetprof.split.SplitPlanner;
 import dev.fleetprof.split.SplitPlanner.Block;
@@ -34,10 +35,11 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Plans a read: lists the files, cuts large gperftools profiles into record-aligned splits (reading
- * each one's head and tail once, here on the driver), packs slices into partitions like Spark's
- * file sources, and broadcasts what every reader needs (the Hadoop configuration, the split files'
- * layouts) once instead of shipping it with every task.
+ * Plans a read: lists the files, cuts each large file whose format splits into record-aligned
+ * slices (its format reads the file's layout once, here on the driver: {@link
+ * ProfileFormat#splitLayout}), packs slices into partitions like Spark's file sources, and
+ * broadcasts what every reader needs (the Hadoop configuration, the split files' layouts) once
+ * instead of shipping it with every task.
  */
 final class ProfileScan implements Scan, Batch {
   private static final Logger LOG = LoggerFactory.getLogger(ProfileScan.class);
@@ -52,7 +54,7 @@ final class ProfileScan implements Scan, Batch {
   private Plan plan;
 
   /** The result of planning, computed once for both planInputPartitions and the reader factory. */
-  private record Plan(InputPartition[] partitions, Map<String, CpuProfileLayout> layouts) {}
+  private record Plan(InputPartition[] partitions, Map<String, SplitFile> layouts) {}
 
   ProfileScan(
       CaseInsensitiveStringMap options,
@@ -125,8 +127,8 @@ final class ProfileScan implements Scan, Batch {
     JavaSparkContext jsc = JavaSparkContext.fromSparkContext(spark.sparkContext());
     Broadcast<SerializableConfiguration> conf =
         jsc.broadcast(new SerializableConfiguration(HadoopConf.forRead(spark, options)));
-    Map<String, CpuProfileLayout> layouts = plan().layouts();
-    Broadcast<HashMap<String, CpuProfileLayout>> layoutsBroadcast =
+    Map<String, SplitFile> layouts = plan().layouts();
+    Broadcast<HashMap<String, SplitFile>> layoutsBroadcast =
         layouts.isEmpty() ? null : jsc.broadcast(new HashMap<>(layouts));
     return new ProfileReaderFactory(
         conf,
@@ -199,7 +201,7 @@ final class ProfileScan implements Scan, Batch {
             maxPartitionBytes, openCost, minPartitions, totalBytes, files.size());
 
     List<Slice> slices = new ArrayList<>();
-    Map<String, CpuProfileLayout> layouts = new HashMap<>();
+    Map<String, SplitFile> layouts = new HashMap<>();
     Map<String, Block[]> blocks = new HashMap<>();
     Map<String, Long> modifiedByPath = new HashMap<>();
     Map<String, String> notRegularByPath = new HashMap<>();
@@ -209,11 +211,12 @@ final class ProfileScan implements Scan, Batch {
       if (f.notRegular() != null) {
         notRegularByPath.put(f.path(), f.notRegular());
       }
-      CpuProfileLayout layout =
+      SplitFile layout =
           f.length() > maxSplit && f.notRegular() == null ? splittableLayout(f, conf) : null;
       if (layout != null) {
         layouts.put(f.path(), layout);
-        slices.addAll(SplitPlanner.split(f.path(), f.length(), layout.trailerOffset(), maxSplit));
+        slices.addAll(
+            SplitPlanner.split(f.path(), f.length(), layout.layout().recordsEnd(), maxSplit));
       } else {
         slices.add(new Slice(f.path(), 0, f.length(), f.length()));
       }
@@ -248,14 +251,14 @@ final class ProfileScan implements Scan, Batch {
   }
 
   /**
-   * The layout of a file worth splitting, or null to read it whole: only uncompressed gperftools
-   * profiles with a trailer and executable mappings can be split safely.
+   * The layout of a file worth splitting, or null to read it whole: only an uncompressed file whose
+   * format (the read's, and the one its first bytes show) splits and has a layout for it that says
+   * it can be split safely.
    */
-  private CpuProfileLayout splittableLayout(FileLister.ListedFile f, Configuration conf)
+  private SplitFile splittableLayout(FileLister.ListedFile f, Configuration conf)
       throws IOException {
-    if (HadoopByteSource.isGzip(f.path())
-        || !(read.format().equals(ProfileFormats.AUTO)
-            || read.format().equals(GperftoolsFormat.NAME))) {
+    ProfileFormat named = ProfileFormats.byName(read.format()); // null: detected per file
+    if (HadoopByteSource.isGzip(f.path()) || (named != null && !named.splits())) {
       return null;
     }
     HadoopByteSource src = new HadoopByteSource(f.path(), f.length(), conf, read.gzipLimits());
@@ -264,19 +267,20 @@ final class ProfileScan implements Scan, Batch {
     try (InputStream in = src.open(0)) {
       n = in.readNBytes(head, 0, head.length);
     }
-    if (!(ProfileFormats.detect(head, n, f.length()) instanceof GperftoolsFormat)) {
-      return null; // the reader reports what it is
+    ProfileFormat format = ProfileFormats.detect(head, n, f.length());
+    if (format == null || (named != null && format != named) || !format.splits()) {
+      return null; // read whole: the reader reports what it is
     }
-    CpuProfileLayout layout =
-        CpuProfileLayout.read(
-            src,
-            GperftoolsFormat.maxMapsText(
-                new dev.fleetprof.format.DecodeOptions(read.formatOptions(), true, true, null)));
+    SplitLayout layout =
+        format.splitLayout(src, new DecodeOptions(read.formatOptions(), true, true, null));
+    if (layout == null) {
+      return null;
+    }
     if (!layout.splittable()) {
       LOG.warn("profile source: {} is read as one split: {}", f.path(), layout.whyNotSplittable());
       return null;
     }
-    return layout;
+    return new SplitFile(format.name(), layout);
   }
 
   /**

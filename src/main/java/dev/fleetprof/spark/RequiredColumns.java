@@ -78,6 +78,20 @@ record RequiredColumns(
     return -1;
   }
 
+  /**
+   * Where a column only some format fills ({@link dev.fleetprof.format.ProfileFormat#columns()})
+   * sits in the read schema, or -1 when the query does not read it or the schema has no such
+   * column.
+   */
+  int formatColumn(String name) {
+    return switch (name) {
+      case ProfileSchema.HISTOGRAM -> histogram;
+      case ProfileSchema.DCPI -> dcpi;
+      case ProfileSchema.PPROF -> pprof;
+      default -> -1;
+    };
+  }
+
   /** Whether call chains must be decoded at all. */
   boolean needsPcs() {
     return pcs >= 0 || frames >= 0 || mapping >= 0 || stackId >= 0;

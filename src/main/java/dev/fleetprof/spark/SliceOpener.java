@@ -7,10 +7,6 @@ import dev.fleetprof.format.ProfileFormat;
 import dev.fleetprof.format.ProfileFormatException;
 import dev.fleetprof.format.ProfileFormats;
 import dev.fleetprof.format.ProfileRecordReader;
-import dev.fleetprof.format.gperftools.CpuProfileLayout;
-import dev.fleetprof.format.gperftools.CpuProfileSplitReader;
-import dev.fleetprof.format.gperftools.GperftoolsFormat;
-import dev.fleetprof.format.pprof.PprofFormat;
 import dev.fleetprof.split.SplitPlanner.Slice;
 import java.io.IOException;
 import java.io.InputStream;
@@ -18,19 +14,19 @@ import java.util.Map;
 import org.apache.hadoop.conf.Configuration;
 
 /**
- * Opens one slice for reading: a split of a large CPU profile with the layout planning read, any
- * other file whole, its format named by the read or detected from its first bytes. Small files (a
- * fleet's usual profile is tens of KB) are read with one open and then decoded from memory.
+ * Opens one slice for reading: a slice of a file planning split with its format's split reader and
+ * the layout planning read ({@link ProfileFormat#openSplit}), any other file whole, its format
+ * named by the read or detected from its first bytes. Small files (a fleet's usual profile is tens
+ * of KB) are read with one open and then decoded from memory.
  */
 final class SliceOpener {
   /** Files up to this size are read whole with one open (see {@link ByteArraySource}). */
   static final long WHOLE_FILE_BYTES = 1 << 20;
 
   private final Configuration conf;
-  private final Map<String, CpuProfileLayout> splitLayouts;
+  private final Map<String, SplitFile> splitLayouts;
   private final ProfileFormat fixedFormat;
   private final DecodeOptions decodeOptions;
-  private final boolean callersMinusOne;
   private final HadoopByteSource.GzipLimits gzipLimits;
   private final RequiredColumns columns;
   private final ReadMetrics metrics;
@@ -47,7 +43,7 @@ final class SliceOpener {
    */
   SliceOpener(
       Configuration conf,
-      Map<String, CpuProfileLayout> splitLayouts,
+      Map<String, SplitFile> splitLayouts,
       ProfileFormat fixedFormat,
       Map<String, String> formatOptions,
       HadoopByteSource.GzipLimits gzipLimits,
@@ -64,7 +60,6 @@ final class SliceOpener {
     byte[] buffer = new byte[(int) Math.max(4096, Math.min(1 << 20, partitionBytes))];
     this.decodeOptions =
         new DecodeOptions(formatOptions, columns.needsPcs(), columns.needsMappings(), buffer);
-    this.callersMinusOne = GperftoolsFormat.callersMinusOne(decodeOptions);
   }
 
   /** The format of the slice last opened (also when opening it failed), or null if not known. */
@@ -73,13 +68,13 @@ final class SliceOpener {
   }
 
   /**
-   * {@code file} (gzip data not named {@code .gz}) decompressed, when its content is a pprof
-   * profile (Go writes them gzipped under any name: {@code cpu.prof}, {@code cpu.pprof}); null
-   * otherwise, and the file is then refused as gzip data, as before. Only pprof is looked for: the
-   * other formats' files are written uncompressed and compressed by name.
+   * {@code file} (gzip data not named {@code .gz}) decompressed, when its content is of a format
+   * whose files may be gzipped under any name (pprof: Go writes {@code cpu.prof}, {@code cpu.pprof}
+   * gzipped; {@link ProfileFormat#gzippedUnderAnyName}); null otherwise, and the file is then
+   * refused as gzip data. Other formats' files are written uncompressed and compressed by name.
    */
-  private ByteSource gzippedPprof(HadoopByteSource file) throws IOException {
-    if (fixedFormat != null && !(fixedFormat instanceof PprofFormat)) {
+  private ByteSource gzippedUnderAnyName(HadoopByteSource file) throws IOException {
+    if (fixedFormat != null && !fixedFormat.gzippedUnderAnyName()) {
       return null;
     }
     HadoopByteSource inflated = file.decompressed();
@@ -90,9 +85,11 @@ final class SliceOpener {
     } catch (IOException e) {
       return null; // not even gzip: refused as what its bytes look like
     }
-    boolean pprof =
-        fixedFormat != null || ProfileFormats.detect(inner, m, -1) instanceof PprofFormat;
-    return pprof ? inflated : null;
+    if (fixedFormat != null) {
+      return inflated;
+    }
+    ProfileFormat inside = ProfileFormats.detect(inner, m, -1);
+    return inside != null && inside.gzippedUnderAnyName() ? inflated : null;
   }
 
   /**
@@ -107,21 +104,23 @@ final class SliceOpener {
     }
     HadoopByteSource file =
         new HadoopByteSource(slice.path(), slice.fileLength(), conf, gzipLimits);
-    CpuProfileLayout layout = splitLayouts.get(slice.path());
-    if (layout != null) { // a split of a large profile: the driver already read its layout
+    SplitFile split = splitLayouts.get(slice.path());
+    if (split != null) { // a slice of a large profile: the driver already read its layout
       if (slice.start() == 0) {
         metrics.files++;
       }
-      format = GperftoolsFormat.NAME;
-      CpuProfileSplitReader split =
-          CpuProfileSplitReader.split(file, layout, slice.start(), slice.end(), decodeOptions);
-      if (split.resynced()) {
+      format = split.format();
+      ProfileFormat f = ProfileFormats.byName(format);
+      ProfileRecordReader reader =
+          f.openSplit(file, split.layout(), slice.start(), slice.end(), decodeOptions);
+      if (reader.resynced()) {
         metrics.resyncedSplits++;
       }
-      if (slice.start() == 0) { // the file's maps text, counted once per file
-        metrics.replacedCharacters += split.replacedCharacters();
+      if (slice.start() == 0) { // the file's own text (module paths), counted once per file
+        metrics.replacedCharacters += reader.replacedCharacters();
       }
-      return new ProfileRows(split, format, file.name(), columns, metrics, callersMinusOne);
+      return new ProfileRows(
+          reader, f, file.name(), columns, metrics, f.callerFramesMinusOne(decodeOptions));
     }
     metrics.files++;
     ByteSource src = file;
@@ -141,7 +140,7 @@ final class SliceOpener {
       return RowSource.EMPTY; // a profiler reset before its first flush leaves a 0-byte file
     }
     if (HadoopByteSource.isGzipData(head, n) && !file.gzip()) {
-      ByteSource inflated = gzippedPprof(file);
+      ByteSource inflated = gzippedUnderAnyName(file);
       if (inflated != null) {
         src = inflated;
         try (InputStream in = src.open(0)) {
@@ -157,11 +156,6 @@ final class SliceOpener {
     ProfileRecordReader reader = f.open(src, head, n, decodeOptions);
     metrics.replacedCharacters += reader.replacedCharacters();
     return new ProfileRows(
-        reader,
-        format,
-        src.name(),
-        columns,
-        metrics,
-        callersMinusOne && GperftoolsFormat.NAME.equals(format));
+        reader, f, src.name(), columns, metrics, f.callerFramesMinusOne(decodeOptions));
   }
 }

@@ -21,7 +21,8 @@
  *       file sources list them), {@link dev.fleetprof.spark.PartitionDiscovery} ({@code key=value}
  *       directories to columns), {@link dev.fleetprof.spark.ProfileFileIndex} (one read's files),
  *       {@link dev.fleetprof.spark.ProfileScan} and {@link
- *       dev.fleetprof.spark.ProfileInputPartition} (files cut into splits, packed into partitions).
+ *       dev.fleetprof.spark.ProfileInputPartition} (files cut into splits where their format has a
+ *       split layout for them, {@link dev.fleetprof.spark.SplitFile}; packed into partitions).
  *   <li>Pushdown: {@link dev.fleetprof.spark.RequiredColumns} (column pruning), {@link
  *       dev.fleetprof.spark.PartitionFilters} (files skipped by their partition values), {@link
  *       dev.fleetprof.spark.PushedAggregation} with {@link dev.fleetprof.spark.GroupTable} and
@@ -32,15 +33,18 @@
  *       dev.fleetprof.spark.HadoopByteSource} open them; {@link dev.fleetprof.spark.RowSource} and
  *       {@link dev.fleetprof.spark.ProfileRows} make rows, with {@link
  *       dev.fleetprof.spark.UnsafeChains} (call chains in Spark's binary layout) and the formats'
- *       own columns ({@link dev.fleetprof.spark.FormatColumns}: {@link
- *       dev.fleetprof.spark.GprofHistogramColumn}, {@link dev.fleetprof.spark.DcpiHeaderColumn},
- *       {@link dev.fleetprof.spark.PprofColumn}); {@link dev.fleetprof.spark.ProblemHandler} turns
- *       a bad file into an error row, a drop or a failure, as the read's mode says.
+ *       own columns ({@link dev.fleetprof.spark.FormatColumns}, by the names a format declares:
+ *       {@link dev.fleetprof.spark.GprofHistogramColumn}, {@link
+ *       dev.fleetprof.spark.DcpiHeaderColumn}, {@link dev.fleetprof.spark.PprofColumn}); {@link
+ *       dev.fleetprof.spark.ProblemHandler} turns a bad file into an error row, a drop or a
+ *       failure, as the read's mode says.
  *   <li>Metrics: {@link dev.fleetprof.spark.ReadMetrics} (a task's values) and {@code metrics/}
  *       (the scan node's metrics in the Spark UI).
  * </ul>
  *
  * <p>The file formats themselves are decoded by {@link dev.fleetprof.format}, which knows nothing
- * of Spark.
+ * of Spark; this package asks a format only through {@link dev.fleetprof.format.ProfileFormat} (its
+ * signature, reader, split layout and slice reader, columns, caller frames), so a new format needs
+ * no change here.
  */
 package dev.fleetprof.spark;

@@ -12,6 +12,7 @@ import dev.fleetprof.format.MappingIndex;
 import dev.fleetprof.format.ProfileFormat;
 import dev.fleetprof.format.ProfileFormatException;
 import dev.fleetprof.format.ProfileFormats;
+import dev.fleetprof.format.ProfileRecordReader;
 import dev.fleetprof.format.dcpi.DcpiFormat;
 import dev.fleetprof.format.dcpi.DcpiHeader;
 import dev.fleetprof.format.dcpi.DcpiProfileReader;
@@ -218,7 +219,31 @@ final class Decode {
       case PprofFormat.NAME:
         return pprof(src);
       default:
-        throw new AssertionError("unknown format " + format);
+        // A format registered from outside (META-INF/services) has no checks of its own here:
+        // its records as the source would read them.
+        return generic(ProfileFormats.byName(format), src);
+    }
+  }
+
+  /**
+   * Every record of {@code src} through the format's own reader only ({@link ProfileFormat#open}),
+   * as the source reads any format: what the per-format decoders above check beyond that, they
+   * check of the built-in formats' internals.
+   */
+  static Decoded generic(ProfileFormat format, ByteSource src) throws IOException {
+    List<DecodedRecord> recs = new ArrayList<>();
+    try (ProfileRecordReader r = format.open(src, DecodeOptions.ALL)) {
+      while (r.next()) {
+        long[] pcs = new long[r.depth()];
+        for (int i = 0; i < pcs.length; i++) {
+          pcs[i] = r.pc(i);
+        }
+        recs.add(new DecodedRecord(r.recordOffset(), r.kind(), r.count(), pcs, ""));
+      }
+      return new Decoded(
+          recs, null, r.truncated() ? Decoded.TRUNCATED : Decoded.COMPLETE, mappings(r.mappings()));
+    } catch (ProfileFormatException e) {
+      return new Decoded(recs, e, null, List.of());
     }
   }
 

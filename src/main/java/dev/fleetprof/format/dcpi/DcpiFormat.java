@@ -1,7 +1,9 @@
 package dev.fleetprof.format.dcpi;
 
 import dev.fleetprof.format.ByteSource;
+import dev.fleetprof.format.CountMeasure;
 import dev.fleetprof.format.DecodeOptions;
+import dev.fleetprof.format.FrameAddresses;
 import dev.fleetprof.format.ProfileFormat;
 import java.io.IOException;
 import java.util.List;
@@ -43,6 +45,32 @@ public final class DcpiFormat implements ProfileFormat {
   public void validate(DecodeOptions options) {
     DcpiOffsetUnit.parse(options.option(OFFSET_UNIT, "bytes"));
   }
+
+  /** A sample counts {@code period} occurrences of the profile's event (its period unit). */
+  @Override
+  public List<CountMeasure> measures() {
+    return List.of(new CountMeasure(null, CountMeasure.Meaning.PERIOD_EVENTS, "events"));
+  }
+
+  /** DCPI images are Alpha/Tru64 binaries: nothing here reads them. */
+  @Override
+  public FrameAddresses frameAddresses() {
+    return FrameAddresses.NOT_SYMBOLIZED;
+  }
+
+  @Override
+  public String whyNotSymbolized() {
+    return "DCPI images are not symbolized";
+  }
+
+  /** {@code dcpi}: the file's header. */
+  @Override
+  public List<String> columns() {
+    return List.of(COLUMN);
+  }
+
+  /** The source's column only DCPI fills. */
+  public static final String COLUMN = "dcpi";
 
   @Override
   public DcpiProfileReader open(ByteSource file, DecodeOptions options) throws IOException {

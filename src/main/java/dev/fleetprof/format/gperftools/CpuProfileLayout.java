@@ -4,6 +4,7 @@ import dev.fleetprof.format.ByteSource;
 import dev.fleetprof.format.Mapping;
 import dev.fleetprof.format.MappingIndex;
 import dev.fleetprof.format.ProfileFormatException;
+import dev.fleetprof.format.SplitLayout;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.Serializable;
@@ -45,7 +46,7 @@ public record CpuProfileLayout(
     long invalidUtf8,
     String mapsProblem,
     long maxMapsText)
-    implements Serializable {
+    implements SplitLayout, Serializable {
 
   /**
    * The most maps text read by default; more (or no trailer within it) makes the file unsplittable.
@@ -88,8 +89,15 @@ public record CpuProfileLayout(
    * Whether the boundary checker can be trusted on this file: it has an exact trailer and
    * executable mappings to check PCs against.
    */
+  @Override
   public boolean splittable() {
     return hasTrailer() && !mappings.isEmpty();
+  }
+
+  /** The records end at the trailer: no split starts in the maps text. */
+  @Override
+  public long recordsEnd() {
+    return trailerOffset;
   }
 
   /** Where the maps text starts (after the trailer), or -1 without a trailer. */
@@ -98,6 +106,7 @@ public record CpuProfileLayout(
   }
 
   /** Why this file is not {@link #splittable()}, for the planning log; null when it is. */
+  @Override
   public String whyNotSplittable() {
     if (!hasTrailer()) {
       return mapsProblem != null ? mapsProblem : "it has no trailer (truncated?)";

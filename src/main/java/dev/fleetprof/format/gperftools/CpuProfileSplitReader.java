@@ -19,7 +19,9 @@ import java.io.InputStream;
  * in their frames: module names are never lost silently.
  */
 public final class CpuProfileSplitReader implements ProfileRecordReader {
-  private static final String KIND = "sample";
+  /** The kind of every record: a sample of CPU time. */
+  public static final String KIND = "sample";
+
   private static final String MICROSECONDS = "microseconds";
 
   private final ByteSource src;
@@ -129,6 +131,7 @@ public final class CpuProfileSplitReader implements ProfileRecordReader {
   }
 
   /** Whether this split started inside the file and found its first record with the checker. */
+  @Override
   public boolean resynced() {
     return resynced;
   }

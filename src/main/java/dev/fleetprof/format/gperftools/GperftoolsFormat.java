@@ -1,14 +1,19 @@
 package dev.fleetprof.format.gperftools;
 
 import dev.fleetprof.format.ByteSource;
+import dev.fleetprof.format.CountMeasure;
 import dev.fleetprof.format.DecodeOptions;
 import dev.fleetprof.format.ProfileFormat;
+import dev.fleetprof.format.SplitLayout;
 import java.io.IOException;
+import java.util.List;
+import java.util.Map;
 
 /**
  * gperftools CPU profiles ({@code CPUPROFILE=...}): recognised by their binary header, read whole
- * by {@link #open}, or in record-aligned splits through {@link CpuProfileLayout} and {@link
- * CpuProfileSplitReader#split}, the one format whose large files are split.
+ * by {@link #open}, or in record-aligned splits: {@link #splitLayout} reads a large file's {@link
+ * CpuProfileLayout} (header, trailer, executable mappings) once, {@link #openSplit} reads a slice
+ * with {@link CpuProfileSplitReader#split}. Its records are CPU-time samples.
  */
 public final class GperftoolsFormat implements ProfileFormat {
   public static final String NAME = "gperftools";
@@ -62,8 +67,42 @@ public final class GperftoolsFormat implements ProfileFormat {
   }
 
   @Override
-  public java.util.List<String> optionNames() {
-    return java.util.List.of(MAX_MAPS_TEXT, CALLER_ADDRESS);
+  public List<String> optionNames() {
+    return List.of(MAX_MAPS_TEXT, CALLER_ADDRESS);
+  }
+
+  @Override
+  public boolean splits() {
+    return true;
+  }
+
+  /** Only a file with a trailer and executable mappings splits: see {@link CpuProfileLayout}. */
+  @Override
+  public CpuProfileLayout splitLayout(ByteSource file, DecodeOptions options) throws IOException {
+    return CpuProfileLayout.read(file, maxMapsText(options));
+  }
+
+  @Override
+  public CpuProfileSplitReader openSplit(
+      ByteSource file, SplitLayout layout, long start, long end, DecodeOptions options)
+      throws IOException {
+    return CpuProfileSplitReader.split(file, (CpuProfileLayout) layout, start, end, options);
+  }
+
+  /** Every record is a sample of the profile's period of CPU time (in microseconds). */
+  @Override
+  public List<CountMeasure> measures() {
+    return List.of(CountMeasure.cpuSamples(CpuProfileSplitReader.KIND));
+  }
+
+  @Override
+  public boolean callerFramesMinusOne(DecodeOptions options) {
+    return callersMinusOne(options);
+  }
+
+  @Override
+  public Map<String, String> callSiteFrameOptions() {
+    return Map.of(CALLER_ADDRESS, "call");
   }
 
   @Override

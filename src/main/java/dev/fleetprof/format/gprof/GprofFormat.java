@@ -1,7 +1,9 @@
 package dev.fleetprof.format.gprof;
 
 import dev.fleetprof.format.ByteSource;
+import dev.fleetprof.format.CountMeasure;
 import dev.fleetprof.format.DecodeOptions;
+import dev.fleetprof.format.FrameAddresses;
 import dev.fleetprof.format.ProfileFormat;
 import java.io.IOException;
 import java.util.List;
@@ -38,6 +40,30 @@ public final class GprofFormat implements ProfileFormat {
   public void validate(DecodeOptions options) {
     GmonOptions.fromMap(options.formatOptions());
   }
+
+  /** Histogram bins count samples of CPU time; arcs count calls; basic blocks, executions. */
+  @Override
+  public List<CountMeasure> measures() {
+    return List.of(
+        CountMeasure.cpuSamples(GmonReader.KIND_HISTOGRAM),
+        CountMeasure.counts(GmonReader.KIND_ARC, "calls"),
+        CountMeasure.counts(GmonReader.KIND_BASIC_BLOCK, "executions"));
+  }
+
+  /** gmon.out holds link-time addresses of a program it does not name. */
+  @Override
+  public FrameAddresses frameAddresses() {
+    return FrameAddresses.PROGRAM_ADDRESSES;
+  }
+
+  /** {@code histogram}: a histogram bin's end, the histogram's rate and dimension. */
+  @Override
+  public List<String> columns() {
+    return List.of(COLUMN);
+  }
+
+  /** The source's column only gprof fills. */
+  public static final String COLUMN = "histogram";
 
   @Override
   public GmonReader open(ByteSource file, DecodeOptions options) throws IOException {

@@ -1,6 +1,7 @@
 package dev.fleetprof.format.pprof;
 
 import dev.fleetprof.format.ByteSource;
+import dev.fleetprof.format.CountMeasure;
 import dev.fleetprof.format.DecodeOptions;
 import dev.fleetprof.format.ProfileFormat;
 import java.io.IOException;
@@ -183,6 +184,27 @@ public final class PprofFormat implements ProfileFormat {
               + type
               + "'");
     }
+  }
+
+  /** A profile names what its values measure: its sample types. */
+  @Override
+  public List<CountMeasure> measures() {
+    return List.of(new CountMeasure(null, CountMeasure.Meaning.SAMPLE_TYPE, null));
+  }
+
+  /** {@code pprof}: the sample's values and types, labels, times and inline chains. */
+  @Override
+  public List<String> columns() {
+    return List.of(COLUMN);
+  }
+
+  /** The source's column only pprof fills. */
+  public static final String COLUMN = "pprof";
+
+  /** Go writes its profiles gzipped under any name ({@code cpu.prof}, {@code cpu.pprof}). */
+  @Override
+  public boolean gzippedUnderAnyName() {
+    return true;
   }
 
   @Override
