@@ -412,7 +412,8 @@ final class FleetStages implements AutoCloseable {
   /**
    * The locations pprof profiles name themselves (format, module, offset, lines, problem null,
    * name_source {@code profile}, remedy null): each pc's inline chain as the profile gives it,
-   * taken once per location, from the stack rows that carry frames.
+   * taken once per location, from the stack rows that carry frames; a chain whose functions all
+   * have empty names names nothing.
    */
   static Dataset<Row> profileSymbols(Dataset<Row> rows) {
     return rows.where("format = 'pprof' AND frames IS NOT NULL AND lines IS NOT NULL")
@@ -420,7 +421,9 @@ final class FleetStages implements AutoCloseable {
             "format",
             "explode(zip_with(frames, lines, (f, l) -> named_struct('module', f.module,"
                 + " 'offset', f.offset, 'lines', l))) AS z")
-        .where("z.lines IS NOT NULL")
+        // Go's runtime/pprof gives code it cannot name (a cgo program's C code) a line whose
+        // function has no name: no name at all, so the location is looked up like any other.
+        .where("z.lines IS NOT NULL AND exists(z.lines, l -> l.function <> '')")
         .groupBy(col("format"), col("z.module").as("module"), col("z.offset").as("offset"))
         .agg(expr("first(z.lines)").as("lines"))
         .selectExpr(

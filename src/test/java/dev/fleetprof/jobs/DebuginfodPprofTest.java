@@ -463,6 +463,93 @@ class DebuginfodPprofTest {
         a2l.get(buildOfHost.get("h1")), a2l.get(buildOfHost.get("h2")), "the builds differ");
     assertTrue(
         summary.symbolization().contains("symbolized"), "the summary: " + summary.symbolization());
+    sharedOffsetsAreNamedOnlyWhereBothBuildsAgree(server(cache));
+  }
+
+  /** The job's options for the cache the run filled (the server is gone: the cache answers). */
+  private static Symbolization.Options server(Path cache) throws Exception {
+    return new Symbolization.Options(
+        List.of(),
+        false,
+        List.of("http://127.0.0.1:" + DebuginfodServer.freePort()),
+        cache.toString());
+  }
+
+  private static final java.util.regex.Pattern INSN =
+      java.util.regex.Pattern.compile("^\\s+([0-9a-f]+):\\t");
+
+  /**
+   * Every instruction of the first build's .text, asked as a location both builds' profiles hold:
+   * named where addr2line names it alike in both builds, else unnamed with the builds listed. (The
+   * profiles' own samples seldom share an offset: this asks for each.)
+   */
+  private static void sharedOffsetsAreNamedOnlyWhereBothBuildsAgree(Symbolization.Options options)
+      throws Exception {
+    Path v1 = unstripped.get(buildOfHost.get("h1"));
+    List<Addr2line.Load> loads = Addr2line.loads(v1, home);
+    Set<Long> offsets = new TreeSet<>();
+    for (String line :
+        Toolchain.run(
+                tmp, List.of("objdump", "-d", "--no-show-raw-insn", "-j", ".text", v1.toString()))
+            .split("\n")) {
+      java.util.regex.Matcher m = INSN.matcher(line);
+      if (m.find()) {
+        offsets.add(Addr2line.fileOffset(loads, Long.parseUnsignedLong(m.group(1), 16)));
+      }
+    }
+    List<String> both = new ArrayList<>(new TreeSet<>(unstripped.keySet()));
+    List<Row> asked = new ArrayList<>();
+    for (long off : offsets) {
+      asked.add(
+          org.apache.spark.sql.RowFactory.create("pprof", lib, off, both.toArray(new String[0])));
+    }
+    SparkSession spark = TestSpark.get();
+    org.apache.spark.sql.types.StructType schema =
+        new org.apache.spark.sql.types.StructType()
+            .add("format", "string")
+            .add("module", "string")
+            .add("offset", "bigint")
+            .add("build_ids", "array<string>");
+    Map<Long, Row> got = new HashMap<>();
+    for (Row r :
+        Symbolization.symbolize(spark, spark.createDataFrame(asked, schema), options)
+            .collectAsList()) {
+      got.put(r.getLong(2), r);
+    }
+    Map<Long, List<List<Object>>> a = addr2line(both.get(0), offsets);
+    Map<Long, List<List<Object>>> b = addr2line(both.get(1), offsets);
+    int alike = 0;
+    int differ = 0;
+    int unnamedByBoth = 0;
+    List<String> wrong = new ArrayList<>();
+    for (long off : offsets) {
+      Row r = got.get(off);
+      List<SourceLine> chain = r.isNullAt(3) ? null : StandardOutputs.sourceLines(r.getList(3));
+      String where = lib + "+0x" + Long.toHexString(off);
+      if (a.get(off).isEmpty() && b.get(off).isEmpty()) {
+        unnamedByBoth++; // no function either way: nothing to compare
+      } else if (a.get(off).equals(b.get(off))) {
+        alike++;
+        if (!printed(chain).equals(a.get(off))) {
+          wrong.add(where + ": both builds " + a.get(off) + ", job " + chain);
+        }
+      } else {
+        differ++;
+        String problem = r.getString(4);
+        if (chain != null
+            || problem == null
+            || !problem.contains(" in 2 builds (" + String.join(", ", both) + ")")
+            || !problem.contains("do not all name it alike")) {
+          wrong.add(where + ": builds differ, job " + chain + ", problem " + problem);
+        }
+      }
+    }
+    System.out.printf(
+        "pprof through debuginfod, %d offsets asked in both builds: %d named alike by both (and"
+            + " by the job), %d named differently (unnamed by the job), %d named by neither%n",
+        offsets.size(), alike, differ, unnamedByBoth);
+    assertTrue(wrong.isEmpty(), wrong.size() + " wrong:\n" + String.join("\n", wrong));
+    assertTrue(alike > 0 && differ > 0, alike + " alike, " + differ + " differ");
   }
 
   @Test
