@@ -457,6 +457,9 @@ class HdfsBinariesIT {
     List<List<SourceLine>> raw = llvmSymbolizer(full, vaddrs, "--no-demangle");
     List<List<SourceLine>> demangled = llvmSymbolizer(full, vaddrs, "-C");
     int same = 0;
+    int symbolName = 0;
+    int llvmNone = 0;
+    int plt = 0;
     int sameDemangled = 0;
     int sameAsDebugFile = 0;
     int inlined = 0;
@@ -476,6 +479,27 @@ class HdfsBinariesIT {
       if (symbols.equals(ref)) {
         same++;
         inlined += ref.size() > 1 ? 1 : 0;
+      } else if (!ref.isEmpty()
+          && symbols.size() == ref.size()
+          && symbols.subList(0, ref.size() - 1).equals(ref.subList(0, ref.size() - 1))
+          && (ref.get(ref.size() - 1).startsWith(symbols.get(symbols.size() - 1) + ".")
+              || ref.get(ref.size() - 1)
+                  .replaceAll("([CD])[12]E", "$1E")
+                  .equals(symbols.get(symbols.size() - 1).replaceAll("([CD])[12]E", "$1E")))) {
+        // llvm-symbolizer names the out-of-line frame by the ELF symbol holding the address
+        // (--use-symbol-table): main.cold for main's cold part, a D1 constructor alias for the
+        // D2 DWARF names; DWARF and addr2line (the job's reference, above) name the function.
+        symbolName++;
+      } else if (ref.isEmpty() && !symbols.isEmpty()) {
+        // llvm-symbolizer prints ?? where DWARF, addr2line and the job name a function (.constprop
+        // and .isra clones' first bytes).
+        llvmNone++;
+      } else if (ref.equals(List.of("_init"))
+          && symbols.size() == 1
+          && symbols.get(0).startsWith("worker+0x")) {
+        // The PLT: llvm-symbolizer stretches the size-0 _init over it, the job names the
+        // call-frame entry that holds it (docs/symbolization.md).
+        plt++;
       } else if (wrong.size() < 10) {
         wrong.add(
             WORKER
@@ -489,12 +513,25 @@ class HdfsBinariesIT {
     }
     System.out.printf(
         "%s stripped on %s, DWARF from debuginfod: %d of %d locations agree with llvm-symbolizer"
-            + " -f -i --no-demangle on the unstripped build (%d with inlined frames), %d with"
-            + " llvm-symbolizer -C; %d equal to the run with the debug file on HDFS%n",
-        WORKER, stripped, same, offsets.size(), inlined, sameDemangled, sameAsDebugFile);
+            + " -f -i --no-demangle on the unstripped build (%d with inlined frames); %d differ"
+            + " only in the out-of-line frame's ELF symbol name (main.cold, D1/D2), %d are named"
+            + " by DWARF where llvm-symbolizer prints ??, %d are PLT stubs llvm-symbolizer calls"
+            + " _init; %d agree with llvm-symbolizer -C (demangler styles"
+            + " differ); %d equal to the run with the debug file on HDFS%n",
+        WORKER,
+        stripped,
+        same,
+        offsets.size(),
+        inlined,
+        symbolName,
+        llvmNone,
+        plt,
+        sameDemangled,
+        sameAsDebugFile);
     assertEquals(offsets.size(), sameAsDebugFile, "the same chains as with the debug file");
     assertTrue(inlined > 0, "inlined frames");
-    assertTrue(wrong.isEmpty(), (offsets.size() - same) + " differ:\n" + String.join("\n", wrong));
+    int differ = offsets.size() - same - symbolName - llvmNone - plt;
+    assertTrue(wrong.isEmpty(), differ + " differ:\n" + String.join("\n", wrong));
   }
 
   /** {@code llvm-symbolizer --output-style=GNU -a -f -i FLAG} of {@code bin} at each address. */
