@@ -166,7 +166,15 @@ final class FleetStages implements AutoCloseable {
     // Names: the run's distinct locations, symbolized once each, joined back. Locations a pprof
     // profile names itself keep the profile's names (no binary needed); the rest are looked up.
     Dataset<Row> profileSymbols = persisted(profileSymbols(read.rows()));
-    Dataset<Row> toLookUp = Symbolization.notNamedBy(rawLocations, profileSymbols);
+    Dataset<Row> toLookUp =
+        Symbolization.notNamedBy(rawLocations, profileSymbols)
+            .select("format", "module", "offset")
+            .distinct();
+    // Each location with the build IDs its module has in the files whose stacks hold it (a pprof
+    // profile's Mapping.build_id): the symbolizer looks each up, so a binary is found (or fetched
+    // from debuginfod) by the build that ran, never another build at the same path.
+    Dataset<Row> builds = persisted(locationBuildIds(read.rows(), read.stack(), distinct));
+    toLookUp = withBuildIds(toLookUp, builds);
     Dataset<Row> symbols =
         persisted(
             Symbolization.symbolize(spark, toLookUp, args.symbolization())
@@ -193,7 +201,7 @@ final class FleetStages implements AutoCloseable {
     tables.put("files", files(read.fileStacks()));
     tables.put("stacks", stacks);
     tables.put("host_stacks", levels.hostStacks());
-    tables.put("locations", joinLines(rawLocations, symbols));
+    tables.put("locations", withBuildIds(joinLines(rawLocations, symbols), builds));
     tables.put("modules", modules);
     tables.put("functions", functions(stacks, symbols));
     if (!List.copyOf(tables.keySet()).equals(FleetAggregate.DATASETS)) {
@@ -380,7 +388,11 @@ final class FleetStages implements AutoCloseable {
                 + unsigned("element_at(pprof.values, CAST(" + samplesAt + " AS INT))")
                 + " END AS samples",
             "CAST(1 AS BIGINT) AS records",
-            "_metadata.file_size AS file_size"));
+            "_metadata.file_size AS file_size",
+            // Records carry only their leaf's mapping: the file's modules that are some record's
+            // leaf get their build IDs (locationBuildIds gathers them per file).
+            "CASE WHEN mapping.build_id IS NOT NULL THEN map(mapping.path, mapping.build_id) END"
+                + " AS build_ids"));
     return records.selectExpr(out.toArray(new String[0]));
   }
 
@@ -422,7 +434,8 @@ final class FleetStages implements AutoCloseable {
   /**
    * The locations pprof profiles name themselves (format, module, offset, lines, problem null,
    * name_source {@code profile}, remedy null): each pc's inline chain as the profile gives it,
-   * taken once per location, from the stack rows that carry frames.
+   * taken once per location, from the stack rows that carry frames; a chain whose functions all
+   * have empty names names nothing.
    */
   static Dataset<Row> profileSymbols(Dataset<Row> rows) {
     // Only a profile that names its own locations (pprof) has lines.
@@ -431,7 +444,9 @@ final class FleetStages implements AutoCloseable {
             "format",
             "explode(zip_with(frames, lines, (f, l) -> named_struct('module', f.module,"
                 + " 'offset', f.offset, 'lines', l))) AS z")
-        .where("z.lines IS NOT NULL")
+        // Go's runtime/pprof gives code it cannot name (a cgo program's C code) a line whose
+        // function has no name: no name at all, so the location is looked up like any other.
+        .where("z.lines IS NOT NULL AND exists(z.lines, l -> l.function <> '')")
         .groupBy(col("format"), col("z.module").as("module"), col("z.offset").as("offset"))
         .agg(expr("first(z.lines)").as("lines"))
         .selectExpr(
@@ -442,6 +457,71 @@ final class FleetStages implements AutoCloseable {
             "CAST(NULL AS STRING) AS problem",
             "'" + Symbolization.PROFILE + "' AS name_source",
             "CAST(NULL AS STRING) AS remedy");
+  }
+
+  /**
+   * Per location (columns {@code b_format}, {@code b_module}, {@code b_offset}), the sorted
+   * distinct build IDs ({@code build_ids}) its module has in the files whose stacks hold it, from
+   * the stack rows' {@code build_ids} (pprof's {@code Mapping.build_id}); locations of files that
+   * record none are not listed. Only rows with build IDs are read again, so a run without them adds
+   * nothing but a scan of its kept rows.
+   *
+   * <p>Keyed by {@code stack_key} (frames from {@code distinct}), the work is per distinct stack
+   * and set of build IDs, not per file: the files of one release share the set. After a collision
+   * ({@code stack} is {@code frames}, on every row, each record with its leaf's mapping only), a
+   * file's build IDs are gathered from all its rows first.
+   */
+  static Dataset<Row> locationBuildIds(Dataset<Row> rows, String stack, Dataset<Row> distinct) {
+    Dataset<Row> withIds = rows.where("build_ids IS NOT NULL AND kind <> 'error'");
+    Dataset<Row> located;
+    if (distinct != null && stack.equals("stack_key")) {
+      // Maps cannot be grouped: the set as sorted entries, a map again to look modules up.
+      located =
+          withIds
+              .selectExpr("format", "array_sort(map_entries(build_ids)) AS ids", "stack_key")
+              .distinct()
+              .join(distinct.select("stack_key", "frames"), "stack_key")
+              .selectExpr(
+                  "format", "map_from_entries(ids) AS ids", "explode(array_distinct(frames)) AS f")
+              .selectExpr("format", "f", "try_element_at(ids, f.module) AS build_id");
+    } else {
+      Dataset<Row> fileModules =
+          withIds
+              .selectExpr("path AS m_path", "explode(build_ids) AS (m_module, build_id)")
+              .distinct();
+      located =
+          withIds
+              .select("path", "format", "frames")
+              .distinct()
+              .selectExpr("path", "format", "explode(array_distinct(frames)) AS f")
+              .join(
+                  fileModules,
+                  col("path").equalTo(col("m_path")).and(col("f.module").equalTo(col("m_module"))))
+              .select("format", "f", "build_id");
+    }
+    return located
+        .where("build_id IS NOT NULL")
+        .groupBy(
+            col("format").as("b_format"),
+            col("f.module").as("b_module"),
+            col("f.offset").as("b_offset"))
+        .agg(expr("array_sort(collect_set(build_id))").as("build_ids"));
+  }
+
+  /**
+   * {@code locations} with the {@code build_ids} of each ({@link #locationBuildIds}; null where the
+   * profiles record none), which {@code jobs/symbolize} looks up again.
+   */
+  static Dataset<Row> withBuildIds(Dataset<Row> locations, Dataset<Row> builds) {
+    return locations
+        .join(
+            builds,
+            col("format")
+                .equalTo(col("b_format"))
+                .and(col("module").equalTo(col("b_module")))
+                .and(col("offset").equalTo(col("b_offset"))),
+            "left")
+        .drop("b_format", "b_module", "b_offset");
   }
 
   /**

@@ -207,7 +207,9 @@ final class Symbolization {
   /**
    * Symbolizes distinct locations.
    *
-   * @param locations columns {@code format}, {@code module}, {@code offset}; repeats are removed
+   * @param locations columns {@code format}, {@code module}, {@code offset}, and where known {@code
+   *     build_ids} (array of the build IDs the profiles record for the module where they hold the
+   *     location: each is looked up on its own); repeats are removed
    * @return {@link #SYMBOLIZED} rows, one per distinct location
    */
   static Dataset<Row> symbolize(SparkSession spark, Dataset<Row> locations, Options options) {
@@ -217,11 +219,27 @@ final class Symbolization {
             .broadcast(
                 new SerializableConfiguration(spark.sparkContext().hadoopConfiguration()),
                 scala.reflect.ClassTag$.MODULE$.apply(SerializableConfiguration.class));
-    return locations
-        .select("format", "module", "offset")
-        .distinct()
+    // A location listed with different build IDs (dates of different runs, in jobs/symbolize)
+    // is looked up in all of them.
+    Dataset<Row> distinct =
+        java.util.Arrays.asList(locations.columns()).contains("build_ids")
+            ? locations
+                .groupBy("format", "module", "offset")
+                .agg(
+                    org.apache
+                        .spark
+                        .sql
+                        .functions
+                        .expr("array_sort(array_distinct(flatten(collect_list(build_ids))))")
+                        .as("build_ids"))
+            : locations
+                .select("format", "module", "offset")
+                .distinct()
+                .withColumn(
+                    "build_ids", org.apache.spark.sql.functions.lit(null).cast("array<string>"));
+    return distinct
         .repartition(col("module"))
-        .sortWithinPartitions("module")
+        .sortWithinPartitions("module", "build_ids")
         .mapPartitions(new Symbolizer(conf, options), Encoders.row(SYMBOLIZED));
   }
 
@@ -341,8 +359,9 @@ final class Symbolization {
           String format = r.getString(0);
           String module = r.isNullAt(1) ? null : r.getString(1);
           long offset = r.getLong(2);
+          List<String> buildIds = r.isNullAt(3) ? List.of() : r.getList(3);
           try {
-            return symbolizeOne(locator, format, module, offset);
+            return symbolizeOne(locator, format, module, offset, buildIds);
           } catch (IOException e) {
             throw new UncheckedIOException(
                 "symbolizing " + module + "+0x" + Long.toHexString(offset) + ": " + e.getMessage(),
@@ -356,7 +375,52 @@ final class Symbolization {
     private transient BinaryLocator.Found lastFound;
     private transient String lastRemedy;
 
-    private Row symbolizeOne(BinaryLocator locator, String format, String module, long offset)
+    /**
+     * A location's names: from the binary of each build ID the profiles record for its module where
+     * they hold it ({@code buildIds}; none: the module's binary found by path). Where the profiles
+     * hold the location in more than one build, it is named only if every build is found and names
+     * it alike: the location key (module, offset) cannot tell which build each sample ran, so no
+     * build's name is given to another's samples.
+     */
+    private Row symbolizeOne(
+        BinaryLocator locator, String format, String module, long offset, List<String> buildIds)
+        throws IOException {
+      if (buildIds.size() <= 1 || format.equals("dcpi") || module == null) {
+        return symbolizeIn(
+            locator, format, module, offset, buildIds.isEmpty() ? null : buildIds.get(0));
+      }
+      List<String> differ = new ArrayList<>();
+      Row first = null;
+      for (String id : buildIds) {
+        Row r = symbolizeIn(locator, format, module, offset, id);
+        if (r.isNullAt(3)) {
+          differ.add(id + ": " + r.getString(4));
+        } else if (first == null) {
+          first = r;
+        } else if (!java.util.Arrays.deepEquals((Object[]) r.get(3), (Object[]) first.get(3))) {
+          differ.add(id + ": names it otherwise");
+        }
+      }
+      if (differ.isEmpty()) {
+        return first;
+      }
+      return unnamed(
+          format,
+          module,
+          offset,
+          "the profiles hold this offset of "
+              + module
+              + " in "
+              + buildIds.size()
+              + " builds ("
+              + String.join(", ", buildIds)
+              + "), which do not all name it alike: "
+              + String.join("; ", differ),
+          null);
+    }
+
+    private Row symbolizeIn(
+        BinaryLocator locator, String format, String module, long offset, String buildId)
         throws IOException {
       ProfileFormat f = ProfileFormats.byName(format);
       FrameAddresses addresses = f == null ? FrameAddresses.FILE_OFFSETS : f.frameAddresses();
@@ -373,7 +437,7 @@ final class Symbolization {
                 : "the address is in no mapping",
             null);
       }
-      BinaryLocator.Found found = BinaryCache.find(locator, options, module);
+      BinaryLocator.Found found = BinaryCache.find(locator, options, module, buildId);
       if (!found.ok()) {
         return unnamed(
             format,
@@ -496,13 +560,17 @@ final class Symbolization {
 
     private BinaryCache() {}
 
-    static BinaryLocator.Found find(BinaryLocator locator, Options options, String module)
-        throws IOException {
-      String key = options + "\u0000" + module;
+    /**
+     * @param buildId the build ID the profile records for the module, or null: the binary of
+     *     another build is refused, and a missing one may be fetched from debuginfod by it
+     */
+    static BinaryLocator.Found find(
+        BinaryLocator locator, Options options, String module, String buildId) throws IOException {
+      String key = options + "\u0000" + module + "\u0000" + buildId;
       synchronized (OPENED) {
         BinaryLocator.Found f = OPENED.get(key);
         if (f == null) {
-          f = locator.find(module, null);
+          f = locator.find(module, buildId);
           OPENED.put(key, f);
         }
         return f;

@@ -42,7 +42,8 @@ public final class ProfileSchema {
           .add("start", DataTypes.LongType, false)
           .add("limit", DataTypes.LongType, false)
           .add("offset", DataTypes.LongType, false)
-          .add("path", DataTypes.StringType, false);
+          .add("path", DataTypes.StringType, false)
+          .add("build_id", DataTypes.StringType, true);
 
   public static final StructType FRAME_TYPE =
       new StructType()
@@ -245,8 +246,21 @@ public final class ProfileSchema {
                 true,
                 "pprof rows of a profile with a 'samples' sample type: those values summed"))
         .add(field(RECORDS, DataTypes.LongType, false, "how many rows were merged"))
-        .add(field(FILE_SIZE, DataTypes.LongType, false, "the file's size in bytes, as listed"));
+        .add(field(FILE_SIZE, DataTypes.LongType, false, "the file's size in bytes, as listed"))
+        .add(
+            field(
+                BUILD_IDS,
+                BUILD_IDS_TYPE,
+                true,
+                "the build IDs the file records for its mapped files, by path (pprof's"
+                    + " Mapping.build_id); null when it records none"));
   }
+
+  /** Stack rows: the file's mapped files' build IDs, by path. */
+  public static final String BUILD_IDS = "build_ids";
+
+  public static final org.apache.spark.sql.types.MapType BUILD_IDS_TYPE =
+      DataTypes.createMapType(DataTypes.StringType, DataTypes.StringType, false);
 
   /** The source's columns followed by the partition columns found in the directory names. */
   public static StructType withPartitions(StructType partitionSchema) {

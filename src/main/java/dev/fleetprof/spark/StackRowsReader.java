@@ -122,7 +122,7 @@ final class StackRowsReader implements PartitionReader<InternalRow> {
       partitionTypes[i] = inputSchema.fields()[partitions[i]].dataType();
     }
     this.sampleTypeAt = 6 + partitions.length;
-    this.out = new GenericInternalRow(sampleTypeAt + 8);
+    this.out = new GenericInternalRow(sampleTypeAt + 9);
   }
 
   /** The record columns (and partition columns) the row reader decodes for stack rows. */
@@ -334,6 +334,7 @@ final class StackRowsReader implements PartitionReader<InternalRow> {
     out.update(at + 5, c.samplesAt() < 0 ? null : sum(samplesHigh[g], samplesLow[g]));
     out.setLong(at + 6, table.count(g));
     out.setLong(at + 7, c.fileSize());
+    out.update(at + 8, mappingSets.buildIds(c.mappingSet()));
   }
 
   /** The unsigned 128-bit value {@code high:low} as a DECIMAL(38,0). */

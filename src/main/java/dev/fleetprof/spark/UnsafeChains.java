@@ -37,7 +37,7 @@ final class UnsafeChains {
       MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.nativeOrder());
   private static final int STRUCT_FIXED = 24; // null bits, module (offset and size), offset
   private static final int FRAME_FIELDS = 2;
-  private static final int MAPPING_FIELDS = 4;
+  private static final int MAPPING_FIELDS = 5; // start, limit, offset, path, build_id
 
   private final MappingIndex mappings;
   private final byte[][] frameTemplates;
@@ -81,12 +81,20 @@ final class UnsafeChains {
       moduleHashes[i] = StackIds.module(m.path());
 
       int fixed = 8 + MAPPING_FIELDS * 8;
-      byte[] row = new byte[fixed + padded];
+      byte[] buildId =
+          m.buildId() == null ? new byte[0] : m.buildId().getBytes(StandardCharsets.UTF_8);
+      byte[] row = new byte[fixed + padded + roundUp(buildId.length)];
       putLong(row, 8, m.start());
       putLong(row, 16, m.limit());
       putLong(row, 24, m.offset());
       putLong(row, 32, ((long) fixed << 32) | path.length);
       System.arraycopy(path, 0, row, fixed, path.length);
+      if (m.buildId() == null) {
+        putLong(row, 0, 1L << 4); // build_id (field 4) null
+      } else {
+        putLong(row, 40, ((long) (fixed + padded) << 32) | buildId.length);
+        System.arraycopy(buildId, 0, row, fixed + padded, buildId.length);
+      }
       UnsafeRow r = new UnsafeRow(MAPPING_FIELDS);
       r.pointTo(row, row.length);
       mappingRows[i] = r;

@@ -11,6 +11,7 @@ import dev.fleetprof.symbols.BinaryFiles;
 import dev.fleetprof.symbols.BinaryLocator;
 import dev.fleetprof.symbols.BinarySymbols;
 import dev.fleetprof.symbols.SourceLine;
+import dev.fleetprof.symbols.testing.DebuginfodServer;
 import dev.fleetprof.testing.Addr2line;
 import dev.fleetprof.testing.TestSpark;
 import java.io.BufferedOutputStream;
@@ -274,22 +275,22 @@ class HdfsBinariesIT {
 
   /** The job's locations: (module, offset) to the chain, null where it has none. */
   private static Map<List<Object>, List<SourceLine>> fleetJob(
-      SparkSession spark, String binaries, String name) throws IOException {
+      SparkSession spark, String binaries, String name, String... more) throws IOException {
     String out = tmp.resolve("out-" + name).toString();
-    FleetAggregate.run(
-        spark,
-        FleetAggregate.Args.parse(
-            new String[] {
-              "--input",
-              tmp.resolve("in").toString(),
-              "--output",
-              out,
-              "--date",
-              DAY,
-              "--binaries",
-              binaries,
-              "--no-module-paths"
-            }));
+    List<String> args =
+        new ArrayList<>(
+            List.of(
+                "--input",
+                tmp.resolve("in").toString(),
+                "--output",
+                out,
+                "--date",
+                DAY,
+                "--binaries",
+                binaries,
+                "--no-module-paths"));
+    args.addAll(Arrays.asList(more));
+    FleetAggregate.run(spark, FleetAggregate.Args.parse(args.toArray(new String[0])));
     Map<List<Object>, List<SourceLine>> chains = new HashMap<>();
     for (Row r :
         spark
@@ -305,10 +306,18 @@ class HdfsBinariesIT {
     return chains;
   }
 
+  /** The profile of every program's addresses, written once for the tests that read it. */
+  private static synchronized void profile() throws IOException {
+    Path p = tmp.resolve("in/cpu.prof");
+    if (!Files.exists(p)) {
+      Files.createDirectories(p.getParent());
+      writeProfile(p);
+    }
+  }
+
   @Test
   void theFleetJobNamesFramesFromHdfsAsFromLocalDiskAndAsAddr2line() throws Exception {
-    Files.createDirectories(tmp.resolve("in"));
-    writeProfile(tmp.resolve("in/cpu.prof"));
+    profile();
     SparkSession spark = TestSpark.get();
     Map<List<Object>, List<SourceLine>> local = fleetJob(spark, bins.toString(), "local");
     Map<List<Object>, List<SourceLine>> remote = fleetJob(spark, hdfsBins, "hdfs");
@@ -395,6 +404,163 @@ class HdfsBinariesIT {
             .filter(e -> e.getKey().get(0).equals(MISSING))
             .allMatch(e -> e.getValue() == null),
         "a module in no folder has no names");
+  }
+
+  /**
+   * The stripped worker read from HDFS with no debug file anywhere in {@code --binaries}: its DWARF
+   * comes from a real debuginfod (elfutils) by its build ID, fetched once into the executors'
+   * cache, and the names equal {@code llvm-symbolizer}'s on the unstripped build (and the names the
+   * run with the debug file on HDFS gave).
+   */
+  @Test
+  void aStrippedBinaryOnHdfsGetsItsDwarfFromDebuginfod() throws Exception {
+    DebuginfodServer.require();
+    ExternalTool.require("llvm-symbolizer", "llvm");
+    profile();
+    Program worker = programs.get(WORKER);
+    org.apache.hadoop.fs.Path strippedDir = new org.apache.hadoop.fs.Path("/bins-stripped");
+    fs.copyFromLocalFile(
+        false,
+        true,
+        new org.apache.hadoop.fs.Path(worker.runtime().toUri()),
+        new org.apache.hadoop.fs.Path(strippedDir, WORKER.substring(1)));
+    String stripped = fs.makeQualified(strippedDir).toString();
+    Path served = Files.createDirectories(tmp.resolve("served"));
+    Files.copy(worker.names(), served.resolve("worker.debug"));
+    Path cache = tmp.resolve("debuginfod-cache");
+    SparkSession spark = TestSpark.get();
+    Map<List<Object>, List<SourceLine>> got;
+    try (DebuginfodServer server =
+        DebuginfodServer.start(
+            served, tmp.resolve("debuginfod"), List.of("/buildid/" + workerId + "/debuginfo"))) {
+      long asked = server.requests("debuginfo");
+      got =
+          fleetJob(
+              spark,
+              stripped,
+              "hdfs-debuginfod",
+              "--debuginfod",
+              server.url.toString(),
+              "--debuginfod-cache",
+              cache.toString());
+      assertEquals(asked + 1, server.requests("debuginfo"), "fetched once");
+    }
+    assertTrue(
+        Files.isRegularFile(cache.resolve(workerId + "/debuginfo")), "cached in elfutils' layout");
+    Map<List<Object>, List<SourceLine>> withDebugFile = fleetJob(spark, hdfsBins, "hdfs-again");
+
+    // llvm-symbolizer on the unstripped build, at the same addresses: raw names (the job's
+    // symbol), so that the demanglers' styles (lambdas, templates) do not differ, and demangled.
+    Path full = tmp.resolve("build/worker.full");
+    List<Long> offsets = new ArrayList<>(worker.vaddrByOffset().keySet());
+    List<Long> vaddrs = offsets.stream().map(worker.vaddrByOffset()::get).toList();
+    List<List<SourceLine>> raw = llvmSymbolizer(full, vaddrs, "--no-demangle");
+    List<List<SourceLine>> demangled = llvmSymbolizer(full, vaddrs, "-C");
+    int same = 0;
+    int symbolName = 0;
+    int llvmNone = 0;
+    int plt = 0;
+    int sameDemangled = 0;
+    int sameAsDebugFile = 0;
+    int inlined = 0;
+    List<String> wrong = new ArrayList<>();
+    for (int i = 0; i < offsets.size(); i++) {
+      List<SourceLine> chain = got.get(List.of(WORKER, offsets.get(i)));
+      if (Objects.equals(chain, withDebugFile.get(List.of(WORKER, offsets.get(i))))) {
+        sameAsDebugFile++;
+      }
+      List<SourceLine> c = chain == null ? List.of() : chain;
+      List<String> symbols = c.stream().map(SourceLine::symbol).toList();
+      List<String> functions = c.stream().map(SourceLine::function).toList();
+      if (functions.equals(names(demangled.get(i)))) {
+        sameDemangled++;
+      }
+      List<String> ref = names(raw.get(i));
+      if (symbols.equals(ref)) {
+        same++;
+        inlined += ref.size() > 1 ? 1 : 0;
+      } else if (!ref.isEmpty()
+          && symbols.size() == ref.size()
+          && symbols.subList(0, ref.size() - 1).equals(ref.subList(0, ref.size() - 1))
+          && (ref.get(ref.size() - 1).startsWith(symbols.get(symbols.size() - 1) + ".")
+              || ref.get(ref.size() - 1)
+                  .replaceAll("([CD])[12]E", "$1E")
+                  .equals(symbols.get(symbols.size() - 1).replaceAll("([CD])[12]E", "$1E")))) {
+        // llvm-symbolizer names the out-of-line frame by the ELF symbol holding the address
+        // (--use-symbol-table): main.cold for main's cold part, a D1 constructor alias for the
+        // D2 DWARF names; DWARF and addr2line (the job's reference, above) name the function.
+        symbolName++;
+      } else if (ref.isEmpty() && !symbols.isEmpty()) {
+        // llvm-symbolizer prints ?? where DWARF, addr2line and the job name a function (.constprop
+        // and .isra clones' first bytes).
+        llvmNone++;
+      } else if (ref.equals(List.of("_init"))
+          && symbols.size() == 1
+          && symbols.get(0).startsWith("worker+0x")) {
+        // The PLT: llvm-symbolizer stretches the size-0 _init over it, the job names the
+        // call-frame entry that holds it (docs/symbolization.md).
+        plt++;
+      } else if (wrong.size() < 10) {
+        wrong.add(
+            WORKER
+                + "+0x"
+                + Long.toHexString(offsets.get(i))
+                + ": llvm-symbolizer "
+                + ref
+                + ", job "
+                + symbols);
+      }
+    }
+    System.out.printf(
+        "%s stripped on %s, DWARF from debuginfod: %d of %d locations agree with llvm-symbolizer"
+            + " -f -i --no-demangle on the unstripped build (%d with inlined frames); %d differ"
+            + " only in the out-of-line frame's ELF symbol name (main.cold, D1/D2), %d are named"
+            + " by DWARF where llvm-symbolizer prints ??, %d are PLT stubs llvm-symbolizer calls"
+            + " _init; %d agree with llvm-symbolizer -C (demangler styles"
+            + " differ); %d equal to the run with the debug file on HDFS%n",
+        WORKER,
+        stripped,
+        same,
+        offsets.size(),
+        inlined,
+        symbolName,
+        llvmNone,
+        plt,
+        sameDemangled,
+        sameAsDebugFile);
+    assertEquals(offsets.size(), sameAsDebugFile, "the same chains as with the debug file");
+    assertTrue(inlined > 0, "inlined frames");
+    int differ = offsets.size() - same - symbolName - llvmNone - plt;
+    assertTrue(wrong.isEmpty(), differ + " differ:\n" + String.join("\n", wrong));
+  }
+
+  /** {@code llvm-symbolizer --output-style=GNU -a -f -i FLAG} of {@code bin} at each address. */
+  private static List<List<SourceLine>> llvmSymbolizer(Path bin, List<Long> vaddrs, String flag)
+      throws Exception {
+    StringBuilder in = new StringBuilder();
+    for (long v : vaddrs) {
+      in.append("0x").append(Long.toHexString(v)).append('\n');
+    }
+    Path addrs = Files.createTempFile(tmp, "addresses", ".txt");
+    Files.writeString(addrs, in);
+    String out =
+        dev.fleetprof.symbols.testing.Toolchain.sh(
+            tmp,
+            "llvm-symbolizer --obj='"
+                + bin
+                + "' --output-style=GNU -a -f -i "
+                + flag
+                + " --debug-file-directory=/nonexistent < '"
+                + addrs
+                + "'");
+    List<List<SourceLine>> chains = dev.fleetprof.symbols.testing.Toolchain.parseChains(out);
+    assertEquals(vaddrs.size(), chains.size(), "one llvm-symbolizer answer per address");
+    return chains;
+  }
+
+  /** The function names of a chain, without llvm-symbolizer's ?? for none. */
+  private static List<String> names(List<SourceLine> chain) {
+    return chain.stream().map(SourceLine::function).filter(f -> !f.equals("??")).toList();
   }
 
   /** The [start, end) of every defined symbol with a size in {@code names}, from nm. */

@@ -76,7 +76,7 @@ class ProfileSourceTest {
         "array<struct<module:string,offset:bigint>>",
         df.schema().apply("frames").dataType().simpleString());
     assertEquals(
-        "struct<start:bigint,limit:bigint,offset:bigint,path:string>",
+        "struct<start:bigint,limit:bigint,offset:bigint,path:string,build_id:string>",
         df.schema().apply("mapping").dataType().simpleString());
   }
 

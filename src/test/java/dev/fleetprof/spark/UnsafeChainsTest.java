@@ -33,13 +33,20 @@ class UnsafeChainsTest {
           .add("frames", new ArrayType(ProfileSchema.FRAME_TYPE, false), false)
           .add("mapping", ProfileSchema.MAPPING_TYPE, true);
 
-  // Paths of every length modulo 8 (padding), a multi-byte UTF-8 one, and an empty one.
+  // Paths of every length modulo 8 (padding), a multi-byte UTF-8 one, and an empty one; build IDs
+  // of two lengths, and none.
   private static final List<Mapping> MAPPINGS =
       List.of(
-          new Mapping(0x400000L, 0x500000L, 0, "/usr/bin/server", true),
+          new Mapping(
+              0x400000L,
+              0x500000L,
+              0,
+              "/usr/bin/server",
+              true,
+              "0123456789abcdef0123456789abcdef01234567"),
           new Mapping(
               0x7f0000000000L, 0x7f0000100000L, 0x1000, "/lib/x86_64-linux-gnu/libc.so.6", true),
-          new Mapping(0x7f0000200000L, 0x7f0000300000L, 0x2000, "/opt/ü/libz.so.1.2", true),
+          new Mapping(0x7f0000200000L, 0x7f0000300000L, 0x2000, "/opt/ü/libz.so.1.2", true, "abc"),
           new Mapping(0x7f0000400000L, 0x7f0000500000L, 0, "12345678", true),
           new Mapping(0x7f0000600000L, 0x7f0000700000L, 0, "", true),
           new Mapping(0xffffffffff600000L, 0xffffffffff601000L, 0, "[vsyscall]", true));
@@ -70,7 +77,7 @@ class UnsafeChainsTest {
         if (expected.isNullAt(2)) {
           assertNull(mapping);
         } else {
-          assertArrayEquals(expected.getStruct(2, 4).getBytes(), mapping.getBytes());
+          assertArrayEquals(expected.getStruct(2, 5).getBytes(), mapping.getBytes());
         }
       }
     }
@@ -124,7 +131,11 @@ class UnsafeChainsTest {
               ? null
               : new GenericInternalRow(
                   new Object[] {
-                    leaf.start(), leaf.limit(), leaf.offset(), UTF8String.fromString(leaf.path())
+                    leaf.start(),
+                    leaf.limit(),
+                    leaf.offset(),
+                    UTF8String.fromString(leaf.path()),
+                    leaf.buildId() == null ? null : UTF8String.fromString(leaf.buildId())
                   })
         });
   }

@@ -48,6 +48,7 @@ public final class PprofTables {
   private long[] mappingLimit = new long[8];
   private long[] mappingFileOffset = new long[8];
   private long[] mappingFile = new long[8];
+  private long[] mappingBuildId = new long[8];
   private long[] mappingOffset = new long[8];
   private int mappings;
 
@@ -209,6 +210,7 @@ public final class PprofTables {
       mappingLimit = Arrays.copyOf(mappingLimit, n);
       mappingFileOffset = Arrays.copyOf(mappingFileOffset, n);
       mappingFile = Arrays.copyOf(mappingFile, n);
+      mappingBuildId = Arrays.copyOf(mappingBuildId, n);
       mappingOffset = Arrays.copyOf(mappingOffset, n);
     }
     int m = mappings;
@@ -217,6 +219,7 @@ public final class PprofTables {
     mappingLimit[m] = 0;
     mappingFileOffset[m] = 0;
     mappingFile[m] = 0;
+    mappingBuildId[m] = 0;
     mappingOffset[m] = at;
     for (long fieldAt = in.position(); ; fieldAt = in.position()) {
       int tag = in.tag();
@@ -224,7 +227,7 @@ public final class PprofTables {
         break;
       }
       int f = ProtoInput.field(tag);
-      if (f >= 1 && f <= 5) {
+      if (f >= 1 && f <= 6) {
         in.expect(tag, VARINT, "mapping field " + f, fieldAt);
         long v = in.varint();
         switch (f) {
@@ -232,10 +235,11 @@ public final class PprofTables {
           case 2 -> mappingStart[m] = v;
           case 3 -> mappingLimit[m] = v;
           case 4 -> mappingFileOffset[m] = v;
-          default -> mappingFile[m] = v;
+          case 5 -> mappingFile[m] = v;
+          default -> mappingBuildId[m] = v; // build_id: a string index, as filename
         }
       } else {
-        in.skip(tag); // build_id and the has_* flags
+        in.skip(tag); // the has_* flags
       }
     }
     in.leave(limit);
@@ -389,7 +393,8 @@ public final class PprofTables {
               mappingLimit[m],
               mappingFileOffset[m],
               string(in, mappingFile[m], mappingOffset[m]),
-              true));
+              true,
+              buildId(string(in, mappingBuildId[m], mappingOffset[m]))));
     }
     mappingIndex = new MappingIndex(all);
 
@@ -444,6 +449,23 @@ public final class PprofTables {
         }
       }
     }
+  }
+
+  /**
+   * A mapping's build_id as the rows carry it: null when empty; lowercase, as pprof and the ELF
+   * readers print a GNU build ID (a profile writer may have written it in capitals). Kept as
+   * written when it is not hex (another platform's identifier).
+   */
+  static String buildId(String id) {
+    if (id.isEmpty()) {
+      return null;
+    }
+    for (int i = 0; i < id.length(); i++) {
+      if (Character.digit(id.charAt(i), 16) < 0) {
+        return id;
+      }
+    }
+    return id.toLowerCase(java.util.Locale.ROOT);
   }
 
   private String string(ProtoInput in, long index, long at) throws IOException {

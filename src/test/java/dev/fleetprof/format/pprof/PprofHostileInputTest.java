@@ -193,4 +193,48 @@ class PprofHostileInputTest {
     assertEquals(200_001, n);
     assertTrue(allocated < 4L << 20, "allocated " + allocated + " bytes for 200,000 samples");
   }
+
+  /** A profile whose one location is in a mapping with the given build_id string index. */
+  private static Profile.Builder withMapping(long buildIdIndex) {
+    return valid()
+        .addMapping(
+            com.google.perftools.profiles.ProfileProto.Mapping.newBuilder()
+                .setId(1)
+                .setMemoryStart(0x1000)
+                .setMemoryLimit(0x2000)
+                .setFileOffset(0x1000)
+                .setFilename(4)
+                .setBuildId(buildIdIndex))
+        .setLocation(
+            0,
+            Location.newBuilder()
+                .setId(1)
+                .setMappingId(1)
+                .setAddress(0x1000)
+                .addLine(Line.newBuilder().setFunctionId(1).setLine(7)))
+        .addStringTable("/usr/lib/libfoo.so")
+        .addStringTable("8230C9E461F3F70CB67FB6FB223E5F97896BFDB5");
+  }
+
+  private static dev.fleetprof.format.Mapping onlyMapping(byte[] data) throws IOException {
+    try (PprofReader r = PprofReader.open(TestSources.bytes("m.pb", data), null)) {
+      assertEquals(1, r.mappings().size());
+      return r.mappings().get(0);
+    }
+  }
+
+  @Test
+  void aMappingsBuildIdIsReadFromTheStringTableLowercased() throws IOException {
+    dev.fleetprof.format.Mapping m = onlyMapping(withMapping(5).build().toByteArray());
+    assertEquals("/usr/lib/libfoo.so", m.path());
+    assertEquals("8230c9e461f3f70cb67fb6fb223e5f97896bfdb5", m.buildId());
+    // Index 0, the empty string: none recorded.
+    assertEquals(null, onlyMapping(withMapping(0).build().toByteArray()).buildId());
+  }
+
+  @Test
+  void aBuildIdIndexOutOfTheStringTableIsRefused() {
+    ProfileFormatException e = refused(withMapping(99).build().toByteArray());
+    assertTrue(e.getMessage().contains("string index 99 is out of range"), e.getMessage());
+  }
 }
