@@ -346,6 +346,7 @@ class HdfsBinariesIT {
       Map<Long, List<SourceLine>> want =
           Addr2line.chains(p.names(), new ArrayList<>(p.vaddrByOffset().values()), home);
       List<long[]> sized = sizedSymbols(p.names());
+      List<long[]> fdes = new ArrayList<>(); // read from readelf the first time one is needed
       int same = 0;
       int inlined = 0;
       int padding = 0;
@@ -358,7 +359,7 @@ class HdfsBinariesIT {
         if (printed(got == null ? List.of() : got).equals(printed(ref))) {
           same++;
           inlined += got != null && got.size() > 1 ? 1 : 0;
-        } else if (ref.isEmpty() && callFrameName(p, got, at.getValue())) {
+        } else if (ref.isEmpty() && callFrameName(p, fdes, got, at.getValue())) {
           // Code no symbol names (the PLT): addr2line prints ??, the symbolizer names the
           // call-frame entry that holds it, MODULE+0xSTART (docs/symbolization.md).
           cfi++;
@@ -580,25 +581,38 @@ class HdfsBinariesIT {
 
   private static final Pattern FDE = Pattern.compile(" FDE .* pc=([0-9a-f]+)\\.\\.([0-9a-f]+)");
 
-  /**
-   * Whether {@code got} is the one name {@code MODULE+0xSTART} of a call-frame entry (from readelf)
-   * of the runtime file whose range holds {@code vaddr}.
-   */
-  private static boolean callFrameName(Program p, List<SourceLine> got, long vaddr)
-      throws Exception {
-    if (got == null || got.size() != 1) {
-      return false;
-    }
+  /** The {@code [start, end)} of each call-frame entry of the program's runtime file (readelf). */
+  private static List<long[]> callFrameRanges(Program p) throws Exception {
+    List<long[]> out = new ArrayList<>();
     for (String line :
         tool(home, "readelf", "--debug-dump=frames", p.runtime().toString()).split("\n")) {
       Matcher m = FDE.matcher(line);
       if (m.find()) {
-        long start = Long.parseUnsignedLong(m.group(1), 16);
-        long end = Long.parseUnsignedLong(m.group(2), 16);
-        String name = p.runtime().getFileName() + "+0x" + Long.toHexString(start);
-        if (vaddr >= start && vaddr < end && name.equals(got.get(0).function())) {
-          return true;
-        }
+        out.add(
+            new long[] {
+              Long.parseUnsignedLong(m.group(1), 16), Long.parseUnsignedLong(m.group(2), 16)
+            });
+      }
+    }
+    return out;
+  }
+
+  /**
+   * Whether {@code got} is the one name {@code MODULE+0xSTART} of a call-frame entry of the runtime
+   * file ({@code fdes}, from readelf) whose range holds {@code vaddr}.
+   */
+  private static boolean callFrameName(
+      Program p, List<long[]> fdes, List<SourceLine> got, long vaddr) throws Exception {
+    if (got == null || got.size() != 1) {
+      return false;
+    }
+    if (fdes.isEmpty()) {
+      fdes.addAll(callFrameRanges(p));
+    }
+    for (long[] fde : fdes) {
+      String name = p.runtime().getFileName() + "+0x" + Long.toHexString(fde[0]);
+      if (vaddr >= fde[0] && vaddr < fde[1] && name.equals(got.get(0).function())) {
+        return true;
       }
     }
     return false;
