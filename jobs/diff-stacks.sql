@@ -47,16 +47,8 @@ FROM fleet_locations
 WHERE date IN ((SELECT date FROM chosen), (SELECT base FROM chosen)) AND lines IS NOT NULL
 GROUP BY module, offset;
 
-CREATE OR REPLACE TEMPORARY VIEW named AS
-SELECT e.id,
-       flatten(transform(array_sort(collect_list(struct(e.pos,
-         coalesce(transform(n.lines, l -> coalesce(l.function, '?')),
-                  array(concat(coalesce(regexp_extract(e.frame.module, '[^/]*$', 0), '?'),
-                               '+0x', lower(hex(e.frame.offset)))))
-         AS names))), s -> s.names)) AS stack
-FROM (SELECT id, posexplode(frames) AS (pos, frame) FROM top) e
-LEFT JOIN names n ON n.module <=> e.frame.module AND n.offset = e.frame.offset
-GROUP BY e.id;
+-- Each top stack's frames by name (the view named: id, stack).
+SOURCE views/named-stacks.sql;
 
 SELECT (SELECT date FROM chosen)                                   AS date,
        (SELECT base FROM chosen)                                   AS base,
