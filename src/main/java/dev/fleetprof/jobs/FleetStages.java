@@ -31,10 +31,11 @@ import org.slf4j.LoggerFactory;
  *
  * <ol>
  *   <li>{@link #read}: the one read of the inputs, the source's stack rows (each file's records
- *       merged per chain), kept, and the per-file stacks from them; its query also gives the run's
- *       dates, each measure's totals and the number of per-file stack rows;
- *   <li>{@link #distinctStacks}: the run's dictionary of distinct stacks, from the rows that carry
- *       frames, and whether any key collided (then the run reads again, grouped by frames);
+ *       merged per chain) aggregated into per-file stacks and the frames of each stack, kept; its
+ *       query also gives the run's dates, each measure's totals and the number of per-file stack
+ *       rows;
+ *   <li>{@link #distinctStacks}: the run's dictionary of distinct stacks, from the frames the read
+ *       kept, and whether any key collided (then the run reads again, grouped by frames);
  *   <li>{@link #datasets}: the stack levels (per host, per date), the locations and their names,
  *       functions, modules and files: the six datasets, as Datasets to write.
  * </ol>
@@ -56,13 +57,15 @@ final class FleetStages implements AutoCloseable {
   }
 
   /**
-   * What the read gave: the stack rows (kept), the per-file stacks keyed by {@code stack} ({@code
-   * stack_key}, or {@code frames} after a collision), the run's dates and, per date, measure and
-   * unit, the sums of count and value and the number of per-file stack rows.
+   * What the read gave: the per-file stacks keyed by {@code stack} ({@code stack_key}, or {@code
+   * frames} after a collision), the frames each stack was read with ({@code stackFrames}: format,
+   * kind, stack_id, program_module, frames, lines; a row per stack and date, or more when ids
+   * collide), both kept, the run's dates and, per date, measure and unit, the sums of count and
+   * value and the number of per-file stack rows.
    */
   record Read(
-      Dataset<Row> rows,
       Dataset<Row> fileStacks,
+      Dataset<Row> stackFrames,
       String stack,
       List<Object> dates,
       List<Row> measureRows,
@@ -70,13 +73,26 @@ final class FleetStages implements AutoCloseable {
 
   /**
    * Stage 1: reads the inputs once ({@code fromSource}: the source's stack rows; else its records
-   * with frames on every row, grouped by frames) and runs the query that fills the caches.
+   * with frames on every row, grouped by frames) and runs the query that fills the cache: the
+   * per-file stacks and the frames of each stack come out of one aggregate, so that the rows
+   * themselves are never kept.
    */
   Read read(boolean fromSource) {
     spark.sparkContext().setJobDescription("fleet-aggregate: read and aggregate");
     String stack = fromSource ? "stack_key" : "frames";
-    Dataset<Row> rows = persisted(stackRows(fromSource));
-    Dataset<Row> fileStacks = persisted(fileStacks(rows, stack));
+    Dataset<Row> aggregated = persisted(fileStacksAndFrames(stackRows(fromSource), stack));
+    Dataset<Row> fileStacks =
+        aggregated.where("NOT " + FRAMES_ROW).drop(FRAMES_ROW, "stack_frames", "stack_lines");
+    Dataset<Row> stackFrames =
+        aggregated
+            .where(FRAMES_ROW)
+            .selectExpr(
+                "format",
+                "kind",
+                "stack_id",
+                "program_module",
+                "stack_frames AS frames",
+                "stack_lines AS lines");
     List<Row> measureRows =
         fileStacks
             .groupBy("date", "measure", "unit")
@@ -90,7 +106,7 @@ final class FleetStages implements AutoCloseable {
       }
       stackRows += r.getLong(5);
     }
-    return new Read(rows, fileStacks, stack, dates, measureRows, stackRows);
+    return new Read(fileStacks, stackFrames, stack, dates, measureRows, stackRows);
   }
 
   /**
@@ -100,7 +116,7 @@ final class FleetStages implements AutoCloseable {
    */
   Dataset<Row> distinctStacks(Read read) {
     spark.sparkContext().setJobDescription("fleet-aggregate: dictionary of distinct stacks");
-    Dataset<Row> distinct = persisted(distinctStacks(read.rows()));
+    Dataset<Row> distinct = persisted(distinctStacks(read.fileStacks(), read.stackFrames()));
     long collisions = distinct.where(COLLIDED).count();
     if (collisions == 0) {
       return distinct;
@@ -165,7 +181,7 @@ final class FleetStages implements AutoCloseable {
                 .agg(selfAndTotal("frame = leaf")[0], rest(selfAndTotal("frame = leaf"))));
     // Names: the run's distinct locations, symbolized once each, joined back. Locations a pprof
     // profile names itself keep the profile's names (no binary needed); the rest are looked up.
-    Dataset<Row> profileSymbols = persisted(profileSymbols(read.rows()));
+    Dataset<Row> profileSymbols = persisted(profileSymbols(read.stackFrames()));
     Dataset<Row> toLookUp =
         Symbolization.notNamedBy(rawLocations, profileSymbols)
             .select("format", "module", "offset")
@@ -173,7 +189,7 @@ final class FleetStages implements AutoCloseable {
     // Each location with the build IDs its module has in the files whose stacks hold it (a pprof
     // profile's Mapping.build_id): the symbolizer looks each up, so a binary is found (or fetched
     // from debuginfod) by the build that ran, never another build at the same path.
-    Dataset<Row> builds = persisted(locationBuildIds(read.rows(), read.stack(), distinct));
+    Dataset<Row> builds = persisted(locationBuildIds(read.fileStacks(), read.stack(), distinct));
     toLookUp = withBuildIds(toLookUp, builds);
     Dataset<Row> symbols =
         persisted(
@@ -408,16 +424,19 @@ final class FleetStages implements AutoCloseable {
   private static final String COLLIDED = "collided";
 
   /**
-   * The run's distinct stacks: each {@code stack_key} with its frames (a gprof stack's completed
-   * with its program), from the stack rows that carry frames, and whether the key {@code collided}:
-   * read with two different frames, two stack ids or two programs, or with no frames at all.
+   * The run's distinct stacks: each {@code stack_key} of the per-file stacks with its frames (a
+   * gprof stack's completed with its program), from {@code stackFrames}, and whether the key {@code
+   * collided}: read with two different frames, two stack ids or two programs, or with no frames at
+   * all.
    */
-  static Dataset<Row> distinctStacks(Dataset<Row> rows) {
+  static Dataset<Row> distinctStacks(Dataset<Row> fileStacks, Dataset<Row> stackFrames) {
     Dataset<Row> keys =
-        rows.where("kind <> 'error'").select("stack_key", "stack_id", "program_module").distinct();
-    // Error rows too: a record with no frames and an error row share the empty chain's id.
-    Dataset<Row> frames =
-        rows.where("frames IS NOT NULL").select(col("stack_id").as("framed_id"), col("frames"));
+        fileStacks
+            .where("kind <> 'error'")
+            .select("stack_key", "stack_id", "program_module")
+            .distinct();
+    // Error rows' frames too: a record with no frames and an error row share the empty chain's id.
+    Dataset<Row> frames = stackFrames.select(col("stack_id").as("framed_id"), col("frames"));
     return keys.join(frames, col("stack_id").equalTo(col("framed_id")), "left")
         .select("stack_key", "stack_id", "program_module", "frames")
         .withColumn("frames", completedFrames())
@@ -437,9 +456,10 @@ final class FleetStages implements AutoCloseable {
    * taken once per location, from the stack rows that carry frames; a chain whose functions all
    * have empty names names nothing.
    */
-  static Dataset<Row> profileSymbols(Dataset<Row> rows) {
+  static Dataset<Row> profileSymbols(Dataset<Row> stackFrames) {
     // Only a profile that names its own locations (pprof) has lines.
-    return rows.where("frames IS NOT NULL AND lines IS NOT NULL")
+    return stackFrames
+        .where("frames IS NOT NULL AND lines IS NOT NULL")
         .selectExpr(
             "format",
             "explode(zip_with(frames, lines, (f, l) -> named_struct('module', f.module,"
@@ -462,23 +482,24 @@ final class FleetStages implements AutoCloseable {
   /**
    * Per location (columns {@code b_format}, {@code b_module}, {@code b_offset}), the sorted
    * distinct build IDs ({@code build_ids}) its module has in the files whose stacks hold it, from
-   * the stack rows' {@code build_ids} (pprof's {@code Mapping.build_id}); locations of files that
-   * record none are not listed. Only rows with build IDs are read again, so a run without them adds
-   * nothing but a scan of its kept rows.
+   * the per-file stacks' {@code build_ids} (pprof's {@code Mapping.build_id}, as sorted map
+   * entries); locations of files that record none are not listed. Only rows with build IDs are read
+   * again, so a run without them adds nothing but a scan of its kept rows.
    *
    * <p>Keyed by {@code stack_key} (frames from {@code distinct}), the work is per distinct stack
    * and set of build IDs, not per file: the files of one release share the set. After a collision
    * ({@code stack} is {@code frames}, on every row, each record with its leaf's mapping only), a
    * file's build IDs are gathered from all its rows first.
    */
-  static Dataset<Row> locationBuildIds(Dataset<Row> rows, String stack, Dataset<Row> distinct) {
-    Dataset<Row> withIds = rows.where("build_ids IS NOT NULL AND kind <> 'error'");
+  static Dataset<Row> locationBuildIds(
+      Dataset<Row> fileStacks, String stack, Dataset<Row> distinct) {
+    Dataset<Row> withIds = fileStacks.where("build_ids IS NOT NULL AND kind <> 'error'");
     Dataset<Row> located;
     if (distinct != null && stack.equals("stack_key")) {
       // Maps cannot be grouped: the set as sorted entries, a map again to look modules up.
       located =
           withIds
-              .selectExpr("format", "array_sort(map_entries(build_ids)) AS ids", "stack_key")
+              .selectExpr("format", "build_ids AS ids", "stack_key")
               .distinct()
               .join(distinct.select("stack_key", "frames"), "stack_key")
               .selectExpr(
@@ -487,7 +508,9 @@ final class FleetStages implements AutoCloseable {
     } else {
       Dataset<Row> fileModules =
           withIds
-              .selectExpr("path AS m_path", "explode(build_ids) AS (m_module, build_id)")
+              .selectExpr("path AS m_path", "inline(build_ids)")
+              .withColumnRenamed("key", "m_module")
+              .withColumnRenamed("value", "build_id")
               .distinct();
       located =
           withIds
@@ -589,25 +612,55 @@ final class FleetStages implements AutoCloseable {
    */
   record StackLevels(Dataset<Row> hostStacks, Dataset<Row> stacks, Dataset<Row> hostModules) {}
 
+  /** Whether a row of {@link #fileStacksAndFrames} holds a stack's frames, not a file's sums. */
+  private static final String FRAMES_ROW = "frames_row";
+
   /**
-   * Each file's stacks: the stack rows' sums per file and stack, where {@code stack} is {@code
-   * stack_key} or, after a collision, {@code frames} (the source gives a file's chain in more than
-   * one row when the file is split, or its reader's table fills). The only wide shuffle of the
-   * rows: by stack and what gives its counts a meaning. The per-file, per-host and fleet-wide
-   * aggregates all group by a superset of those columns, so Spark plans them in the partitions this
-   * one exchange made. The measure, its unit and value_per_count follow from format, kind, period
-   * and period_unit (and the run's options): grouping by them too splits nothing further.
+   * Each file's stacks and the frames of each stack, in one aggregate of the stack rows: per file
+   * and stack, where {@code stack} is {@code stack_key} or, after a collision, {@code frames}, the
+   * sums of its rows (the source gives a file's chain in more than one row when the file is split,
+   * or its reader's table fills), with the stack's {@code stack_id}, {@code program_module} and the
+   * file's {@code build_ids} (as sorted entries: maps cannot be grouped); and, marked {@link
+   * #FRAMES_ROW}, per stack the {@code stack_frames} and {@code stack_lines} it was read with. A
+   * row that carries frames (the source's first of each stack in a task) is split in two, its sums
+   * and its frames; the frames rows of a stack merge in the aggregate, so the run keeps each
+   * stack's frames once (per date and program) and never the source's rows. That is the only wide
+   * shuffle of the rows: by stack and what gives its counts a meaning. The per-file, per-host and
+   * fleet-wide aggregates all group by a superset of those columns, so Spark plans them in the
+   * partitions this one exchange made. The measure, its unit and value_per_count follow from
+   * format, kind, period and period_unit (and the run's options), the stack id and program from the
+   * stack key: grouping by them too splits nothing further.
    */
-  private static Dataset<Row> fileStacks(Dataset<Row> rows, String stack) {
+  private static Dataset<Row> fileStacksAndFrames(Dataset<Row> rows, String stack) {
     List<String> key = new ArrayList<>(List.of("date", "host", "path"));
     for (String c : STACK_KEY) {
       key.add(c.equals("frames") ? stack : c);
     }
-    key.add("error");
-    List<String> read = new ArrayList<>(key);
-    read.addAll(
-        List.of("count", "measured", "records", dev.fleetprof.spark.ProfileSchema.FILE_SIZE));
-    return rows.select(columns(read))
+    key.addAll(
+        List.of("error", "stack_id", "program_module", "build_ids", FRAMES_ROW, "stack_frames"));
+    key.add("stack_lines");
+    String ofFile = "IF(" + FRAMES_ROW + ", NULL, %s) AS %s";
+    List<String> split = new ArrayList<>();
+    for (String c : key) {
+      switch (c) {
+        case "host", "path", "error" -> split.add(String.format(ofFile, c, c));
+        case "build_ids" ->
+            split.add(String.format(ofFile, "array_sort(map_entries(build_ids))", c));
+        case FRAMES_ROW -> split.add(c);
+        case "stack_frames" -> split.add("IF(" + FRAMES_ROW + ", frames, NULL) AS stack_frames");
+        case "stack_lines" -> split.add("IF(" + FRAMES_ROW + ", lines, NULL) AS stack_lines");
+        default -> split.add(c);
+      }
+    }
+    for (String c :
+        List.of("count", "measured", "records", dev.fleetprof.spark.ProfileSchema.FILE_SIZE)) {
+      split.add(String.format(ofFile, c, c));
+    }
+    return rows.withColumn(
+            FRAMES_ROW,
+            org.apache.spark.sql.functions.explode(
+                expr("IF(frames IS NULL, array(false), array(false, true))")))
+        .selectExpr(split.toArray(new String[0]))
         .repartition(
             col("date"), col("format"), col("kind"), col("period"), col("period_unit"), col(stack))
         .groupBy(columns(key))
