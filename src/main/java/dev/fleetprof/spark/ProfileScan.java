@@ -189,9 +189,11 @@ final class ProfileScan implements Scan, Batch {
     long maxPartitionBytes = read.maxPartitionBytes();
     long openCost = read.openCostInBytes();
     int minPartitions =
-        sql.filesMinPartitionNum().isDefined()
-            ? (Integer) sql.filesMinPartitionNum().get()
-            : spark.sparkContext().defaultParallelism();
+        read.minPartitionNum() != null
+            ? read.minPartitionNum()
+            : sql.filesMinPartitionNum().isDefined()
+                ? (Integer) sql.filesMinPartitionNum().get()
+                : spark.sparkContext().defaultParallelism();
     long totalBytes = 0;
     for (FileLister.ListedFile f : files) {
       totalBytes += f.length();

@@ -76,6 +76,12 @@ public final class ReadOptions implements Serializable {
           .parsedBy(ReadOptions::bytes)
           .sessionDefault("spark.sql.files.openCostInBytes", SQLConf::filesOpenCostInBytes);
 
+  public static final ReadOption<Integer> MIN_PARTITION_NUM =
+      option("minPartitionNum", "the fewest partitions small files are packed into")
+          .parsedBy(ReadOptions::count)
+          .requiring(v -> v > 0, "must be positive")
+          .optional("`spark.sql.files.minPartitionNum`, else the default parallelism");
+
   public static final ReadOption<String> BASE_PATH =
       option("basePath", "where key=value partition directories start, as in Spark")
           .optional("the loaded directories");
@@ -261,6 +267,14 @@ public final class ReadOptions implements Serializable {
     return Boolean.parseBoolean(v.toLowerCase(Locale.ROOT));
   }
 
+  private static Integer count(String v) {
+    try {
+      return Integer.valueOf(v.trim());
+    } catch (NumberFormatException e) {
+      throw new IllegalArgumentException("is not a whole number", e);
+    }
+  }
+
   private static Long bytes(String v) {
     try {
       return JavaUtils.byteStringAsBytes(v);
@@ -349,6 +363,14 @@ public final class ReadOptions implements Serializable {
   /** The option, else {@code spark.sql.files.maxPartitionBytes}. */
   public long maxPartitionBytes() {
     return value(MAX_PARTITION_BYTES);
+  }
+
+  /**
+   * The option, else null: the scan then packs into at least {@code
+   * spark.sql.files.minPartitionNum} partitions, else the default parallelism.
+   */
+  public Integer minPartitionNum() {
+    return value(MIN_PARTITION_NUM);
   }
 
   /** The option, else {@code spark.sql.files.openCostInBytes}. */

@@ -111,6 +111,36 @@ class ProfileSourceTest {
   }
 
   @Test
+  void minPartitionNumPacksFilesIntoAtLeastThatManyPartitionsAndReadsTheSameRecords() {
+    List<Row> expected = null;
+    for (int n : new int[] {1, 3, 5, 12}) {
+      Dataset<Row> df =
+          spark
+              .read()
+              .format("profile")
+              .option("maxPartitionBytes", "1g")
+              .option("openCostInBytes", 0)
+              .option("minPartitionNum", n)
+              .load(SampleData.GPERFTOOLS.toString());
+      int partitions = df.rdd().getNumPartitions();
+      // Each partition holds at most 1/n of the bytes: n or more partitions, one when n is 1.
+      assertTrue(n == 1 ? partitions == 1 : partitions >= n, n + ": " + partitions + " partitions");
+      List<Row> totals =
+          df.groupBy("path")
+              .agg(
+                  org.apache.spark.sql.functions.count("*"),
+                  org.apache.spark.sql.functions.sum("count"))
+              .orderBy("path")
+              .collectAsList();
+      if (expected == null) {
+        expected = totals;
+        assertTrue(totals.size() > 1, totals::toString);
+      }
+      assertEquals(expected, totals, "minPartitionNum " + n);
+    }
+  }
+
+  @Test
   void smallSplitsReallySplitAndResynchronise() {
     Path p = SampleData.GPERFTOOLS.resolve("multithreaded.prof");
     Dataset<Row> df =

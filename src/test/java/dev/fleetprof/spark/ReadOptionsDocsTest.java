@@ -104,6 +104,7 @@ class ReadOptionsDocsTest {
     assertEquals(false, read.followSymlinks());
     assertEquals(session.filesMaxPartitionBytes(), read.maxPartitionBytes());
     assertEquals(session.filesOpenCostInBytes(), read.openCostInBytes());
+    assertEquals(null, read.minPartitionNum());
     assertEquals(session.sessionLocalTimeZone(), read.timeZone());
     assertEquals(
         new ProblemPolicy(ReadOptions.Mode.PERMISSIVE, false, false, -1), read.problemPolicy());
@@ -144,7 +145,9 @@ class ReadOptionsDocsTest {
             List.of("columnar", "yes"), "true or false",
             List.of("openCostInBytes", "lots"), "a size in bytes",
             List.of("aggregatePushdown.maxMapBytes", "0"), "must be positive",
-            List.of("maxCompressionRatio", "0.5"), "at least 1");
+            List.of("maxCompressionRatio", "0.5"), "at least 1",
+            List.of("minPartitionNum", "0"), "must be positive",
+            List.of("minPartitionNum", "two"), "a whole number");
     for (Map.Entry<List<String>, String> e : accepted.entrySet()) {
       String name = e.getKey().get(0);
       String value = e.getKey().get(1);
