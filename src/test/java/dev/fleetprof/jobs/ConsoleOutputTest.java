@@ -97,35 +97,39 @@ class ConsoleOutputTest {
   @BeforeAll
   static void runTheQuickStart() throws Exception {
     output = tmp.resolve("fleet-output");
-    fleetJob =
-        launch(
-            FleetAggregate.class,
-            "--input",
-            SampleData.FLEET.toString(),
-            "--output",
-            output.toString(),
-            "--binaries",
-            SampleData.FLEET_BINARIES.toString(),
-            "--pprof",
-            output.resolve("cpu.pb.gz").toString(),
-            "--folded",
-            output.resolve("cpu.folded").toString(),
-            "--flamegraph",
-            output.resolve("cpu.html").toString());
     launcher = Executors.newFixedThreadPool(2);
-    if (fleetJob.exit() == 0) {
-      for (Arguments job : sqlJobs().toList()) {
-        try {
-          launchAsync(SqlRunner.class, sqlJobArgs((String) job.get()[0]));
-        } catch (AssertionError e) {
-          // A job without a value for a variable: its test says so.
-        }
-      }
-    }
+    Future<Run> fleet =
+        launcher.submit(
+            () ->
+                launch(
+                    FleetAggregate.class,
+                    "--input",
+                    SampleData.FLEET.toString(),
+                    "--output",
+                    output.toString(),
+                    "--binaries",
+                    SampleData.FLEET_BINARIES.toString(),
+                    "--pprof",
+                    output.resolve("cpu.pb.gz").toString(),
+                    "--folded",
+                    output.resolve("cpu.folded").toString(),
+                    "--flamegraph",
+                    output.resolve("cpu.html").toString()));
+    // The mistakes read no fleet output: they keep the other core busy while the fleet job runs.
     for (Arguments mistake : mistakes().toList()) {
       @SuppressWarnings("unchecked")
       List<String> args = (List<String>) mistake.get()[1];
       launchAsync(SqlRunner.class, args);
+    }
+    fleetJob = fleet.get();
+    if (fleetJob.exit() == 0) {
+      for (List<String> files : sqlJobGroups().values()) {
+        try {
+          launchAsync(SqlRunner.class, sqlJobArgs(files));
+        } catch (AssertionError e) {
+          // A job without a value for a variable: its test says so.
+        }
+      }
     }
   }
 
@@ -212,16 +216,97 @@ class ConsoleOutputTest {
   @MethodSource("sqlJobs")
   void aSqlJobPrintsItsResultsAndNothingElse(String file) throws Exception {
     assertEquals(0, fleetJob.exit(), fleetJob::toString);
-    Run run = launchAsync(SqlRunner.class, sqlJobArgs(file)).get();
+    List<String> files = null;
+    for (List<String> group : sqlJobGroups().values()) {
+      if (group.contains(file)) {
+        files = group;
+      }
+    }
+    Run run = launchAsync(SqlRunner.class, sqlJobArgs(files)).get();
     assertEquals(0, run.exit(), run::toString);
-    assertTrue(run.stdout().contains("+-"), "a result table: " + run);
+    String printed = outputOf(file, files, run);
+    assertTrue(printed.contains("+-"), "a result table: " + printed + "\n" + run);
     assertClean(run);
   }
 
-  /** The runner's arguments for {@code jobs/FILE}: the output, and the variables it needs. */
-  private static List<String> sqlJobArgs(String file) throws IOException {
-    Path sql = Path.of("jobs", file);
+  /**
+   * The SQL jobs by the {@code -d} definitions they need: {@code jobs/sql} runs each group's files
+   * in one JVM, one after another, as a user may run several ({@code jobs/sql a.sql b.sql}), so
+   * that Spark starts once per group rather than once per file. At most four files a group, so that
+   * both cores have a group to run.
+   */
+  private static Map<List<String>, List<String>> sqlJobGroups() throws IOException {
+    Map<List<String>, List<String>> byDefinitions = new java.util.LinkedHashMap<>();
+    for (Arguments job : sqlJobs().toList()) {
+      String file = (String) job.get()[0];
+      List<String> defines;
+      try {
+        defines = definitionsFor(file);
+      } catch (AssertionError e) {
+        defines = List.of("no value for a variable of " + file); // A group of its own.
+      }
+      byDefinitions.computeIfAbsent(defines, k -> new ArrayList<>()).add(file);
+    }
+    // Dealt out in turn, so that the heavy ones (diff-*) do not all land in one group.
+    Map<List<String>, List<String>> groups = new java.util.LinkedHashMap<>();
+    byDefinitions.forEach(
+        (defines, files) -> {
+          int count = (files.size() + 3) / 4;
+          for (int i = 0; i < files.size(); i++) {
+            List<String> key = new ArrayList<>(defines);
+            key.add(String.valueOf(i % count));
+            groups.computeIfAbsent(key, k -> new ArrayList<>()).add(files.get(i));
+          }
+        });
+    return groups;
+  }
+
+  /**
+   * What {@code jobs/FILE} printed on stdout in a run of {@code files}: from the line that echoes
+   * its first statement on, one echoed statement (and its result) per statement of the file, each
+   * as the file says in that order.
+   */
+  private static String outputOf(String file, List<String> files, Run run) throws IOException {
+    List<String> lines = run.stdout().lines().toList();
+    int at = 0;
+    for (String f : files) {
+      List<String> statements =
+          SqlRunner.parse(sqlJobArgs(List.of(f)).toArray(String[]::new)).statements();
+      StringBuilder printed = new StringBuilder();
+      for (String sql : statements) {
+        while (at < lines.size() && !lines.get(at).startsWith("-- ")) {
+          printed.append(lines.get(at++)).append('\n');
+        }
+        String echo = "-- " + sql.replaceAll("\\s+", " ");
+        assertTrue(
+            at < lines.size() && lines.get(at).equals(echo),
+            "jobs/" + f + " runs next: " + echo + "\n" + run);
+        printed.append(lines.get(at++)).append('\n');
+      }
+      while (at < lines.size() && !lines.get(at).startsWith("-- ")) {
+        printed.append(lines.get(at++)).append('\n');
+      }
+      if (f.equals(file)) {
+        return printed.toString();
+      }
+    }
+    throw new AssertionError(file + " is not in " + files);
+  }
+
+  /** The runner's arguments for {@code jobs/FILES}: the output, and the variables they need. */
+  private static List<String> sqlJobArgs(List<String> files) throws IOException {
     List<String> args = new ArrayList<>(List.of("-d", "output=" + output));
+    args.addAll(definitionsFor(files.get(0)));
+    for (String file : files) {
+      args.add(Path.of("jobs", file).toString());
+    }
+    return args;
+  }
+
+  /** The {@code -d NAME=VALUE} arguments {@code jobs/FILE} needs: its variables without default. */
+  private static List<String> definitionsFor(String file) throws IOException {
+    Path sql = Path.of("jobs", file);
+    List<String> args = new ArrayList<>();
     TreeSet<String> required = new TreeSet<>();
     Matcher m = VARIABLE_WITHOUT_DEFAULT.matcher(Files.readString(sql));
     while (m.find()) {
@@ -235,7 +320,6 @@ class ConsoleOutputTest {
       args.add("-d");
       args.add(name + "=" + value);
     }
-    args.add(sql.toString());
     return args;
   }
 
@@ -324,8 +408,8 @@ class ConsoleOutputTest {
 
   /**
    * Runs a job's main class in a JVM of its own, as {@code jobs/lib/launch} does: this JDK, {@code
-   * conf/jvm-options}, the local log configuration and Spark defaults, a log file of its own; in
-   * the project's directory, as the quick start runs.
+   * conf/jvm-options} and {@code conf/job-jvm-options}, the local log configuration and Spark
+   * defaults, a log file of its own; in the project's directory, as the quick start runs.
    */
   private static Future<Run> launchAsync(Class<?> main, List<String> args) {
     String key = main.getName() + " " + String.join(" ", args);
@@ -340,6 +424,11 @@ class ConsoleOutputTest {
     List<String> cmd =
         ChildJvm.command(
             List.of(
+                "@" + CONF.resolve("job-jvm-options"),
+                // The sample data's queries run a few times each: C2's compiles cost these short
+                // children more than its code saves them (the launcher's default is for real
+                // fleets, where the hot loops need C2).
+                "-XX:TieredStopAtLevel=1",
                 "-Xmx1g",
                 "-Dlog4j.configurationFile=" + CONF.resolve("log4j2.properties"),
                 "-Dfleetprof.log.file=" + log,
@@ -355,11 +444,15 @@ class ConsoleOutputTest {
             .redirectError(err.toFile())
             .redirectInput(ProcessBuilder.Redirect.from(Path.of("/dev/null").toFile()));
     pb.environment().put("SPARK_LOCAL_IP", "127.0.0.1");
+    long started = System.nanoTime();
     Process p = pb.start();
     if (!p.waitFor(600, TimeUnit.SECONDS)) {
       p.destroyForcibly().waitFor();
       fail(key + " did not finish in 600 s");
     }
+    // In the test's output file (surefire's *-output.txt): which children the class waits for.
+    System.out.printf(
+        "%.1f s exit %d %s%n", (System.nanoTime() - started) / 1e9, p.exitValue(), key);
     return new Run(
         key,
         log,
