@@ -298,6 +298,18 @@ final class FleetStages implements AutoCloseable {
   static final String READ_OPEN_COST = String.valueOf(256 * 1024);
 
   /**
+   * The read's partitions: as few as keep every core busy ({@link #READ_PARTITIONS_PER_CORE} per
+   * core of the default parallelism) and at most this many bytes each, open costs included. A task
+   * gives each distinct stack's frames once, so the frames the read carries to the aggregate grow
+   * with the number of tasks, not the number of files: at Spark's 128 MiB a fleet of small profiles
+   * becomes hundreds of tasks, each carrying most of the fleet's distinct stacks again.
+   */
+  static final String READ_PARTITION_BYTES = String.valueOf(1L << 30);
+
+  /** Partitions per core: two, so that a core that finishes early takes another. */
+  static final int READ_PARTITIONS_PER_CORE = 2;
+
+  /**
    * The rows of the run: the source's stack rows ({@code rows=stacks}: each file's records merged
    * per chain, frames once per distinct stack and task), or, when {@code fromSource} is false, its
    * records in the same columns with frames on every row (what the run groups by after a collision
@@ -320,7 +332,11 @@ final class FleetStages implements AutoCloseable {
             .format("profile")
             .option("format", args.format())
             .option("mode", args.mode())
-            .option(ReadOptions.OPEN_COST_IN_BYTES.name(), READ_OPEN_COST);
+            .option(ReadOptions.OPEN_COST_IN_BYTES.name(), READ_OPEN_COST)
+            .option(ReadOptions.MAX_PARTITION_BYTES.name(), READ_PARTITION_BYTES)
+            .option(
+                ReadOptions.MIN_PARTITION_NUM.name(),
+                READ_PARTITIONS_PER_CORE * spark.sparkContext().defaultParallelism());
     for (ProfileFormat f : ProfileFormats.ALL) {
       reader = reader.options(f.callSiteFrameOptions());
     }
