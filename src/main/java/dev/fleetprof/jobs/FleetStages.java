@@ -309,6 +309,9 @@ final class FleetStages implements AutoCloseable {
   /** Partitions per core: two, so that a core that finishes early takes another. */
   static final int READ_PARTITIONS_PER_CORE = 2;
 
+  /** The session's split size, which, when set, the read uses instead of the job's partitions. */
+  private static final String SPLIT_SIZE_CONF = "spark.sql.files.maxPartitionBytes";
+
   /**
    * The rows of the run: the source's stack rows ({@code rows=stacks}: each file's records merged
    * per chain, frames once per distinct stack and task), or, when {@code fromSource} is false, its
@@ -332,11 +335,16 @@ final class FleetStages implements AutoCloseable {
             .format("profile")
             .option("format", args.format())
             .option("mode", args.mode())
-            .option(ReadOptions.OPEN_COST_IN_BYTES.name(), READ_OPEN_COST)
-            .option(ReadOptions.MAX_PARTITION_BYTES.name(), READ_PARTITION_BYTES)
-            .option(
-                ReadOptions.MIN_PARTITION_NUM.name(),
-                READ_PARTITIONS_PER_CORE * spark.sparkContext().defaultParallelism());
+            .option(ReadOptions.OPEN_COST_IN_BYTES.name(), READ_OPEN_COST);
+    // A session that sets its split size keeps it, as any read of it would.
+    if (!spark.conf().contains(SPLIT_SIZE_CONF)) {
+      reader =
+          reader
+              .option(ReadOptions.MAX_PARTITION_BYTES.name(), READ_PARTITION_BYTES)
+              .option(
+                  ReadOptions.MIN_PARTITION_NUM.name(),
+                  READ_PARTITIONS_PER_CORE * spark.sparkContext().defaultParallelism());
+    }
     for (ProfileFormat f : ProfileFormats.ALL) {
       reader = reader.options(f.callSiteFrameOptions());
     }
