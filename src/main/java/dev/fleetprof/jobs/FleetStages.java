@@ -661,8 +661,14 @@ final class FleetStages implements AutoCloseable {
       key.add(c.equals("frames") ? stack : c);
     }
     key.addAll(
-        List.of("error", "stack_id", "program_module", "build_ids", FRAMES_ROW, "stack_frames"));
-    key.add("stack_lines");
+        List.of(
+            "error",
+            "stack_id",
+            "program_module",
+            "build_ids",
+            FRAMES_ROW,
+            "stack_frames",
+            "stack_lines"));
     String ofFile = "IF(" + FRAMES_ROW + ", NULL, %s) AS %s";
     List<String> split = new ArrayList<>();
     for (String c : key) {

@@ -76,10 +76,10 @@ public final class ReadOptions implements Serializable {
           .parsedBy(ReadOptions::bytes)
           .sessionDefault("spark.sql.files.openCostInBytes", SQLConf::filesOpenCostInBytes);
 
-  public static final ReadOption<Integer> MIN_PARTITION_NUM =
+  public static final ReadOption<Long> MIN_PARTITION_NUM =
       option("minPartitionNum", "the fewest partitions small files are packed into")
-          .parsedBy(ReadOptions::count)
-          .requiring(v -> v > 0, "must be positive")
+          .parsedBy(ReadOptions::rowCount)
+          .requiring(v -> v > 0 && v <= Integer.MAX_VALUE, "must be positive (at most 2147483647)")
           .optional("`spark.sql.files.minPartitionNum`, else the default parallelism");
 
   public static final ReadOption<String> BASE_PATH =
@@ -267,14 +267,6 @@ public final class ReadOptions implements Serializable {
     return Boolean.parseBoolean(v.toLowerCase(Locale.ROOT));
   }
 
-  private static Integer count(String v) {
-    try {
-      return Integer.valueOf(v.trim());
-    } catch (NumberFormatException e) {
-      throw new IllegalArgumentException("is not a whole number", e);
-    }
-  }
-
   private static Long bytes(String v) {
     try {
       return JavaUtils.byteStringAsBytes(v);
@@ -370,7 +362,8 @@ public final class ReadOptions implements Serializable {
    * spark.sql.files.minPartitionNum} partitions, else the default parallelism.
    */
   public Integer minPartitionNum() {
-    return value(MIN_PARTITION_NUM);
+    Long n = value(MIN_PARTITION_NUM);
+    return n == null ? null : n.intValue();
   }
 
   /** The option, else {@code spark.sql.files.openCostInBytes}. */

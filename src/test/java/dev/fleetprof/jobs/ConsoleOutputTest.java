@@ -421,21 +421,16 @@ class ConsoleOutputTest {
     String key = main.getSimpleName() + " " + String.join(" ", args);
     Path log =
         tmp.resolve("logs").resolve("run-" + runs.incrementAndGet() + ".log").toAbsolutePath();
+    List<String> options = new ArrayList<>(ChildJvm.shortJobJitOptions());
+    options.addAll(
+        List.of(
+            "-Xmx1g",
+            "-Dlog4j.configurationFile=" + CONF.resolve("log4j2.properties"),
+            "-Dfleetprof.log.file=" + log,
+            "-Dfleetprof.conf.dir=" + CONF));
     List<String> cmd =
         ChildJvm.command(
-            List.of(
-                "@" + CONF.resolve("job-jvm-options"),
-                // The sample data's queries run a few times each: C2's compiles cost these short
-                // children more than its code saves them (the launcher's default is for real
-                // fleets, where the hot loops need C2).
-                "-XX:TieredStopAtLevel=1",
-                "-Xmx1g",
-                "-Dlog4j.configurationFile=" + CONF.resolve("log4j2.properties"),
-                "-Dfleetprof.log.file=" + log,
-                "-Dfleetprof.conf.dir=" + CONF),
-            System.getProperty("java.class.path"),
-            main.getName(),
-            List.of(args));
+            options, System.getProperty("java.class.path"), main.getName(), List.of(args));
     Path out = Files.createTempFile(tmp, "stdout", ".txt");
     Path err = Files.createTempFile(tmp, "stderr", ".txt");
     ProcessBuilder pb =

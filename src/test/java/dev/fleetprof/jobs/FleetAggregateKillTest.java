@@ -118,14 +118,8 @@ class FleetAggregateKillTest {
 
   /** The job in its own JVM, as a scheduler would start it, with the launcher's JIT options. */
   private static Process childJob(String in, String out, Path log) throws Exception {
-    List<String> jvmOptions =
-        new ArrayList<>(
-            List.of(
-                "@" + Path.of("conf", "job-jvm-options").toAbsolutePath(),
-                // A few seconds of small data: C2's compiles cost such a run more CPU than its
-                // code saves (the launcher keeps C2, which the hot loops of real fleets need).
-                "-XX:TieredStopAtLevel=1",
-                "-Xmx1g"));
+    List<String> jvmOptions = new ArrayList<>(ChildJvm.shortJobJitOptions());
+    jvmOptions.add("-Xmx1g");
     jvmOptions.addAll(ChildJvm.loggingOfThisJvm());
     List<String> cmd =
         ChildJvm.command(

@@ -20,6 +20,16 @@ public final class ChildJvm {
 
   private ChildJvm() {}
 
+  /**
+   * The launcher's JIT options ({@code conf/job-jvm-options}), C1 only, for a child that runs a job
+   * on a few seconds of small data: C2's compiles cost such a run more CPU than its code saves (the
+   * launcher keeps C2, which the hot loops of real fleets need).
+   */
+  public static List<String> shortJobJitOptions() {
+    return List.of(
+        "@" + Path.of("conf", "job-jvm-options").toAbsolutePath(), "-XX:TieredStopAtLevel=1");
+  }
+
   /** {@code @/.../conf/jvm-options}: hands a java launcher the options file. */
   public static String optionsArgument() {
     if (!Files.isRegularFile(OPTIONS_FILE)) {
