@@ -155,7 +155,15 @@ final class FleetStages implements AutoCloseable {
    */
   Datasets datasets(Read read, Dataset<Row> distinct) {
     spark.sparkContext().setJobDescription("fleet-aggregate: datasets");
-    StackLevels levels = stackLevels(read.fileStacks(), read.stack(), distinct);
+    Dataset<Row> files = files(read.fileStacks());
+    boolean filesAreHosts = false;
+    if (read.stackRows() >= FleetAggregate.BROADCAST_FROM_ROWS) {
+      // Kept: the write reads it, and so does the question below.
+      files = persisted(files);
+      spark.sparkContext().setJobDescription("fleet-aggregate: files per host");
+      filesAreHosts = oneFilePerHost(files);
+    }
+    StackLevels levels = stackLevels(read.fileStacks(), read.stack(), distinct, filesAreHosts);
     Dataset<Row> stacks = levels.stacks();
     // A location on the stack twice (recursion) counts once. array_distinct over structs
     // compares every pair of frames in interpreted code; distinct offsets (almost every stack)
@@ -214,7 +222,7 @@ final class FleetStages implements AutoCloseable {
                 selfAndTotal("module <=> leaf_module")[0],
                 rest(selfAndTotal("module <=> leaf_module")));
     Map<String, Dataset<Row>> tables = new LinkedHashMap<>();
-    tables.put("files", files(read.fileStacks()));
+    tables.put("files", files);
     tables.put("stacks", stacks);
     tables.put("host_stacks", levels.hostStacks());
     tables.put("locations", withBuildIds(joinLines(rawLocations, symbols), builds));
@@ -245,6 +253,14 @@ final class FleetStages implements AutoCloseable {
             count(col("error")).as("problems"),
             expr("min(error)").as("problem"),
             max(FILE_SIZE).as(FILE_SIZE));
+  }
+
+  /**
+   * Whether each host has at most one file a date among {@code files} (a fleet that profiles each
+   * host once a day): then the per-host stacks are the per-file stacks, one file each.
+   */
+  static boolean oneFilePerHost(Dataset<Row> files) {
+    return files.groupBy("date", "host").count().where("count > 1").isEmpty();
   }
 
   /**
@@ -709,7 +725,8 @@ final class FleetStages implements AutoCloseable {
    * distinct} (the run's distinct {@code stack_key} and {@code frames}; null when keyed by the
    * frames) where an output has them.
    */
-  StackLevels stackLevels(Dataset<Row> fileStacks, String stack, Dataset<Row> distinct) {
+  StackLevels stackLevels(
+      Dataset<Row> fileStacks, String stack, Dataset<Row> distinct, boolean filesAreHosts) {
     boolean byKey = distinct != null;
     Dataset<Row> keyed = fileStacks.where("kind <> 'error'");
     List<String> hostKey = new ArrayList<>(List.of("date", "host"));
@@ -718,9 +735,12 @@ final class FleetStages implements AutoCloseable {
       hostKey.add(c.equals("frames") ? stack : c);
       dateKey.add(c.equals("frames") ? stack : c);
     }
-    // Each level feeds several outputs: persisted, so that no write recomputes it.
+    // Each level feeds several outputs: persisted, so that no write recomputes it. When each host
+    // has one file a date, a host's stacks are its file's: the kept per-file rows, as they are.
     Dataset<Row> host =
-        persisted(keyed.groupBy(columns(hostKey)).agg(hostSums()[0], rest(hostSums())));
+        filesAreHosts
+            ? keyed.select(oneFileHostColumns(hostKey))
+            : persisted(keyed.groupBy(columns(hostKey)).agg(hostSums()[0], rest(hostSums())));
     Dataset<Row> stacks =
         persisted(
             withFrames(
@@ -768,6 +788,16 @@ final class FleetStages implements AutoCloseable {
       sum("records").as("records"),
       count(lit(1)).as("profiles")
     };
+  }
+
+  /** A host's rows of a stack when it has one file: the file's own, {@link #hostSums}' columns. */
+  private static Column[] oneFileHostColumns(List<String> hostKey) {
+    List<Column> out = new ArrayList<>(List.of(columns(hostKey)));
+    out.add(col("count").cast("decimal(38,0)").as("count"));
+    out.add(col("value").cast("decimal(38,0)").as("value"));
+    out.add(col("records"));
+    out.add(lit(1L).as("profiles"));
+    return out.toArray(new Column[0]);
   }
 
   /** A date's sums of its hosts' rows of a stack. */
