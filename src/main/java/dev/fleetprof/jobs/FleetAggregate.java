@@ -82,10 +82,16 @@ public final class FleetAggregate {
 
   /**
    * What tests change in a run: a mask on the stack keys (so that distinct stacks can be made to
-   * collide), and what to do when a run falls back to grouping by frames.
+   * collide), what to do when a run falls back to grouping by frames, from how many per-file stack
+   * rows a run asks whether each host has one file a date, and what to do when it has.
    */
-  record Hooks(long keyMask, Runnable groupedByFrames) {
+  record Hooks(
+      long keyMask, Runnable groupedByFrames, long askFilesPerHostFrom, Runnable oneFilePerHost) {
     static final Hooks NONE = new Hooks(-1L, () -> {});
+
+    Hooks(long keyMask, Runnable groupedByFrames) {
+      this(keyMask, groupedByFrames, BROADCAST_FROM_ROWS, () -> {});
+    }
   }
 
   static FleetSummary run(SparkSession spark, Args args) throws IOException {

@@ -157,11 +157,15 @@ final class FleetStages implements AutoCloseable {
     spark.sparkContext().setJobDescription("fleet-aggregate: datasets");
     Dataset<Row> files = files(read.fileStacks());
     boolean filesAreHosts = false;
-    if (read.stackRows() >= FleetAggregate.BROADCAST_FROM_ROWS) {
-      // Kept: the write reads it, and so does the question below.
+    // Only a large run asks (a Spark job of its own): a small one aggregates in less time.
+    if (read.stackRows() >= hooks.askFilesPerHostFrom()) {
+      // Kept: the write reads it, and so does the question.
       files = persisted(files);
       spark.sparkContext().setJobDescription("fleet-aggregate: files per host");
       filesAreHosts = oneFilePerHost(files);
+      if (filesAreHosts) {
+        hooks.oneFilePerHost().run();
+      }
     }
     StackLevels levels = stackLevels(read.fileStacks(), read.stack(), distinct, filesAreHosts);
     Dataset<Row> stacks = levels.stacks();

@@ -1,7 +1,9 @@
 package dev.fleetprof.jobs;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assertions.fail;
 
 import dev.fleetprof.testing.FleetFixture;
 import dev.fleetprof.testing.SampleData;
@@ -78,6 +80,74 @@ class FleetAggregateStackKeyTest {
                 .where("date = '2026-11-20' AND host = 'web-1' AND size(frames) > 100")
                 .count()
             > 0);
+  }
+
+  @Test
+  void aHostWithOneFileADayHasThatFilesStacks(@TempDir Path tmp) throws Exception {
+    // Each host one file a date, of every format: the per-host level taken as the per-file rows
+    // gives every dataset the rows the aggregate gives.
+    FleetFixture fixture =
+        new FleetFixture(tmp.resolve("fleet"))
+            .copy("2026-11-20", "web-1", SampleData.GPERFTOOLS.resolve("multithreaded.prof"), "a")
+            .copy("2026-11-20", "web-2", SampleData.GPERFTOOLS.resolve("shared_library.prof"), "a")
+            .copy("2026-11-20", "web-3", SampleData.PPROF.resolve("heap.pb.gz"), "a")
+            .copy("2026-11-21", "web-1", SampleData.GPERFTOOLS.resolve("deep_recursion.prof"), "a")
+            .copy("2026-11-21", "web-2", SampleData.PPROF.resolve("cpu-labels.pb.gz"), "a")
+            .copy("2026-11-21", "web-3", SampleData.DCPI.resolve("valid-medium.prof"), "a")
+            .copy("2026-11-21", "web-4", SampleData.GPROF.resolve("c-pie-64/gmon.out"), "a");
+    AtomicInteger oneFile = new AtomicInteger();
+    Runnable noFallBack = () -> fail("fell back to frames");
+    String projected = tmp.resolve("projected").toString();
+    run(
+        fixture.root(),
+        projected,
+        new FleetAggregate.Hooks(-1L, noFallBack, 0, oneFile::incrementAndGet));
+    assertEquals(1, oneFile.get(), "each host has one file a date");
+    String aggregated = tmp.resolve("aggregated").toString();
+    run(
+        fixture.root(),
+        aggregated,
+        new FleetAggregate.Hooks(-1L, noFallBack, Long.MAX_VALUE, oneFile::incrementAndGet));
+    assertEquals(1, oneFile.get(), "never asked");
+    assertSameDatasets(projected, aggregated);
+    assertTrue(
+        FleetOutput.read(spark, projected, "host_stacks").where("profiles <> 1").isEmpty(),
+        "a host with one file counts one profile per stack");
+  }
+
+  @Test
+  void aHostIsItsFileOnlyWhenNoDateHasTwoOfItsFiles() {
+    // date, host, path: as the files dataset has them
+    assertTrue(oneFilePerHost("d1 h1 a", "d1 h2 b", "d2 h1 c"));
+    assertFalse(oneFilePerHost("d1 h1 a", "d1 h2 b", "d1 h1 c"));
+    // No host= directory: one host, null, for all of a date's files.
+    assertFalse(oneFilePerHost("d1 - a", "d1 - b"));
+    assertTrue(oneFilePerHost("d1 - a", "d2 - b"));
+  }
+
+  private boolean oneFilePerHost(String... files) {
+    List<Row> rows = new java.util.ArrayList<>();
+    for (String f : files) {
+      String[] p = f.split(" ");
+      rows.add(org.apache.spark.sql.RowFactory.create(p[0], p[1].equals("-") ? null : p[1], p[2]));
+    }
+    return FleetStages.oneFilePerHost(
+        spark.createDataFrame(
+            rows,
+            new org.apache.spark.sql.types.StructType()
+                .add("date", "string")
+                .add("host", "string")
+                .add("path", "string")));
+  }
+
+  private void assertSameDatasets(String a, String b) throws Exception {
+    for (String dataset : FleetAggregate.DATASETS) {
+      Dataset<Row> x = FleetOutput.read(spark, a, dataset);
+      Dataset<Row> y = FleetOutput.read(spark, b, dataset);
+      assertTrue(x.count() > 0, dataset);
+      assertEquals(0, x.exceptAll(y).count(), dataset);
+      assertEquals(0, y.exceptAll(x).count(), dataset);
+    }
   }
 
   private static Dataset<Row> sums(Dataset<Row> d, String... by) {
