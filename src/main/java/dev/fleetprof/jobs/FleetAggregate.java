@@ -102,6 +102,9 @@ public final class FleetAggregate {
     // The caller's session gets its settings back afterwards.
     SessionSettings settings = new SessionSettings(spark);
     settings.set(COALESCE_CACHED, "true");
+    if (!spark.conf().contains(READ_SHUFFLE_PARTITION_BYTES)) {
+      settings.set(READ_SHUFFLE_PARTITION_BYTES, READ_SHUFFLE_PARTITION_SIZE);
+    }
     // A run for a given date holds it from the start: no other run replaces files this one reads
     // back, and its markers go at once. Without --date the dates come from the data, and are taken
     // once known.
@@ -131,6 +134,17 @@ public final class FleetAggregate {
       "spark.sql.optimizer.canChangeCachedPlanOutputPartitioning";
 
   /**
+   * How large the partitions adaptive execution makes of the read's shuffle (the only one it plans,
+   * see {@link #planTheRest}): small enough that each task's aggregate of per-file stacks fits its
+   * memory: at Spark's 64 MB a large run's aggregates spill and fall back to sorting. A session
+   * that sets it keeps its own.
+   */
+  private static final String READ_SHUFFLE_PARTITION_BYTES =
+      "spark.sql.adaptive.advisoryPartitionSizeInBytes";
+
+  private static final String READ_SHUFFLE_PARTITION_SIZE = "16m";
+
+  /**
    * How many of the run's per-file stack rows a shuffle partition gets once their number is known
    * (a few MB of rows: small runs take a few tasks per stage, a 100,000-profile run ~100).
    */
@@ -141,13 +155,16 @@ public final class FleetAggregate {
   /**
    * A write partitioned by date keeps a file open per date its task meets instead of sorting its
    * rows by date first: Spark sorts every row of a dataset before a partitioned write otherwise,
-   * and the per-host stacks with their frames are the largest rows a run has (10,000 bench
-   * profiles: 222 MB spilled sorting them). A session that sets it keeps its own.
+   * and the per-host stacks with their frames are the largest rows a run has. A session that sets
+   * it keeps its own.
    */
   private static final String CONCURRENT_WRITERS = "spark.sql.maxConcurrentOutputFileWriters";
 
-  /** The most files a write task keeps open at once; past this many dates, Spark sorts the rest. */
-  private static final int MOST_WRITERS = 32;
+  /**
+   * The most files a write task keeps open at once (each buffers its pages in memory); past this
+   * many dates, Spark sorts the rest.
+   */
+  private static final int MOST_WRITERS = 16;
 
   private static final String BROADCAST_THRESHOLD = "spark.sql.autoBroadcastJoinThreshold";
   private static final String SPARK_DEFAULT_BROADCAST_THRESHOLD = "10m";
