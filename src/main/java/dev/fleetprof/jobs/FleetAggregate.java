@@ -102,9 +102,7 @@ public final class FleetAggregate {
     // The caller's session gets its settings back afterwards.
     SessionSettings settings = new SessionSettings(spark);
     settings.set(COALESCE_CACHED, "true");
-    if (!spark.conf().contains(READ_SHUFFLE_PARTITION_BYTES)) {
-      settings.set(READ_SHUFFLE_PARTITION_BYTES, READ_SHUFFLE_PARTITION_SIZE);
-    }
+    settings.setUnlessSet(READ_SHUFFLE_PARTITION_BYTES, READ_SHUFFLE_PARTITION_SIZE);
     // A run for a given date holds it from the start: no other run replaces files this one reads
     // back, and its markers go at once. Without --date the dates come from the data, and are taken
     // once known.
@@ -220,9 +218,7 @@ public final class FleetAggregate {
     Map<String, Observation> observed = new LinkedHashMap<>();
     Map<String, Dataset<Row>> tables = FleetSummary.observeAll(datasets.tables(), observed);
     List<Object> dates = read.dates();
-    if (!spark.conf().contains(CONCURRENT_WRITERS)) {
-      settings.set(CONCURRENT_WRITERS, String.valueOf(Math.min(dates.size(), MOST_WRITERS)));
-    }
+    settings.setUnlessSet(CONCURRENT_WRITERS, String.valueOf(Math.min(dates.size(), MOST_WRITERS)));
     String run = FleetOutput.newRunId();
     try (DateLease lease =
         early != null ? early : FleetOutput.beginDates(spark, args.output(), DATASETS, dates)) {

@@ -794,13 +794,13 @@ final class FleetStages implements AutoCloseable {
     };
   }
 
-  /** A host's rows of a stack when it has one file: the file's own, {@link #hostSums}' columns. */
+  /**
+   * A host's rows of a stack when it has one file: the file's own sums (already {@link #hostSums}'
+   * types), one profile.
+   */
   private static Column[] oneFileHostColumns(List<String> hostKey) {
     List<Column> out = new ArrayList<>(List.of(columns(hostKey)));
-    out.add(col("count").cast("decimal(38,0)").as("count"));
-    out.add(col("value").cast("decimal(38,0)").as("value"));
-    out.add(col("records"));
-    out.add(lit(1L).as("profiles"));
+    out.addAll(List.of(col("count"), col("value"), col("records"), lit(1L).as("profiles")));
     return out.toArray(new Column[0]);
   }
 

@@ -20,6 +20,13 @@ final class SessionSettings {
     spark.conf().set(key, value);
   }
 
+  /** Sets {@code key} for the run unless the session sets it itself (its own value wins). */
+  void setUnlessSet(String key, String value) {
+    if (!spark.conf().contains(key)) {
+      set(key, value);
+    }
+  }
+
   void restore() {
     before.forEach(
         (key, value) -> {

@@ -35,15 +35,7 @@ class FleetAggregateStackKeyTest {
       assertEquals(0, fellBack.get(), input + ": keys collided");
       run(input, colliding, new FleetAggregate.Hooks(3, fellBack::incrementAndGet));
       assertEquals(1, fellBack.get(), input + ": no collision");
-      for (String dataset : FleetAggregate.DATASETS) {
-        Dataset<Row> a = FleetOutput.read(spark, keyed, dataset);
-        Dataset<Row> b = FleetOutput.read(spark, colliding, dataset);
-        long rows = a.count();
-        assertTrue(rows > 0, input + " " + dataset);
-        assertEquals(rows, b.count(), input + " " + dataset);
-        assertEquals(0, a.exceptAll(b).count(), input + " " + dataset);
-        assertEquals(0, b.exceptAll(a).count(), input + " " + dataset);
-      }
+      assertSameDatasets(input + " ", keyed, colliding);
     }
   }
 
@@ -109,7 +101,7 @@ class FleetAggregateStackKeyTest {
         aggregated,
         new FleetAggregate.Hooks(-1L, noFallBack, Long.MAX_VALUE, oneFile::incrementAndGet));
     assertEquals(1, oneFile.get(), "never asked");
-    assertSameDatasets(projected, aggregated);
+    assertSameDatasets("", projected, aggregated);
     assertTrue(
         FleetOutput.read(spark, projected, "host_stacks").where("profiles <> 1").isEmpty(),
         "a host with one file counts one profile per stack");
@@ -140,13 +132,16 @@ class FleetAggregateStackKeyTest {
                 .add("path", "string")));
   }
 
-  private void assertSameDatasets(String a, String b) throws Exception {
+  /** Every dataset of the two outputs has rows, and the same rows (messages start with label). */
+  private void assertSameDatasets(String label, String a, String b) throws Exception {
     for (String dataset : FleetAggregate.DATASETS) {
       Dataset<Row> x = FleetOutput.read(spark, a, dataset);
       Dataset<Row> y = FleetOutput.read(spark, b, dataset);
-      assertTrue(x.count() > 0, dataset);
-      assertEquals(0, x.exceptAll(y).count(), dataset);
-      assertEquals(0, y.exceptAll(x).count(), dataset);
+      long rows = x.count();
+      assertTrue(rows > 0, label + dataset);
+      assertEquals(rows, y.count(), label + dataset);
+      assertEquals(0, x.exceptAll(y).count(), label + dataset);
+      assertEquals(0, y.exceptAll(x).count(), label + dataset);
     }
   }
 
