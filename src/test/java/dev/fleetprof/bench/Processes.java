@@ -42,7 +42,19 @@ final class Processes {
     return ChildJvm.command(jvmOptions, classpath, main, args);
   }
 
-  /** The classpath users run the jobs with: the jar plus its dependencies (see jobs/lib/launch). */
+  /**
+   * The class-data archive jobs/lib/launch starts jobs on (jobs/lib/class-archive, which bench/run
+   * calls and passes as {@code fleetprof.classArchive}), or null when there is none.
+   */
+  static String classArchive() {
+    String archive = System.getProperty("fleetprof.classArchive", "");
+    return archive.isEmpty() ? null : archive;
+  }
+
+  /**
+   * The classpath users run the jobs with: the jar plus its dependencies, the dependencies first
+   * when there is a class archive (which needs its jars first), as jobs/lib/launch orders them.
+   */
   static String jobClasspath() throws IOException {
     Path target = Path.of("target");
     try (var jars = Files.list(target)) {
@@ -50,7 +62,10 @@ final class Processes {
           jars.filter(p -> p.getFileName().toString().matches("fleetprof-.*\\.jar"))
               .findFirst()
               .orElseThrow(() -> new IOException("no target/fleetprof-*.jar: build first"));
-      return jar + File.pathSeparator + Files.readString(target.resolve("classpath.txt")).strip();
+      String deps = Files.readString(target.resolve("classpath.txt")).strip();
+      return classArchive() == null
+          ? jar + File.pathSeparator + deps
+          : deps + File.pathSeparator + jar;
     }
   }
 

@@ -368,19 +368,26 @@ public final class ScanBenchmark {
 
   /** {@link dev.fleetprof.jobs.BareSparkSession} in a child JVM. */
   private Outcome bareSession(List<String> args, String name) throws Exception {
-    return testCodeJob("dev.fleetprof.jobs.BareSparkSession", args, name);
+    return testCodeJob("dev.fleetprof.jobs.BareSparkSession", args, name, true);
   }
 
   /** A main class of the test code in a child JVM with a 4 GiB heap, as {@link #childJob}. */
-  private Outcome testCodeJob(String main, List<String> args, String name) throws Exception {
+  private Outcome testCodeJob(String main, List<String> args, String name, boolean classArchive)
+      throws Exception {
     return childJob(
-        Path.of("target", "test-classes").toAbsolutePath()
+        Processes.jobClasspath()
             + java.io.File.pathSeparator
-            + Processes.jobClasspath(),
+            + Path.of("target", "test-classes").toAbsolutePath(),
         main,
         args,
         "4g",
-        name);
+        name,
+        classArchive);
+  }
+
+  /** As {@link #testCodeJob(String, List, String, boolean)}, on the class archive. */
+  private Outcome testCodeJob(String main, List<String> args, String name) throws Exception {
+    return testCodeJob(main, args, name, true);
   }
 
   /** Each read-floor row's last (warm) read, in seconds. */
@@ -489,7 +496,10 @@ public final class ScanBenchmark {
    */
   private void quickStart() throws Exception {
     System.out.println("bare Spark session, then the quick-start job ...");
-    Outcome bare = bareSession(List.of(), "bare-session");
+    // The floor as any Spark application starts (no archive of ours), and as the launcher starts a
+    // job (on its class archive, when there is one).
+    Outcome bare =
+        testCodeJob("dev.fleetprof.jobs.BareSparkSession", List.of(), "bare-session", false);
     Row bareRow =
         report.add(
             new Row(
@@ -499,6 +509,19 @@ public final class ScanBenchmark {
                 0,
                 0,
                 bare.ok() ? "JVM start included" : "failed"));
+    Row archivedBareRow = null;
+    if (Processes.classArchive() != null) {
+      Outcome archived = bareSession(List.of(), "bare-session-archived");
+      archivedBareRow =
+          report.add(
+              new Row(
+                  "the same on the launcher's class archive (jobs/lib/class-archive)",
+                  "-",
+                  archived.ok() ? archived.seconds() : Double.NaN,
+                  0,
+                  0,
+                  archived.ok() ? "JVM start included" : "failed"));
+    }
     readFloorRow("sample-fleet", "sample-fleet", "quickstart-floor", -1);
     Row writeFloor = writeFloorRow("sample-fleet", "sample-fleet", "quickstart-write-floor");
     Path out = jobOutput("quickstart");
@@ -527,6 +550,7 @@ public final class ScanBenchmark {
             args,
             "4g",
             "quickstart",
+            true,
             "-Dspark.eventLog.enabled=true",
             "-Dspark.eventLog.compress=false",
             "-Dspark.eventLog.dir=" + events.toUri());
@@ -554,10 +578,15 @@ public final class ScanBenchmark {
       report.target(
           "quick-start job ≤ 2x a bare Spark session start + `SELECT 1`",
           fmt(
-              "%.2fx (%.1f s vs %.1f s); floor: the read + six one-row writes %s",
+              "%.2fx (%.1f s vs %.1f s)%s; floor: the read + six one-row writes %s",
               x,
               jobRow.seconds(),
               bareRow.seconds(),
+              archivedBareRow == null || Double.isNaN(archivedBareRow.seconds())
+                  ? ""
+                  : fmt(
+                      "; %.2fx the bare session on the class archive (%.1f s)",
+                      jobRow.seconds() / archivedBareRow.seconds(), archivedBareRow.seconds()),
               Double.isNaN(writeFloor.seconds())
                   ? "not measured"
                   : fmt(
@@ -1041,12 +1070,13 @@ public final class ScanBenchmark {
     Inputs.delete(out);
     System.out.printf("%s job on %s ...%n", name, fleet.label());
     return childJob(
-        Processes.jobClasspath(), "dev.fleetprof.jobs.FleetAggregate", args, heap, name);
+        Processes.jobClasspath(), "dev.fleetprof.jobs.FleetAggregate", args, heap, name, true);
   }
 
   /**
    * {@code main} in a child JVM with heap {@code heap}, started as jobs/lib/launch starts a job
-   * (its JIT options, conf and logging); its output goes to {@code NAME-job.log}.
+   * (its JIT options, conf and logging, and its class archive unless {@code classArchive} is
+   * false); its output goes to {@code NAME-job.log}.
    */
   private Outcome childJob(
       String classpath,
@@ -1054,6 +1084,7 @@ public final class ScanBenchmark {
       List<String> args,
       String heap,
       String name,
+      boolean classArchive,
       String... moreJvmOptions)
       throws Exception {
     List<String> options =
@@ -1062,6 +1093,9 @@ public final class ScanBenchmark {
                 "@" + Path.of("conf", "job-jvm-options").toAbsolutePath(),
                 "-Dfleetprof.conf.dir=conf",
                 "-Dlog4j.configurationFile=conf/log4j2.properties"));
+    if (classArchive && Processes.classArchive() != null) {
+      options.add("-XX:SharedArchiveFile=" + Processes.classArchive());
+    }
     options.addAll(List.of(moreJvmOptions));
     List<String> cmd = Processes.java(heap, classpath, main, args, options.toArray(new String[0]));
     return Processes.run(
