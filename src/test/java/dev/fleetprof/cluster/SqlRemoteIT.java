@@ -83,6 +83,8 @@ class SqlRemoteIT {
     pb.environment().remove("SPARK_REMOTE");
     pb.environment().put("SPARK_LOCAL_IP", "127.0.0.1");
     pb.environment().put("FLEETPROF_LOG_FILE", Jvms.log("sql-" + name + "-spark").toString());
+    // The local runs compare outputs, not start-up: no class archive built inside a test.
+    pb.environment().put("FLEETPROF_CLASS_ARCHIVE", "off");
     Process p = pb.start();
     if (!p.waitFor(300, TimeUnit.SECONDS)) {
       Jvms.stop(p);
