@@ -366,9 +366,15 @@ public final class ScanBenchmark {
     }
   }
 
-  /** {@link dev.fleetprof.jobs.BareSparkSession} in a child JVM. */
+  /** {@link dev.fleetprof.jobs.BareSparkSession} in a child JVM, on the class archive. */
   private Outcome bareSession(List<String> args, String name) throws Exception {
-    return testCodeJob("dev.fleetprof.jobs.BareSparkSession", args, name, true);
+    return bareSession(args, name, true);
+  }
+
+  /** As above, on the class archive only if {@code classArchive}. */
+  private Outcome bareSession(List<String> args, String name, boolean classArchive)
+      throws Exception {
+    return testCodeJob("dev.fleetprof.jobs.BareSparkSession", args, name, classArchive);
   }
 
   /** A main class of the test code in a child JVM with a 4 GiB heap, as {@link #childJob}. */
@@ -498,30 +504,15 @@ public final class ScanBenchmark {
     System.out.println("bare Spark session, then the quick-start job ...");
     // The floor as any Spark application starts (no archive of ours), and as the launcher starts a
     // job (on its class archive, when there is one).
-    Outcome bare =
-        testCodeJob("dev.fleetprof.jobs.BareSparkSession", List.of(), "bare-session", false);
+    Outcome bare = bareSession(List.of(), "bare-session", false);
     Row bareRow =
-        report.add(
-            new Row(
-                "a bare local Spark session: start, `SELECT 1`, stop (fresh JVM)",
-                "-",
-                bare.ok() ? bare.seconds() : Double.NaN,
-                0,
-                0,
-                bare.ok() ? "JVM start included" : "failed"));
-    Row archivedBareRow = null;
-    if (Processes.classArchive() != null) {
-      Outcome archived = bareSession(List.of(), "bare-session-archived");
-      archivedBareRow =
-          report.add(
-              new Row(
-                  "the same on the launcher's class archive (jobs/lib/class-archive)",
-                  "-",
-                  archived.ok() ? archived.seconds() : Double.NaN,
-                  0,
-                  0,
-                  archived.ok() ? "JVM start included" : "failed"));
-    }
+        bareSessionRow("a bare local Spark session: start, `SELECT 1`, stop (fresh JVM)", bare);
+    Row archivedBareRow =
+        Processes.classArchive() == null
+            ? null
+            : bareSessionRow(
+                "the same on the launcher's class archive (jobs/lib/class-archive)",
+                bareSession(List.of(), "bare-session-archived"));
     readFloorRow("sample-fleet", "sample-fleet", "quickstart-floor", -1);
     Row writeFloor = writeFloorRow("sample-fleet", "sample-fleet", "quickstart-write-floor");
     Path out = jobOutput("quickstart");
@@ -606,6 +597,18 @@ public final class ScanBenchmark {
     } else {
       report.problem("quick-start rows failed: " + (job.ok() ? bare.tail() : job.tail()));
     }
+  }
+
+  /** A bare session's row: its whole time, JVM start included. */
+  private Row bareSessionRow(String what, Outcome o) {
+    return report.add(
+        new Row(
+            what,
+            "-",
+            o.ok() ? o.seconds() : Double.NaN,
+            0,
+            0,
+            o.ok() ? "JVM start included" : "failed"));
   }
 
   /** The heap of the job on the large fleet: the bound on the driver. */
@@ -1090,8 +1093,7 @@ public final class ScanBenchmark {
       List<String> args,
       String heap,
       String name,
-      boolean classArchive,
-      String... moreJvmOptions)
+      boolean classArchive)
       throws Exception {
     List<String> options =
         new ArrayList<>(
@@ -1102,7 +1104,6 @@ public final class ScanBenchmark {
     if (classArchive && Processes.classArchive() != null) {
       options.add("-XX:SharedArchiveFile=" + Processes.classArchive());
     }
-    options.addAll(List.of(moreJvmOptions));
     List<String> cmd = Processes.java(heap, classpath, main, args, options.toArray(new String[0]));
     return Processes.run(
         cmd, inputs.dir().resolve(name + "-job.log"), 3600, Map.of("SPARK_LOCAL_IP", "127.0.0.1"));
