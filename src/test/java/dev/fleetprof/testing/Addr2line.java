@@ -10,6 +10,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
+import java.util.TreeSet;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -121,20 +122,36 @@ public final class Addr2line {
    * and line 0 where addr2line prints {@code ??}, an empty chain where it knows no function.
    * Discriminators are dropped: they are not part of a file:line.
    *
-   * <p>Every address is asked twice in one process and the second answer is kept. For a function
-   * DWARF gives no linkage name (inlined template code, often), bfd prints the ELF symbol around
-   * the address the first time it meets the function in a process and its DWARF name every time
-   * after ({@code _bfd_dwarf2_find_nearest_line_with_alt} sets {@code is_linkage} after the first
-   * search), so a single pass depends on the order of the addresses. The second pass is what
-   * addr2line settles on, and what the project's symbolizer gives.
+   * <p>addr2line's names depend on what the same process looked up before. For a function DWARF
+   * gives no linkage name (a template clone such as {@code .constprop.0}, C++ {@code main}), bfd's
+   * {@code _bfd_dwarf2_find_nearest_line_with_alt}, the first time the function is the innermost of
+   * a lookup, prints the nearest ELF symbol, renames the function to that symbol when the symbol
+   * starts where the function starts, and marks it searched; every later answer, and every chain
+   * where the function is only an outer (inlined-into) frame, prints the function's current name:
+   * its DWARF name unless it was renamed. So each process here first looks up the start of every
+   * ELF function symbol around the addresses (where the function is its own innermost frame), then
+   * every address twice, and keeps the second answer: what addr2line settles on once it has met
+   * each function, independent of the order of the addresses, and what the project's symbolizer
+   * gives.
    */
   public static Map<Long, List<SourceLine>> chains(Path file, List<Long> addresses, Path home)
       throws Exception {
     Map<Long, List<SourceLine>> out = new HashMap<>();
+    TreeSet<Long> starts = functionStarts(file, home);
     for (int from = 0; from < addresses.size(); from += 500) {
       List<Long> chunk = addresses.subList(from, Math.min(addresses.size(), from + 500));
       List<String> cmd =
           new ArrayList<>(List.of("addr2line", "-a", "-f", "-i", "-C", "-e", file.toString()));
+      TreeSet<Long> prime = new TreeSet<>();
+      for (long a : chunk) {
+        Long start = starts.floor(a);
+        if (start != null) {
+          prime.add(start);
+        }
+      }
+      for (long a : prime) {
+        cmd.add("0x" + Long.toHexString(a));
+      }
       for (int pass = 0; pass < 2; pass++) {
         for (long a : chunk) {
           cmd.add("0x" + Long.toHexString(a));
@@ -144,7 +161,7 @@ public final class Addr2line {
       assertEquals(0, r.exit(), r.stderr());
       String[] lines = r.stdout().split("\n");
       int i = 0;
-      for (int skipped = 0; skipped <= chunk.size(); i++) {
+      for (int skipped = 0; skipped <= prime.size() + chunk.size(); i++) {
         if (lines[i].startsWith("0x")) {
           skipped++;
         }
@@ -172,5 +189,22 @@ public final class Addr2line {
       }
     }
     return out;
+  }
+
+  /** The addresses where {@code nm} says a function symbol (t, T, w, W) of the file starts. */
+  private static TreeSet<Long> functionStarts(Path file, Path home) throws Exception {
+    ExternalTool.Result r =
+        ExternalTool.run(List.of("nm", "--defined-only", file.toString()), home, Map.of(), 120);
+    TreeSet<Long> starts = new TreeSet<>();
+    if (r.exit() != 0) {
+      return starts; // no symbol table (a stripped file): addr2line has no ELF names either
+    }
+    for (String line : r.stdout().split("\n")) {
+      String[] f = line.trim().split("\\s+");
+      if (f.length >= 3 && f[1].length() == 1 && "tTwW".contains(f[1])) {
+        starts.add(Long.parseUnsignedLong(f[0], 16));
+      }
+    }
+    return starts;
   }
 }
