@@ -1,0 +1,110 @@
+package dev.fleetprof.jobs;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertSame;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.fleetprof.testing.TestSpark;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.concurrent.Future;
+import java.util.concurrent.atomic.AtomicBoolean;
+import org.apache.spark.TaskContext;
+import org.apache.spark.api.java.function.ForeachFunction;
+import org.apache.spark.scheduler.SparkListener;
+import org.apache.spark.scheduler.SparkListenerJobStart;
+import org.apache.spark.sql.SparkSession;
+import org.junit.jupiter.api.Test;
+
+/** Spark actions side by side: each under its description, results kept, the first failure. */
+class ConcurrentJobsTest {
+  private final SparkSession spark = TestSpark.get();
+
+  @Test
+  void actionsRunSideBySideUnderTheirOwnDescriptions() throws Exception {
+    List<String> descriptions = Collections.synchronizedList(new ArrayList<>());
+    SparkListener listener =
+        new SparkListener() {
+          @Override
+          public void onJobStart(SparkListenerJobStart start) {
+            descriptions.add(start.properties().getProperty("spark.job.description"));
+          }
+        };
+    spark.sparkContext().addSparkListener(listener);
+    try {
+      ConcurrentJobs jobs = new ConcurrentJobs(spark, "concurrent-jobs-test", 2);
+      Future<Long> a = jobs.add("test: count a", () -> spark.range(0, 1000, 1, 2).count());
+      Future<Long> b = jobs.add("test: count b", () -> spark.range(0, 10, 1, 2).count());
+      Future<Long> c = jobs.add("test: count c", () -> spark.range(0, 7, 1, 1).count());
+      jobs.run();
+      assertEquals(1000L, ConcurrentJobs.result(a));
+      assertEquals(10L, ConcurrentJobs.result(b));
+      assertEquals(7L, ConcurrentJobs.result(c));
+      // Listeners hear of jobs asynchronously.
+      for (long until = System.currentTimeMillis() + 10_000;
+          descriptions.size() < 3 && System.currentTimeMillis() < until; ) {
+        Thread.sleep(20);
+      }
+    } finally {
+      spark.sparkContext().removeSparkListener(listener);
+    }
+    for (String d : List.of("test: count a", "test: count b", "test: count c")) {
+      assertTrue(descriptions.contains(d), d + " in " + descriptions);
+    }
+  }
+
+  /**
+   * One action fails while another's job runs (its tasks would run a minute): the failure is thrown
+   * as it came, the running job is cancelled, and an action not yet started never starts.
+   */
+  @Test
+  void theFirstFailureCancelsTheOthersAndIsThrown() throws Exception {
+    ConcurrentJobs jobs = new ConcurrentJobs(spark, "concurrent-jobs-test-failing", 2);
+    AtomicBoolean running = new AtomicBoolean();
+    AtomicBoolean thirdRan = new AtomicBoolean();
+    IllegalStateException boom = new IllegalStateException("boom");
+    jobs.add(
+        "test: a long job",
+        () -> {
+          running.set(true);
+          spark
+              .range(0, 2, 1, 2)
+              .foreach(
+                  (ForeachFunction<Long>)
+                      x -> {
+                        long until = System.currentTimeMillis() + 60_000;
+                        while (!TaskContext.get().isInterrupted()
+                            && System.currentTimeMillis() < until) {
+                          Thread.sleep(20);
+                        }
+                      });
+          return null;
+        });
+    jobs.add(
+        "test: a failing action",
+        () -> {
+          long until = System.currentTimeMillis() + 30_000;
+          while (spark.sparkContext().statusTracker().getActiveJobIds().length == 0
+              && System.currentTimeMillis() < until) {
+            Thread.sleep(20);
+          }
+          assertTrue(running.get(), "the long job started");
+          throw boom;
+        });
+    jobs.add(
+        "test: a third action",
+        () -> {
+          thirdRan.set(true);
+          return null;
+        });
+    long start = System.nanoTime();
+    IllegalStateException thrown = assertThrows(IllegalStateException.class, jobs::run);
+    long seconds = (System.nanoTime() - start) / 1_000_000_000L;
+    assertSame(boom, thrown);
+    assertTrue(seconds < 45, "the long job was cancelled, not waited for: " + seconds + " s");
+    assertFalse(thirdRan.get(), "an action after the failure does not start");
+  }
+}
