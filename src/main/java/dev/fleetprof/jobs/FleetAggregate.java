@@ -7,6 +7,7 @@ import java.time.LocalDate;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.Future;
 import org.apache.hadoop.fs.Path;
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Observation;
@@ -29,7 +30,8 @@ import org.slf4j.LoggerFactory;
  *       --date}, else once the read has found them;
  *   <li>the Spark stages ({@link FleetStages}): one read of the inputs, the dictionary of distinct
  *       stacks, the datasets;
- *   <li>each dataset is written into the run's own directories, its rows observed as they go;
+ *   <li>each dataset is written into the run's own directories, its rows observed as they go (two
+ *       at a time in small runs, {@link #writeAll}), and the symbolization report computed;
  *   <li>the run is published ({@link FleetOutput#commitDates}) and older runs swept;
  *   <li>the summary ({@link FleetSummary}) and the CPU time as pprof, folded stacks and a flame
  *       graph ({@link StandardOutputs}).
@@ -200,6 +202,58 @@ public final class FleetAggregate {
     return broadcast;
   }
 
+  /**
+   * How many datasets a run of fewer than {@link #BROADCAST_FROM_ROWS} per-file stack rows writes
+   * at once. A write is a query planned on the driver, then tasks on the executors; one at a time,
+   * the executors wait while the driver plans, and a small run's write (a few tasks a stage) leaves
+   * cores idle: two at a time keep them busy. A large run's writes keep every core busy with their
+   * own tasks, and two at a time cost it more than they save (docs/benchmark.md): it writes one at
+   * a time.
+   */
+  static final int SMALL_RUN_WRITES = 2;
+
+  /**
+   * Writes the run's datasets into the run's directories, {@code writes} at a time, and computes
+   * the symbolization report meanwhile; returns the report. Those of {@code broadcastNames}, and
+   * the report, read the names the {@code locations} write keeps (their size then known), so they
+   * come after all the others, with Spark's broadcast limit (a session setting every thread shares:
+   * no other query is planned meanwhile). The lease is checked before each write; the first failure
+   * stops the rest and is thrown.
+   */
+  private static String writeAll(
+      SparkSession spark,
+      Args args,
+      FleetStages.Datasets datasets,
+      Map<String, Dataset<Row>> tables,
+      String broadcast,
+      SessionSettings settings,
+      DateLease lease,
+      String run,
+      int writes)
+      throws IOException {
+    ConcurrentJobs first = new ConcurrentJobs(spark, "fleet-aggregate-" + run, writes);
+    ConcurrentJobs then = new ConcurrentJobs(spark, "fleet-aggregate-" + run, writes);
+    for (Map.Entry<String, Dataset<Row>> t : tables.entrySet()) {
+      (datasets.broadcastNames().contains(t.getKey()) ? then : first)
+          .add(
+              "fleet-aggregate: writing " + t.getKey(),
+              () -> {
+                lease.check();
+                FleetOutput.write(t.getValue(), new Path(args.output()), t.getKey(), run);
+                return null;
+              });
+    }
+    Future<String> report =
+        then.add(
+            "fleet-aggregate: summary",
+            () -> FleetSummary.symbolizationReport(datasets.symbols(), datasets.rawLocations()));
+    first.run();
+    settings.set(BROADCAST_THRESHOLD, SPARK_DEFAULT_BROADCAST_THRESHOLD);
+    then.run();
+    settings.set(BROADCAST_THRESHOLD, broadcast);
+    return ConcurrentJobs.result(report);
+  }
+
   private static FleetSummary aggregate(
       SparkSession spark, Args args, DateLease early, SessionSettings settings, FleetStages stages)
       throws IOException {
@@ -220,17 +274,11 @@ public final class FleetAggregate {
     List<Object> dates = read.dates();
     settings.setUnlessSet(CONCURRENT_WRITERS, String.valueOf(Math.min(dates.size(), MOST_WRITERS)));
     String run = FleetOutput.newRunId();
+    String report;
     try (DateLease lease =
         early != null ? early : FleetOutput.beginDates(spark, args.output(), DATASETS, dates)) {
-      for (Map.Entry<String, Dataset<Row>> t : tables.entrySet()) {
-        lease.check();
-        spark.sparkContext().setJobDescription("fleet-aggregate: writing " + t.getKey());
-        boolean broadcastNames = datasets.broadcastNames().contains(t.getKey());
-        settings.set(
-            BROADCAST_THRESHOLD, broadcastNames ? SPARK_DEFAULT_BROADCAST_THRESHOLD : broadcast);
-        FleetOutput.write(t.getValue(), new Path(args.output()), t.getKey(), run);
-        settings.set(BROADCAST_THRESHOLD, broadcast);
-      }
+      int writes = read.stackRows() < BROADCAST_FROM_ROWS ? SMALL_RUN_WRITES : 1;
+      report = writeAll(spark, args, datasets, tables, broadcast, settings, lease, run, writes);
       spark.sparkContext().setJobDescription("fleet-aggregate: publishing");
       lease.check();
       FleetOutput.commitDates(
@@ -241,8 +289,7 @@ public final class FleetAggregate {
     spark.sparkContext().setJobDescription("fleet-aggregate: summary and profile outputs");
     FleetSummary summary =
         FleetSummary.of(args, observed, read.measureRows(), dates, started)
-            .withSymbolization(
-                FleetSummary.symbolizationReport(datasets.symbols(), datasets.rawLocations()));
+            .withSymbolization(report);
     FleetSummary.MeasureTotal cpu = summary.measures().get(Measures.CPU);
     StandardOutputs.writeCpuTime(
         spark,

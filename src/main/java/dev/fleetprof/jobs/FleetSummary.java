@@ -232,7 +232,9 @@ record FleetSummary(
    */
   static String symbolizationReport(Dataset<Row> symbols, Dataset<Row> locations) {
     // One query: per module and name source, its locations, how many got names, why the others did
-    // not, what would name them better, and the CPU time they are the leaf of.
+    // not, what would name them better, and the CPU time they are the leaf of. Both sides of its
+    // join have a row per location: shuffled, not broadcast (a broadcast is a Spark job of its
+    // own).
     Dataset<Row> cpu =
         locations
             .where(col("measure").equalTo(lit(Measures.CPU)).and(col("self_value").isNotNull()))
@@ -240,7 +242,8 @@ record FleetSummary(
                 col("format").as("c_format"),
                 col("module").as("c_module"),
                 col("offset").as("c_offset"))
-            .agg(sum("self_value").as("cpu"));
+            .agg(sum("self_value").as("cpu"))
+            .hint("shuffle_hash");
     List<Row> groups =
         symbols
             .where(symbolizedFormats())
