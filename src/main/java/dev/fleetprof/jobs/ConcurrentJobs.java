@@ -4,13 +4,13 @@ import java.io.IOException;
 import java.io.InterruptedIOException;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.Callable;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.FutureTask;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 import org.apache.spark.sql.SparkSession;
 
@@ -47,21 +47,20 @@ final class ConcurrentJobs {
   <T> Future<T> add(String description, Action<T> action) {
     FutureTask<T> task =
         new FutureTask<>(
-            (Callable<T>)
-                () -> {
-                  if (failure.get() != null) {
-                    throw new CancellationException("an earlier action failed");
-                  }
-                  spark.sparkContext().setJobGroup(group, description, false);
-                  try {
-                    return action.call();
-                  } catch (Throwable e) {
-                    if (failure.compareAndSet(null, e)) {
-                      spark.sparkContext().cancelJobGroup(group);
-                    }
-                    throw ConcurrentJobs.<Exception>rethrow(e);
-                  }
-                });
+            () -> {
+              if (failure.get() != null) {
+                throw new CancellationException("an earlier action failed");
+              }
+              spark.sparkContext().setJobGroup(group, description, false);
+              try {
+                return action.call();
+              } catch (Throwable e) {
+                if (failure.compareAndSet(null, e)) {
+                  spark.sparkContext().cancelJobGroup(group);
+                }
+                throw ConcurrentJobs.<Exception>rethrow(e);
+              }
+            });
     actions.add(task);
     return task;
   }
@@ -79,9 +78,7 @@ final class ConcurrentJobs {
     try {
       actions.forEach(pool::execute);
       pool.shutdown();
-      while (!pool.awaitTermination(1, java.util.concurrent.TimeUnit.SECONDS)) {
-        // waiting for every action: none outlives the run
-      }
+      pool.awaitTermination(Long.MAX_VALUE, TimeUnit.NANOSECONDS); // none outlives the run
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       spark.sparkContext().cancelJobGroup(group);

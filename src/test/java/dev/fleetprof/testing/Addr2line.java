@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import dev.fleetprof.output.ExternalTool;
 import dev.fleetprof.symbols.SourceLine;
+import dev.fleetprof.symbols.testing.Toolchain;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -193,16 +194,10 @@ public final class Addr2line {
 
   /** The addresses where {@code nm} says a function symbol (t, T, w, W) of the file starts. */
   private static TreeSet<Long> functionStarts(Path file, Path home) throws Exception {
-    ExternalTool.Result r =
-        ExternalTool.run(List.of("nm", "--defined-only", file.toString()), home, Map.of(), 120);
     TreeSet<Long> starts = new TreeSet<>();
-    if (r.exit() != 0) {
-      return starts; // no symbol table (a stripped file): addr2line has no ELF names either
-    }
-    for (String line : r.stdout().split("\n")) {
-      String[] f = line.trim().split("\\s+");
-      if (f.length >= 3 && f[1].length() == 1 && "tTwW".contains(f[1])) {
-        starts.add(Long.parseUnsignedLong(f[0], 16));
+    for (Toolchain.NmSymbol s : Toolchain.nm(home, file)) {
+      if ("tTwW".indexOf(s.type()) >= 0) {
+        starts.add(s.value());
       }
     }
     return starts;

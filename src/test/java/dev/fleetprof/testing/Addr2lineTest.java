@@ -39,10 +39,11 @@ class Addr2lineTest {
     Path bin = dir.resolve("cxxwork");
     Toolchain.run(
         dir, List.of("g++", "-O2", "-g", "-no-pie", "-o", bin.toString(), src.toString()));
+    List<Long> instructions = Toolchain.instructionAddresses(dir, bin, 0);
     List<Long> clone = new ArrayList<>();
     for (Toolchain.NmSymbol s : Toolchain.nm(dir, bin)) {
       if (s.name().contains(".constprop.") && "tT".indexOf(s.type()) >= 0) {
-        for (long a : Toolchain.instructionAddresses(dir, bin, 0)) {
+        for (long a : instructions) {
           if (a >= s.value() && a < s.value() + s.size()) {
             clone.add(a);
           }
