@@ -7,7 +7,7 @@ import org.apache.spark.sql.util.CaseInsensitiveStringMap;
 import scala.Tuple2;
 
 /** The Hadoop Configuration for one read, built as Spark's file sources build theirs. */
-final class HadoopConf {
+public final class HadoopConf {
   private HadoopConf() {}
 
   /**
@@ -15,7 +15,7 @@ final class HadoopConf {
    * {@code spark.conf.set("fs.s3a.endpoint", ...)}), plus the read's options that are not the
    * source's own.
    */
-  static Configuration forRead(SparkSession spark, CaseInsensitiveStringMap options) {
+  public static Configuration forRead(SparkSession spark, CaseInsensitiveStringMap options) {
     Configuration conf = new Configuration(spark.sparkContext().hadoopConfiguration());
     // Walked with Scala's own iterator: the converters to Java collections differ between Scala
     // 2.12 and 2.13, and the jar is built for both.

@@ -7,7 +7,7 @@ import java.io.Serializable;
  * {@code mode} option and Spark's {@code ignoreCorruptFiles} / {@code ignoreMissingFiles} (read
  * option, else the session's {@code spark.sql.files.*} setting), plus the test-only fault hook.
  */
-record ProblemPolicy(
+public record ProblemPolicy(
     ReadOptions.Mode mode,
     boolean ignoreCorruptFiles,
     boolean ignoreMissingFiles,

@@ -1,5 +1,7 @@
 package dev.fleetprof.spark;
 
+import dev.fleetprof.spark.listing.FileLister;
+import dev.fleetprof.spark.listing.ProfileFileIndex;
 import java.io.FileNotFoundException;
 import java.io.IOException;
 import java.io.UncheckedIOException;

@@ -1,5 +1,8 @@
 package dev.fleetprof.spark;
 
+import dev.fleetprof.spark.listing.ProfileFileIndex;
+import dev.fleetprof.spark.pushdown.PartitionFilters;
+import dev.fleetprof.spark.pushdown.PushedAggregation;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;

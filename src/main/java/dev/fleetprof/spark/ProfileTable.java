@@ -1,5 +1,6 @@
 package dev.fleetprof.spark;
 
+import dev.fleetprof.spark.listing.ProfileFileIndex;
 import java.util.EnumSet;
 import java.util.LinkedHashMap;
 import java.util.Locale;

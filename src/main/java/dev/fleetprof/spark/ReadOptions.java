@@ -5,6 +5,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.fleetprof.format.DecodeOptions;
 import dev.fleetprof.format.ProfileFormat;
 import dev.fleetprof.format.ProfileFormats;
+import dev.fleetprof.spark.read.HadoopByteSource;
 import java.io.Serializable;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -154,7 +155,7 @@ public final class ReadOptions implements Serializable {
    * Test-only fault hook: the first attempt of every task fails after this many rows, so that tests
    * can check a retried task gives the same rows. Not for users, and not in the docs.
    */
-  static final ReadOption<Long> FAIL_FIRST_ATTEMPT_AFTER_ROWS =
+  public static final ReadOption<Long> FAIL_FIRST_ATTEMPT_AFTER_ROWS =
       option("fleetprof.test.failFirstAttemptAfterRows", "test-only fault hook")
           .parsedBy(ReadOptions::rowCount)
           .internal()
@@ -196,7 +197,7 @@ public final class ReadOptions implements Serializable {
   private final Object[] values;
 
   /** Resolves {@code options} against the active session's configuration. */
-  ReadOptions(CaseInsensitiveStringMap options) {
+  public ReadOptions(CaseInsensitiveStringMap options) {
     this(options, SQLConf.get());
   }
 
@@ -377,7 +378,7 @@ public final class ReadOptions implements Serializable {
   }
 
   /** The mode and the ignore options (read option, else the session's setting). */
-  ProblemPolicy problemPolicy() {
+  public ProblemPolicy problemPolicy() {
     return new ProblemPolicy(
         value(MODE),
         value(IGNORE_CORRUPT_FILES),
@@ -396,17 +397,17 @@ public final class ReadOptions implements Serializable {
   }
 
   /** Whether rows are stack rows ({@code rows=stacks}) rather than records. */
-  boolean stackRows() {
+  public boolean stackRows() {
     return value(ROWS);
   }
 
   /** The heap a reader's groups may take in a pushed aggregation before they are emitted. */
-  long aggregateMapBytes() {
+  public long aggregateMapBytes() {
     return value(AGGREGATE_PUSHDOWN_MAX_MAP_BYTES);
   }
 
   /** How far {@code .gz} files may inflate. */
-  HadoopByteSource.GzipLimits gzipLimits() {
+  public HadoopByteSource.GzipLimits gzipLimits() {
     return new HadoopByteSource.GzipLimits(
         value(MAX_DECOMPRESSED_BYTES), value(MAX_COMPRESSION_RATIO));
   }

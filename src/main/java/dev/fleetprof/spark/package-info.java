@@ -7,9 +7,9 @@
  * dev.fleetprof.spark.ProfileTable} of {@link dev.fleetprof.spark.ProfileSchema}'s columns; its
  * {@link dev.fleetprof.spark.ProfileScanBuilder} takes the query's columns, filters and
  * aggregation; the {@link dev.fleetprof.spark.ProfileScan} plans {@link
- * dev.fleetprof.spark.ProfileInputPartition}s on the driver; on the executors, the {@link
- * dev.fleetprof.spark.ProfileReaderFactory}'s readers open each slice and turn its records into
- * rows.
+ * dev.fleetprof.spark.read.ProfileInputPartition}s on the driver; on the executors, the {@link
+ * dev.fleetprof.spark.read.ProfileReaderFactory}'s readers open each slice and turn its records
+ * into rows.
  *
  * <p>The classes by concern:
  *
@@ -17,29 +17,31 @@
  *   <li>Options and settings: {@link dev.fleetprof.spark.ReadOptions}, {@link
  *       dev.fleetprof.spark.ProblemPolicy}, {@link dev.fleetprof.spark.HadoopConf}, {@link
  *       dev.fleetprof.spark.SerializableConfiguration}.
- *   <li>Listing and partitions: {@link dev.fleetprof.spark.FileLister} (paths to files, as Spark's
- *       file sources list them), {@link dev.fleetprof.spark.PartitionDiscovery} ({@code key=value}
- *       directories to columns), {@link dev.fleetprof.spark.ProfileFileIndex} (one read's files),
- *       {@link dev.fleetprof.spark.ProfileScan} and {@link
- *       dev.fleetprof.spark.ProfileInputPartition} (files cut into splits where their format has a
- *       split layout for them, {@link dev.fleetprof.spark.SplitFile}; packed into partitions).
- *   <li>Pushdown: {@link dev.fleetprof.spark.RequiredColumns} (column pruning), {@link
- *       dev.fleetprof.spark.PartitionFilters} (files skipped by their partition values), {@link
- *       dev.fleetprof.spark.PushedAggregation} with {@link dev.fleetprof.spark.GroupTable} and
- *       {@link dev.fleetprof.spark.PartialAggregateReader} (partial aggregation in the readers).
- *   <li>Readers: {@link dev.fleetprof.spark.ProfilePartitionReader} (rows) and {@link
- *       dev.fleetprof.spark.ProfileColumnarReader} (batches, {@code columnar/}) walk a partition's
- *       slices; {@link dev.fleetprof.spark.SliceOpener} and {@link
- *       dev.fleetprof.spark.HadoopByteSource} open them; {@link dev.fleetprof.spark.RowSource} and
- *       {@link dev.fleetprof.spark.ProfileRows} make rows, with {@link
- *       dev.fleetprof.spark.UnsafeChains} (call chains in Spark's binary layout) and the formats'
- *       own columns ({@link dev.fleetprof.spark.FormatColumns}, by the names a format declares:
- *       {@link dev.fleetprof.spark.GprofHistogramColumn}, {@link
- *       dev.fleetprof.spark.DcpiHeaderColumn}, {@link dev.fleetprof.spark.PprofColumn}); {@link
- *       dev.fleetprof.spark.ProblemHandler} turns a bad file into an error row, a drop or a
- *       failure, as the read's mode says.
- *   <li>Metrics: {@link dev.fleetprof.spark.ReadMetrics} (a task's values) and {@code metrics/}
- *       (the scan node's metrics in the Spark UI).
+ *   <li>Listing and partitions: {@link dev.fleetprof.spark.listing.FileLister} (paths to files, as
+ *       Spark's file sources list them), {@link dev.fleetprof.spark.listing.PartitionDiscovery}
+ *       ({@code key=value} directories to columns), {@link
+ *       dev.fleetprof.spark.listing.ProfileFileIndex} (one read's files), {@link
+ *       dev.fleetprof.spark.ProfileScan} and {@link dev.fleetprof.spark.read.ProfileInputPartition}
+ *       (files cut into splits where their format has a split layout for them, {@link
+ *       dev.fleetprof.spark.read.SplitFile}; packed into partitions).
+ *   <li>Pushdown: {@link dev.fleetprof.spark.pushdown.RequiredColumns} (column pruning), {@link
+ *       dev.fleetprof.spark.pushdown.PartitionFilters} (files skipped by their partition values),
+ *       {@link dev.fleetprof.spark.pushdown.PushedAggregation} with {@link
+ *       dev.fleetprof.spark.read.GroupTable} and {@link
+ *       dev.fleetprof.spark.read.PartialAggregateReader} (partial aggregation in the readers).
+ *   <li>Readers: {@link dev.fleetprof.spark.read.ProfilePartitionReader} (rows) and {@link
+ *       dev.fleetprof.spark.read.ProfileColumnarReader} (batches, {@code columnar/}) walk a
+ *       partition's slices; {@link dev.fleetprof.spark.read.SliceOpener} and {@link
+ *       dev.fleetprof.spark.read.HadoopByteSource} open them; {@link
+ *       dev.fleetprof.spark.read.RowSource} and {@link dev.fleetprof.spark.read.ProfileRows} make
+ *       rows, with {@link dev.fleetprof.spark.read.UnsafeChains} (call chains in Spark's binary
+ *       layout) and the formats' own columns ({@link dev.fleetprof.spark.read.FormatColumns}, by
+ *       the names a format declares: {@link dev.fleetprof.spark.read.GprofHistogramColumn}, {@link
+ *       dev.fleetprof.spark.read.DcpiHeaderColumn}, {@link dev.fleetprof.spark.read.PprofColumn});
+ *       {@link dev.fleetprof.spark.read.ProblemHandler} turns a bad file into an error row, a drop
+ *       or a failure, as the read's mode says.
+ *   <li>Metrics: {@link dev.fleetprof.spark.read.ReadMetrics} (a task's values) and {@code
+ *       metrics/} (the scan node's metrics in the Spark UI).
  * </ul>
  *
  * <p>The file formats themselves are decoded by {@link dev.fleetprof.format}, which knows nothing

@@ -15,7 +15,7 @@ import dev.fleetprof.format.gperftools.GperftoolsFormat;
 import dev.fleetprof.format.gprof.GmonFile;
 import dev.fleetprof.format.gprof.GmonFlavor;
 import dev.fleetprof.format.gprof.GmonOptions;
-import dev.fleetprof.spark.HadoopByteSource;
+import dev.fleetprof.spark.read.HadoopByteSource;
 import dev.fleetprof.testing.SampleData;
 import dev.fleetprof.testing.TestSources;
 import java.awt.image.BufferedImage;

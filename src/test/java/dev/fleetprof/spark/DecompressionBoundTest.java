@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.fleetprof.format.ProfileFormatException;
 import dev.fleetprof.spark.metrics.ProfileMetrics;
+import dev.fleetprof.spark.read.HadoopByteSource;
 import dev.fleetprof.testing.SampleData;
 import dev.fleetprof.testing.TestSpark;
 import java.io.ByteArrayOutputStream;

@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.fleetprof.format.ProfileFormats;
+import dev.fleetprof.spark.read.HadoopByteSource;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;

@@ -17,9 +17,9 @@ import org.junit.jupiter.api.Test;
 /**
  * The project's jobs read all of {@code sample-data/} with the profile source, which treats every
  * file it lists as a profile. It skips, inside directories, names starting with {@code _} (without
- * {@code =}) or {@code .} as Spark does (dev.fleetprof.spark.FileLister#hidden, repeated here since
- * it is package-private there); so under {@code sample-data/gprof/} those listed files must be
- * exactly the profiles, and everything else must live under {@code _reference/}.
+ * {@code =}) or {@code .} as Spark does (dev.fleetprof.spark.listing.FileLister#hidden, repeated
+ * here since it is package-private there); so under {@code sample-data/gprof/} those listed files
+ * must be exactly the profiles, and everything else must live under {@code _reference/}.
  */
 class SampleLayoutTest {
   private static boolean hidden(String name) {

@@ -1,10 +1,11 @@
-package dev.fleetprof.spark;
+package dev.fleetprof.spark.read;
 
 import dev.fleetprof.format.MappingIndex;
 import dev.fleetprof.format.ProfileFormat;
 import dev.fleetprof.format.ProfileFormatException;
 import dev.fleetprof.format.ProfileRecordReader;
 import dev.fleetprof.spark.columnar.FlatBatch;
+import dev.fleetprof.spark.pushdown.RequiredColumns;
 import java.io.IOException;
 import org.apache.spark.sql.catalyst.expressions.GenericInternalRow;
 import org.apache.spark.sql.catalyst.expressions.UnsafeArrayData;

@@ -1,4 +1,4 @@
-package dev.fleetprof.spark;
+package dev.fleetprof.spark.read;
 
 import dev.fleetprof.spark.metrics.ProfileMetrics;
 import org.apache.spark.sql.connector.metric.CustomTaskMetric;

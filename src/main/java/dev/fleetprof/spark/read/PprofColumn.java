@@ -1,8 +1,9 @@
-package dev.fleetprof.spark;
+package dev.fleetprof.spark.read;
 
 import dev.fleetprof.format.ProfileRecordReader;
 import dev.fleetprof.format.pprof.PprofReader;
 import dev.fleetprof.format.pprof.PprofTables;
+import dev.fleetprof.spark.ProfileSchema;
 import org.apache.spark.sql.catalyst.expressions.GenericInternalRow;
 import org.apache.spark.sql.catalyst.expressions.UnsafeArrayData;
 import org.apache.spark.sql.catalyst.expressions.UnsafeProjection;

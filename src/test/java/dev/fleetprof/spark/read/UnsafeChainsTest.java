@@ -1,4 +1,4 @@
-package dev.fleetprof.spark;
+package dev.fleetprof.spark.read;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 
 import dev.fleetprof.format.Mapping;
 import dev.fleetprof.format.MappingIndex;
+import dev.fleetprof.spark.ProfileSchema;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Random;

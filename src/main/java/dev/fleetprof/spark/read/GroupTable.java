@@ -1,4 +1,4 @@
-package dev.fleetprof.spark;
+package dev.fleetprof.spark.read;
 
 import java.util.Arrays;
 import org.apache.spark.unsafe.Platform;

@@ -1,7 +1,10 @@
-package dev.fleetprof.spark;
+package dev.fleetprof.spark.read;
 
 import dev.fleetprof.format.ProfileFormatException;
 import dev.fleetprof.format.StackIds;
+import dev.fleetprof.spark.ProblemPolicy;
+import dev.fleetprof.spark.ProfileSchema;
+import dev.fleetprof.spark.pushdown.RequiredColumns;
 import dev.fleetprof.split.SplitPlanner.Slice;
 import java.io.FileNotFoundException;
 import java.io.IOException;

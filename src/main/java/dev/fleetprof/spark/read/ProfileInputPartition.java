@@ -1,4 +1,4 @@
-package dev.fleetprof.spark;
+package dev.fleetprof.spark.read;
 
 import dev.fleetprof.split.SplitPlanner.Slice;
 import java.util.List;
@@ -8,7 +8,7 @@ import org.apache.spark.sql.connector.read.InputPartition;
  * The slices one task reads. Kept small (paths and offsets only): heavy per-file state, such as the
  * mappings of split files, travels in a broadcast.
  */
-final class ProfileInputPartition implements InputPartition {
+public final class ProfileInputPartition implements InputPartition {
   private static final long serialVersionUID = 1L;
   private final String[] paths;
   private final long[] starts;
@@ -24,7 +24,7 @@ final class ProfileInputPartition implements InputPartition {
   /** Per slice, the file's partition values (Spark's internal values; null when no columns). */
   private final Object[][] partitionValues;
 
-  ProfileInputPartition(
+  public ProfileInputPartition(
       List<Slice> slices,
       Object[][] partitionValues,
       long[] modified,

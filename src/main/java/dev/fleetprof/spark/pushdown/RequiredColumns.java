@@ -1,5 +1,6 @@
-package dev.fleetprof.spark;
+package dev.fleetprof.spark.pushdown;
 
+import dev.fleetprof.spark.ProfileSchema;
 import dev.fleetprof.split.SplitPlanner.Slice;
 import java.io.Serializable;
 import org.apache.hadoop.fs.Path;
@@ -11,7 +12,7 @@ import org.apache.spark.unsafe.types.UTF8String;
  * Where each known column sits in the (pruned) read schema, or -1 when the query does not need it;
  * {@code partitions[i]} is where partition column i goes.
  */
-record RequiredColumns(
+public record RequiredColumns(
     int width,
     int path,
     int format,
@@ -41,7 +42,8 @@ record RequiredColumns(
    * @param keepMappings whether files' mappings are decoded even when no column of {@code schema}
    *     needs them (a pushed aggregation builds chain columns from them once per distinct chain)
    */
-  static RequiredColumns of(StructType schema, StructType partitionSchema, boolean keepMappings) {
+  public static RequiredColumns of(
+      StructType schema, StructType partitionSchema, boolean keepMappings) {
     int[] partitions = new int[partitionSchema.size()];
     for (int i = 0; i < partitions.length; i++) {
       partitions[i] = index(schema, partitionSchema.fields()[i].name());
@@ -83,7 +85,7 @@ record RequiredColumns(
    * sits in the read schema, or -1 when the query does not read it or the schema has no such
    * column.
    */
-  int formatColumn(String name) {
+  public int formatColumn(String name) {
     return switch (name) {
       case ProfileSchema.HISTOGRAM -> histogram;
       case ProfileSchema.DCPI -> dcpi;
@@ -93,17 +95,17 @@ record RequiredColumns(
   }
 
   /** Whether call chains must be decoded at all. */
-  boolean needsPcs() {
+  public boolean needsPcs() {
     return pcs >= 0 || frames >= 0 || mapping >= 0 || stackId >= 0;
   }
 
   /** Whether the file's mappings must be known. */
-  boolean needsMappings() {
+  public boolean needsMappings() {
     return frames >= 0 || mapping >= 0 || stackId >= 0 || keepMappings;
   }
 
   /** Puts a file's partition values (null: none) into a row that readers then reuse. */
-  void setPartitionValues(GenericInternalRow row, Object[] values) {
+  public void setPartitionValues(GenericInternalRow row, Object[] values) {
     for (int i = 0; i < partitions.length; i++) {
       if (partitions[i] >= 0) {
         row.update(partitions[i], values == null ? null : values[i]);
@@ -115,7 +117,7 @@ record RequiredColumns(
    * Puts the {@code _metadata} of a slice into a row that readers then reuse (nothing when the
    * query does not read it).
    */
-  void setFileMetadata(GenericInternalRow row, Slice slice, long modifiedMillis) {
+  public void setFileMetadata(GenericInternalRow row, Slice slice, long modifiedMillis) {
     if (metadata < 0) {
       return;
     }

@@ -1,4 +1,4 @@
-package dev.fleetprof.spark;
+package dev.fleetprof.spark.read;
 
 import dev.fleetprof.format.SplitLayout;
 import java.io.Serializable;
@@ -7,6 +7,6 @@ import java.io.Serializable;
  * A file read in slices: its format's name and the layout the format read from it when the read was
  * planned, broadcast once to every task that reads one of its slices.
  */
-record SplitFile(String format, SplitLayout layout) implements Serializable {
+public record SplitFile(String format, SplitLayout layout) implements Serializable {
   private static final long serialVersionUID = 1L;
 }

@@ -1,5 +1,6 @@
-package dev.fleetprof.spark;
+package dev.fleetprof.spark.listing;
 
+import dev.fleetprof.spark.ReadOptions;
 import dev.fleetprof.split.SplitPlanner.Block;
 import java.io.FileNotFoundException;
 import java.io.IOException;
@@ -44,7 +45,7 @@ import org.slf4j.LoggerFactory;
  * Hadoop's local FileSystem reports them as files (its status comes from {@code java.io.File}), so
  * on the {@code file} scheme the listing asks {@code java.nio.file.Files}, without following links.
  */
-final class FileLister {
+public final class FileLister {
   private static final Logger LOG = LoggerFactory.getLogger(FileLister.class);
 
   /**
@@ -54,7 +55,7 @@ final class FileLister {
    * for a file that is not a regular file and must not be opened, what it is ({@code "a FIFO"}),
    * else null.
    */
-  record ListedFile(
+  public record ListedFile(
       String path, long length, Block[] blocks, String root, long modified, String notRegular) {}
 
   /** What a listed path is, links to directories and files resolved as the listing treats them. */
@@ -74,7 +75,7 @@ final class FileLister {
   /**
    * Fails with FileNotFoundException, as Spark does at load time, for a path that matches nothing.
    */
-  static void checkExists(List<String> paths, Configuration conf) throws IOException {
+  public static void checkExists(List<String> paths, Configuration conf) throws IOException {
     if (paths.isEmpty()) {
       throw new IllegalArgumentException(
           "profile source: no path given (use .load(path) or OPTIONS (path '...'))");

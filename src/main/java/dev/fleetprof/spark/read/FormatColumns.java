@@ -1,7 +1,9 @@
-package dev.fleetprof.spark;
+package dev.fleetprof.spark.read;
 
 import dev.fleetprof.format.ProfileFormat;
 import dev.fleetprof.format.ProfileRecordReader;
+import dev.fleetprof.spark.ProfileSchema;
+import dev.fleetprof.spark.pushdown.RequiredColumns;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;

@@ -1,6 +1,8 @@
-package dev.fleetprof.spark;
+package dev.fleetprof.spark.read;
 
 import dev.fleetprof.format.ProfileFormatException;
+import dev.fleetprof.spark.ProfileSchema;
+import dev.fleetprof.spark.pushdown.RequiredColumns;
 import java.io.IOException;
 import java.math.BigInteger;
 import java.util.ArrayList;
@@ -37,7 +39,7 @@ import org.apache.spark.unsafe.types.UTF8String;
  * differs from the first one's gets its frames too, so that the reader of the rows sees two frames
  * for one id.
  */
-final class StackRowsReader implements PartitionReader<InternalRow> {
+public final class StackRowsReader implements PartitionReader<InternalRow> {
   private static final int PPROF_FIELDS = ProfileSchema.PPROF_TYPE.size();
   private static final int PPROF_VALUES = ProfileSchema.PPROF_TYPE.fieldIndex("values");
   private static final int PPROF_SAMPLE_TYPES = ProfileSchema.PPROF_TYPE.fieldIndex("sample_types");
@@ -126,7 +128,7 @@ final class StackRowsReader implements PartitionReader<InternalRow> {
   }
 
   /** The record columns (and partition columns) the row reader decodes for stack rows. */
-  static StructType inputSchema(StructType schema, StructType partitionSchema) {
+  public static StructType inputSchema(StructType schema, StructType partitionSchema) {
     Set<String> partitions = Set.of(partitionSchema.fieldNames());
     StructType out = new StructType();
     for (StructField f : schema.fields()) {

@@ -1,5 +1,6 @@
-package dev.fleetprof.spark;
+package dev.fleetprof.spark.pushdown;
 
+import dev.fleetprof.spark.ProfileSchema;
 import java.io.Serializable;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -25,11 +26,11 @@ import org.apache.spark.sql.types.StructType;
  * in the query's order followed by one column per aggregate, as Spark expects of a pushed
  * aggregation.
  */
-record PushedAggregation(String[] groupBy, Function[] functions, StructType outputSchema)
+public record PushedAggregation(String[] groupBy, Function[] functions, StructType outputSchema)
     implements Serializable {
 
   /** The partial aggregates readers compute; each is a long per group. */
-  enum Function {
+  public enum Function {
     SUM,
     COUNT,
     MIN,
@@ -62,7 +63,8 @@ record PushedAggregation(String[] groupBy, Function[] functions, StructType outp
    * {@code DISTINCT}, an aggregate of another column, or a group expression that is not one of the
    * groupable columns.
    */
-  static PushedAggregation of(Aggregation aggregation, StructType schema, Set<String> partitions) {
+  public static PushedAggregation of(
+      Aggregation aggregation, StructType schema, Set<String> partitions) {
     List<String> groupBy = new ArrayList<>();
     StructType out = new StructType();
     for (Expression e : aggregation.groupByExpressions()) {
@@ -114,7 +116,7 @@ record PushedAggregation(String[] groupBy, Function[] functions, StructType outp
   }
 
   /** Whether a group column is computed from the call chain. */
-  boolean groupsByChain() {
+  public boolean groupsByChain() {
     for (String g : groupBy) {
       if (CHAIN_COLUMNS.contains(g)) {
         return true;
@@ -124,7 +126,7 @@ record PushedAggregation(String[] groupBy, Function[] functions, StructType outp
   }
 
   /** Whether a group column needs the file's mappings (all chain columns but {@code pcs}). */
-  boolean needsMappings() {
+  public boolean needsMappings() {
     for (String g : groupBy) {
       if (CHAIN_COLUMNS.contains(g) && !g.equals(ProfileSchema.PCS)) {
         return true;
@@ -133,7 +135,7 @@ record PushedAggregation(String[] groupBy, Function[] functions, StructType outp
     return false;
   }
 
-  boolean needsCount() {
+  public boolean needsCount() {
     for (Function f : functions) {
       if (f != Function.COUNT) {
         return true;
@@ -142,7 +144,7 @@ record PushedAggregation(String[] groupBy, Function[] functions, StructType outp
     return false;
   }
 
-  boolean groups(String column) {
+  public boolean groups(String column) {
     return Arrays.asList(groupBy).contains(column);
   }
 
@@ -150,7 +152,7 @@ record PushedAggregation(String[] groupBy, Function[] functions, StructType outp
    * The columns the readers decode for this aggregation: the raw {@code pcs} stand for every chain
    * column, plus {@code count} and the file columns grouped on.
    */
-  StructType inputSchema(StructType schema) {
+  public StructType inputSchema(StructType schema) {
     StructType in = new StructType();
     for (StructField f : schema.fields()) {
       String n = f.name();
@@ -170,7 +172,7 @@ record PushedAggregation(String[] groupBy, Function[] functions, StructType outp
   }
 
   /** What the scan's description shows, e.g. {@code [SUM(count), COUNT(*)] GROUP BY [frames]}. */
-  String describe() {
+  public String describe() {
     List<String> fs = new ArrayList<>();
     for (int i = groupBy.length; i < outputSchema.size(); i++) {
       fs.add(outputSchema.fields()[i].name());

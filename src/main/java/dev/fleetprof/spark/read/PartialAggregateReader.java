@@ -1,6 +1,9 @@
-package dev.fleetprof.spark;
+package dev.fleetprof.spark.read;
 
 import dev.fleetprof.format.ProfileFormatException;
+import dev.fleetprof.spark.ProfileSchema;
+import dev.fleetprof.spark.pushdown.PushedAggregation;
+import dev.fleetprof.spark.pushdown.RequiredColumns;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.Arrays;

@@ -1,4 +1,4 @@
-package dev.fleetprof.spark;
+package dev.fleetprof.spark.read;
 
 import dev.fleetprof.format.ByteArraySource;
 import dev.fleetprof.format.ByteSource;
@@ -7,6 +7,7 @@ import dev.fleetprof.format.ProfileFormat;
 import dev.fleetprof.format.ProfileFormatException;
 import dev.fleetprof.format.ProfileFormats;
 import dev.fleetprof.format.ProfileRecordReader;
+import dev.fleetprof.spark.pushdown.RequiredColumns;
 import dev.fleetprof.split.SplitPlanner.Slice;
 import java.io.IOException;
 import java.io.InputStream;

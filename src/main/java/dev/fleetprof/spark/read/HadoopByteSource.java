@@ -1,7 +1,8 @@
-package dev.fleetprof.spark;
+package dev.fleetprof.spark.read;
 
 import dev.fleetprof.format.ByteSource;
 import dev.fleetprof.format.ProfileFormatException;
+import dev.fleetprof.spark.ReadOptions;
 import java.io.FilterInputStream;
 import java.io.IOException;
 import java.io.InputStream;

@@ -1,7 +1,10 @@
-package dev.fleetprof.spark;
+package dev.fleetprof.spark.read;
 
 import dev.fleetprof.format.MappingIndex;
+import dev.fleetprof.spark.ProblemPolicy;
+import dev.fleetprof.spark.ReadOptions;
 import dev.fleetprof.spark.columnar.FlatBatch;
+import dev.fleetprof.spark.pushdown.RequiredColumns;
 import dev.fleetprof.split.SplitPlanner.Slice;
 import java.io.IOException;
 import org.apache.spark.TaskContext;

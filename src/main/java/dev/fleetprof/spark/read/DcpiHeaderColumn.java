@@ -1,8 +1,9 @@
-package dev.fleetprof.spark;
+package dev.fleetprof.spark.read;
 
 import dev.fleetprof.format.ProfileRecordReader;
 import dev.fleetprof.format.dcpi.DcpiHeader;
 import dev.fleetprof.format.dcpi.DcpiProfileReader;
+import dev.fleetprof.spark.ProfileSchema;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;

@@ -1,5 +1,8 @@
-package dev.fleetprof.spark;
+package dev.fleetprof.spark.pushdown;
 
+import dev.fleetprof.spark.listing.FileLister;
+import dev.fleetprof.spark.listing.PartitionDiscovery;
+import dev.fleetprof.spark.listing.ProfileFileIndex;
 import java.math.BigDecimal;
 import java.time.Instant;
 import java.time.LocalDate;
@@ -36,7 +39,7 @@ import org.apache.spark.unsafe.types.UTF8String;
  * (a WHERE drops its rows either way). A filter that is never unknown for any file read is decided
  * exactly by the pruning: Spark need not evaluate it again (see {@link #exact}).
  */
-final class PartitionFilters {
+public final class PartitionFilters {
   private PartitionFilters() {}
 
   /** A filter's value for one file's partition values. */
@@ -62,7 +65,7 @@ final class PartitionFilters {
    * The index's files that are read (see {@link PartitionDiscovery.Partitions#reads}) and whose
    * partition values may pass every filter.
    */
-  static ProfileFileIndex prune(ProfileFileIndex index, Filter[] filters) {
+  public static ProfileFileIndex prune(ProfileFileIndex index, Filter[] filters) {
     StructType schema = index.partitions().schema();
     List<FileLister.ListedFile> kept = new ArrayList<>();
     for (FileLister.ListedFile f : index.files()) {
@@ -92,7 +95,7 @@ final class PartitionFilters {
    * skipped only rows it drops (partition values are constant in a file, and rows get exactly the
    * values evaluated here).
    */
-  static boolean exact(ProfileFileIndex index, Filter filter) {
+  public static boolean exact(ProfileFileIndex index, Filter filter) {
     StructType schema = index.partitions().schema();
     for (FileLister.ListedFile f : index.files()) {
       if (index.partitions().reads(f.path())

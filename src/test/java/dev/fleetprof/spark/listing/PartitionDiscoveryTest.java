@@ -1,4 +1,4 @@
-package dev.fleetprof.spark;
+package dev.fleetprof.spark.listing;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;

@@ -1,4 +1,4 @@
-package dev.fleetprof.spark;
+package dev.fleetprof.spark.read;
 
 import dev.fleetprof.format.ProfileRecordReader;
 import dev.fleetprof.format.gprof.GmonReader;

@@ -1,5 +1,6 @@
-package dev.fleetprof.spark;
+package dev.fleetprof.spark.listing;
 
+import dev.fleetprof.spark.ReadOptions;
 import java.math.BigDecimal;
 import java.time.DateTimeException;
 import java.time.LocalDate;
@@ -65,7 +66,7 @@ import org.apache.spark.unsafe.types.UTF8String;
  * dcpi/} below it is one read), where Spark reads only the loaded directories' own files unless
  * {@code recursiveFileLookup} is set.
  */
-final class PartitionDiscovery {
+public final class PartitionDiscovery {
   static final String DEFAULT_PARTITION_NAME = "__HIVE_DEFAULT_PARTITION__";
 
   /** The pattern Spark infers timestamps with: seconds, then at most one digit of fraction. */
@@ -79,10 +80,10 @@ final class PartitionDiscovery {
   private static final int MAX_DECIMAL_PRECISION = 38;
 
   /** The partition columns and each file's values in Spark's internal representation. */
-  record Partitions(StructType schema, Map<String, Object[]> valuesByFile) {
+  public record Partitions(StructType schema, Map<String, Object[]> valuesByFile) {
     static final Partitions NONE = new Partitions(new StructType(), Map.of());
 
-    Object[] values(String file) {
+    public Object[] values(String file) {
       Object[] v = valuesByFile.get(file);
       return v != null ? v : new Object[schema.size()];
     }
@@ -91,7 +92,7 @@ final class PartitionDiscovery {
      * Whether the file is read: every file of an unpartitioned tree, only the files in partition
      * directories of a partitioned one (as Spark's file index lists a partitioned table).
      */
-    boolean reads(String file) {
+    public boolean reads(String file) {
       return schema.isEmpty() || valuesByFile.containsKey(file);
     }
   }

@@ -1,7 +1,11 @@
-package dev.fleetprof.spark;
+package dev.fleetprof.spark.read;
 
 import dev.fleetprof.format.ProfileFormats;
+import dev.fleetprof.spark.ReadOptions;
+import dev.fleetprof.spark.SerializableConfiguration;
 import dev.fleetprof.spark.columnar.FlatBatch;
+import dev.fleetprof.spark.pushdown.PushedAggregation;
+import dev.fleetprof.spark.pushdown.RequiredColumns;
 import java.util.HashMap;
 import java.util.Map;
 import org.apache.spark.broadcast.Broadcast;
@@ -13,7 +17,7 @@ import org.apache.spark.sql.types.StructType;
 import org.apache.spark.sql.vectorized.ColumnarBatch;
 
 /** Creates a reader per partition; carries only broadcast handles and small settings. */
-final class ProfileReaderFactory implements PartitionReaderFactory {
+public final class ProfileReaderFactory implements PartitionReaderFactory {
   private static final long serialVersionUID = 4L;
   private final Broadcast<SerializableConfiguration> conf;
   private final Broadcast<HashMap<String, SplitFile>> layouts;
@@ -29,7 +33,7 @@ final class ProfileReaderFactory implements PartitionReaderFactory {
    *     {@link PushedAggregation#inputSchema}), which its reader merges into partial rows
    * @param exactSums whether sums that overflow fail (Spark's ANSI mode) in a pushed aggregation
    */
-  ProfileReaderFactory(
+  public ProfileReaderFactory(
       Broadcast<SerializableConfiguration> conf,
       Broadcast<HashMap<String, SplitFile>> layouts,
       ReadOptions read,

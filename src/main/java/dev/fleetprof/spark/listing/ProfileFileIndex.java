@@ -1,5 +1,8 @@
-package dev.fleetprof.spark;
+package dev.fleetprof.spark.listing;
 
+import dev.fleetprof.spark.HadoopConf;
+import dev.fleetprof.spark.ProfileSchema;
+import dev.fleetprof.spark.ReadOptions;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.util.List;
@@ -13,10 +16,10 @@ import org.apache.spark.sql.util.CaseInsensitiveStringMap;
  * Spark's InMemoryFileIndex does: files added later are seen by a new {@code load}, not by
  * re-running the same DataFrame).
  */
-record ProfileFileIndex(
+public record ProfileFileIndex(
     List<FileLister.ListedFile> files, PartitionDiscovery.Partitions partitions) {
 
-  static ProfileFileIndex list(
+  public static ProfileFileIndex list(
       SparkSession spark, ReadOptions read, CaseInsensitiveStringMap options) {
     try {
       var conf = HadoopConf.forRead(spark, options);
@@ -67,7 +70,7 @@ record ProfileFileIndex(
   }
 
   /** The source's columns and then the partition columns. */
-  StructType schema() {
+  public StructType schema() {
     return ProfileSchema.withPartitions(partitions.schema());
   }
 }
