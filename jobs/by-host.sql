@@ -1,14 +1,16 @@
 -- One day per host: files read, files with problems, records, CPU time (or -d measure=...) and
 -- the host's share of the fleet's, and the module that used the most there.
--- Run: jobs/sql [-d output=...] [-d date=YYYY-MM-DD] [-d measure=cpu] jobs/by-host.sql
+-- -d DIMENSION=VALUE (e.g. -d service=api) keeps the files and rows of that directory level's
+-- value; shares are then of what is kept.
+-- Run: jobs/sql [-d output=...] [-d date=YYYY-MM-DD] [-d measure=cpu] [-d DIMENSION=VALUE ...] jobs/by-host.sql
 CREATE OR REPLACE TEMPORARY VIEW files AS
-SELECT * FROM fleet_files;
+SELECT * FROM fleet_files WHERE ${dimension_filter};
 CREATE OR REPLACE TEMPORARY VIEW host_stacks AS
 SELECT * FROM fleet_host_stacks
-WHERE measure = '${measure:-cpu}';
+WHERE measure = '${measure:-cpu}' AND ${dimension_filter};
 CREATE OR REPLACE TEMPORARY VIEW modules AS
 SELECT * FROM fleet_modules
-WHERE measure = '${measure:-cpu}';
+WHERE measure = '${measure:-cpu}' AND ${dimension_filter};
 
 CREATE OR REPLACE TEMPORARY VIEW chosen AS
 SELECT coalesce(try_cast('${date:-latest}' AS DATE), (SELECT max(date) FROM host_stacks)) AS date;

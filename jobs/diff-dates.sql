@@ -8,16 +8,21 @@
 -- stacks, -d program=NAME the stacks with a frame in a module whose file name is NAME (the
 -- program's executable; see docs/sql-jobs.md); shares are then of what is kept. The same per call
 -- stack: diff-stacks.sql.
--- Run: jobs/sql -d date=2026-11-21 -d base=2026-11-20 [-d output=...] [-d measure=cpu] [-d host=NAME] [-d program=NAME] [-d limit=20] jobs/diff-dates.sql
+-- -d DIMENSION=VALUE (e.g. -d service=api) keeps the hosts' stacks of that directory level's value.
+-- -d by=DIMENSION -d base=VALUE compares two values of a dimension on one day instead of two days:
+-- what grew in the stacks whose DIMENSION is not VALUE (or is -d value=OTHER) against those whose
+-- DIMENSION is VALUE, e.g. -d service=api -d by=version -d base=4.12.0.
+-- Run: jobs/sql -d date=2026-11-21 -d base=2026-11-20 [-d output=...] [-d measure=cpu] [-d host=NAME] [-d program=NAME] [-d DIMENSION=VALUE ...] [-d limit=20] jobs/diff-dates.sql
+--      jobs/sql -d by=DIMENSION -d base=VALUE [-d value=OTHER] [-d date=YYYY-MM-DD] [...] jobs/diff-dates.sql
 -- (date defaults to the latest date with the measure and the stacks kept, base to the one before).
 
 -- The hosts' stacks the filters keep: one measure; -d host=NAME, that host's; -d program=NAME,
 -- those with a frame in a module whose file name is NAME.
 CREATE OR REPLACE TEMPORARY VIEW selected AS
-SELECT date, host, format, kind, measure, unit, frames, count, value
+SELECT date, host, dimensions, format, kind, measure, unit, frames, count, value
 FROM fleet_host_stacks
 WHERE measure = '${measure:-cpu}'
-  AND ('${host:-}' = '' OR host = '${host:-}')
+  AND ('${host:-}' = '' OR host = '${host:-}') AND ${dimension_filter}
   AND ('${program:-}' = ''
        OR exists(frames, f -> regexp_extract(f.module, '[^/]*$', 0)
                               = regexp_extract('${program:-}', '[^/]*$', 0)));
@@ -27,13 +32,25 @@ WITH d AS (
   SELECT coalesce(try_cast('${date:-latest}' AS DATE), (SELECT max(date) FROM selected)) AS date
 )
 SELECT d.date,
-       coalesce(try_cast('${base:-previous}' AS DATE),
-                (SELECT max(date) FROM selected WHERE date < d.date)) AS base
+       CASE WHEN '${by:-}' = '' THEN coalesce(try_cast('${base:-previous}' AS DATE),
+                                              (SELECT max(date) FROM selected WHERE date < d.date))
+            ELSE d.date END                                    AS base
 FROM d;
 
+-- Each stack's side: the date's or the base's; with -d by=, the base value's or the other's.
 CREATE OR REPLACE TEMPORARY VIEW kept_stacks AS
-SELECT * FROM selected
-WHERE date IN ((SELECT date FROM chosen), (SELECT base FROM chosen));
+SELECT * FROM (
+  SELECT s.date, s.host, s.format, s.kind, s.measure, s.unit, s.frames, s.count, s.value,
+         CASE WHEN '${by:-}' = '' THEN CASE WHEN s.date = c.date THEN 'new'
+                                            WHEN s.date = c.base THEN 'base' END
+              WHEN s.date <> c.date THEN NULL
+              WHEN exists(s.dimensions, d -> d.key = '${by:-}' AND d.value = '${base:-}') THEN 'base'
+              WHEN '${value:-}' = ''
+                   OR exists(s.dimensions, d -> d.key = '${by:-}' AND d.value = '${value:-}')
+                THEN 'new'
+         END AS side
+  FROM selected s CROSS JOIN chosen c)
+WHERE side IS NOT NULL;
 
 CREATE OR REPLACE TEMPORARY VIEW kept_locations AS
 SELECT date, format, kind, measure, unit, module, offset, lines
@@ -50,11 +67,11 @@ CREATE OR REPLACE TEMPORARY VIEW per_host AS
 SELECT f.host,
        f.module,
        f.function,
-       sum(CASE WHEN f.date = c.date THEN f.self_value END)  AS self_value,
-       sum(CASE WHEN f.date = c.base THEN f.self_value END)  AS base_self_value,
-       sum(CASE WHEN f.date = c.date THEN f.total_value END) AS total_value,
-       sum(CASE WHEN f.date = c.base THEN f.total_value END) AS base_total_value
-FROM host_functions f CROSS JOIN chosen c
+       sum(CASE WHEN f.side = 'new' THEN f.self_value END)   AS self_value,
+       sum(CASE WHEN f.side = 'base' THEN f.self_value END)  AS base_self_value,
+       sum(CASE WHEN f.side = 'new' THEN f.total_value END)  AS total_value,
+       sum(CASE WHEN f.side = 'base' THEN f.total_value END) AS base_total_value
+FROM host_functions f
 GROUP BY f.host, f.module, f.function;
 
 -- Each day's total: the self of every function kept (as top-functions.sql's shares).
@@ -119,7 +136,8 @@ WHERE direction * round(part, 2) > 0
 GROUP BY module, function;
 
 SELECT (SELECT date FROM chosen)                                             AS date,
-       (SELECT base FROM chosen)                                             AS base,
+       CASE WHEN '${by:-}' = '' THEN CAST((SELECT base FROM chosen) AS STRING)
+            ELSE '${by:-}=${base:-}' END                                     AS base,
        CASE WHEN t.delta >= 0 THEN 'grew' ELSE 'shrank' END                  AS change,
        coalesce(t.function, concat('[', coalesce(regexp_extract(t.module, '[^/]*$', 0), '?'), ']'))
                                                                              AS function,

@@ -9,8 +9,10 @@
 -- -d host=NAME keeps one host's stacks, -d program=NAME the stacks with a frame in a module whose
 -- file name is NAME (the program's executable; see docs/sql-jobs.md): the functions are then
 -- computed from host_stacks/ and locations/ as the job computes functions/, and the shares are of
--- what is kept (pprof -top of that host's or program's profiles).
--- Run: jobs/sql [-d output=...] [-d date=YYYY-MM-DD] [-d measure=cpu] [-d format=all] [-d host=NAME] [-d program=NAME] [-d limit=20] jobs/top-functions.sql
+-- what is kept (pprof -top of that host's or program's profiles). -d DIMENSION=VALUE (e.g.
+-- -d service=api -d version=4.12.1) keeps the hosts' stacks of that directory level's value, the
+-- same way.
+-- Run: jobs/sql [-d output=...] [-d date=YYYY-MM-DD] [-d measure=cpu] [-d format=all] [-d host=NAME] [-d program=NAME] [-d DIMENSION=VALUE ...] [-d limit=20] jobs/top-functions.sql
 CREATE OR REPLACE TEMPORARY VIEW functions AS
 SELECT * FROM fleet_functions
 WHERE measure = '${measure:-cpu}' AND ('${format:-all}' = 'all' OR format = '${format:-all}');
@@ -19,10 +21,10 @@ WHERE measure = '${measure:-cpu}' AND ('${format:-all}' = 'all' OR format = '${f
 -- format; -d host=NAME, that host's; -d program=NAME, those with a frame in a module whose file
 -- name is NAME).
 CREATE OR REPLACE TEMPORARY VIEW selected AS
-SELECT date, host, format, kind, measure, unit, frames, count, value
+SELECT date, host, 'new' AS side, format, kind, measure, unit, frames, count, value
 FROM fleet_host_stacks
 WHERE measure = '${measure:-cpu}' AND ('${format:-all}' = 'all' OR format = '${format:-all}')
-  AND ('${host:-}' = '' OR host = '${host:-}')
+  AND ('${host:-}' = '' OR host = '${host:-}') AND ${dimension_filter}
   AND ('${program:-}' = ''
        OR exists(frames, f -> regexp_extract(f.module, '[^/]*$', 0)
                               = regexp_extract('${program:-}', '[^/]*$', 0)));
@@ -49,7 +51,7 @@ CREATE OR REPLACE TEMPORARY VIEW day AS
 SELECT date, format, kind, measure, unit, module, function,
        self_count, total_count, self_value, total_value
 FROM functions
-WHERE '${host:-}' = '' AND '${program:-}' = ''
+WHERE '${host:-}' = '' AND '${program:-}' = '' AND '${dimension_filtered}' = ''
   AND date = coalesce(try_cast('${date:-latest}' AS DATE), (SELECT max(date) FROM functions))
 UNION ALL
 SELECT date, format, kind, measure, unit, module, function,
@@ -59,7 +61,7 @@ FROM (SELECT date, format, kind, measure, unit, module, function,
              sum(self_value) AS self_value, sum(total_value) AS total_value
       FROM host_functions
       GROUP BY date, format, kind, measure, unit, module, function)
-WHERE NOT ('${host:-}' = '' AND '${program:-}' = '');
+WHERE NOT ('${host:-}' = '' AND '${program:-}' = '' AND '${dimension_filtered}' = '');
 
 CREATE OR REPLACE TEMPORARY VIEW per_function AS
 SELECT date,

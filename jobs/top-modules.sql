@@ -1,10 +1,11 @@
 -- Where one day's CPU went, per module (executable or shared library), fleet-wide:
 -- self = time whose leaf frame is in the module; total = time with the module anywhere on the
 -- stack. One measure: CPU time by default (seconds), or -d measure=calls, ...
--- Run: jobs/sql [-d output=...] [-d date=YYYY-MM-DD] [-d measure=cpu] [-d limit=20] jobs/top-modules.sql
+-- -d DIMENSION=VALUE (e.g. -d service=api) keeps the hosts' rows of that directory level's value.
+-- Run: jobs/sql [-d output=...] [-d date=YYYY-MM-DD] [-d measure=cpu] [-d DIMENSION=VALUE ...] [-d limit=20] jobs/top-modules.sql
 CREATE OR REPLACE TEMPORARY VIEW modules AS
 SELECT * FROM fleet_modules
-WHERE measure = '${measure:-cpu}';
+WHERE measure = '${measure:-cpu}' AND ${dimension_filter};
 
 CREATE OR REPLACE TEMPORARY VIEW day AS
 SELECT * FROM modules

@@ -60,7 +60,8 @@ public final class FleetAggregate {
       Map<String, Long> effectivePeriods,
       java.time.Duration keepReplaced,
       List<String> debuginfod,
-      String debuginfodCache) {
+      String debuginfodCache,
+      List<String> droppedDimensions) {
     /** A command line's arguments, or an IllegalArgumentException saying what is wrong with it. */
     static Args parse(String[] argv) {
       return CommandLines.parse(new FleetCommandLine(), argv);
@@ -270,7 +271,8 @@ public final class FleetAggregate {
     // Each dataset's rows (and the files' totals) are observed as it is written: the summary needs
     // no job of its own.
     Map<String, Observation> observed = new LinkedHashMap<>();
-    Map<String, Dataset<Row>> tables = FleetSummary.observeAll(datasets.tables(), observed);
+    Map<String, Dataset<Row>> tables =
+        FleetSummary.observeAll(datasets.tables(), observed, datasets.dimensions());
     List<Object> dates = read.dates();
     settings.setUnlessSet(CONCURRENT_WRITERS, String.valueOf(Math.min(dates.size(), MOST_WRITERS)));
     String run = FleetOutput.newRunId();
@@ -288,7 +290,7 @@ public final class FleetAggregate {
 
     spark.sparkContext().setJobDescription("fleet-aggregate: summary and profile outputs");
     FleetSummary summary =
-        FleetSummary.of(args, observed, read.measureRows(), dates, started)
+        FleetSummary.of(args, observed, read.measureRows(), dates, datasets.dimensions(), started)
             .withSymbolization(report);
     FleetSummary.MeasureTotal cpu = summary.measures().get(Measures.CPU);
     StandardOutputs.writeCpuTime(

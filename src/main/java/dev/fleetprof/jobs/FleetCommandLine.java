@@ -151,6 +151,15 @@ public final class FleetCommandLine implements CommandLines.Options<FleetAggrega
   private java.time.Duration keepReplaced;
 
   @Option(
+      names = "--drop-dimension",
+      paramLabel = "NAME",
+      description =
+          "sum over the NAME=VALUE directory level instead of keeping it as a dimension of"
+              + " host_stacks/, modules/ and files/ (repeatable). Every key=value level but date"
+              + " and host is a dimension by default")
+  private List<String> droppedDimensions = new ArrayList<>();
+
+  @Option(
       names = "--format",
       paramLabel = "NAME",
       defaultValue = ProfileFormats.AUTO,
@@ -203,7 +212,8 @@ public final class FleetCommandLine implements CommandLines.Options<FleetAggrega
         Measures.effectivePeriods(effectivePeriods),
         keepReplaced,
         debuginfod.servers(),
-        debuginfod.cache());
+        debuginfod.cache(),
+        List.copyOf(droppedDimensions));
   }
 
   /**

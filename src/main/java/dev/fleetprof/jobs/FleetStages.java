@@ -50,6 +50,9 @@ final class FleetStages implements AutoCloseable {
   private final FleetAggregate.Hooks hooks;
   private final List<Dataset<Row>> persisted = new ArrayList<>();
 
+  /** The run's dimensions (see {@link Dimensions}), known once {@link #read} has planned. */
+  private Dimensions dimensions = Dimensions.NONE;
+
   FleetStages(SparkSession spark, FleetAggregate.Args args, FleetAggregate.Hooks hooks) {
     this.spark = spark;
     this.args = args;
@@ -147,7 +150,8 @@ final class FleetStages implements AutoCloseable {
       Set<String> broadcastNames,
       Dataset<Row> stacks,
       Dataset<Row> symbols,
-      Dataset<Row> rawLocations) {}
+      Dataset<Row> rawLocations,
+      Dimensions dimensions) {}
 
   /**
    * Stage 3: the datasets, from the per-file stacks and (when keyed) the distinct stacks: each
@@ -155,7 +159,7 @@ final class FleetStages implements AutoCloseable {
    */
   Datasets datasets(Read read, Dataset<Row> distinct) {
     spark.sparkContext().setJobDescription("fleet-aggregate: datasets");
-    Dataset<Row> files = files(read.fileStacks());
+    Dataset<Row> files = files(read.fileStacks(), dimensions);
     boolean filesAreHosts = false;
     // Only a large run asks (a Spark job of its own): a small one aggregates in less time.
     if (read.stackRows() >= hooks.askFilesPerHostFrom()) {
@@ -207,24 +211,29 @@ final class FleetStages implements AutoCloseable {
         persisted(
             Symbolization.symbolize(spark, toLookUp, args.symbolization())
                 .unionByName(profileSymbols));
+    List<String> moduleColumns = new ArrayList<>(List.of("date", "host"));
+    moduleColumns.addAll(dimensions.columns());
+    List<String> moduleKey = new ArrayList<>(moduleColumns);
+    moduleKey.addAll(List.of("format", "kind", "measure", "unit", "module"));
+    moduleColumns.addAll(
+        List.of(
+            "format",
+            "kind",
+            "measure",
+            "unit",
+            "count",
+            "value",
+            "leaf_module",
+            "explode(modules) AS module"));
     Dataset<Row> modules =
-        levels
-            .hostModules()
-            .selectExpr(
-                "date",
-                "host",
-                "format",
-                "kind",
-                "measure",
-                "unit",
-                "count",
-                "value",
-                "leaf_module",
-                "explode(modules) AS module")
-            .groupBy("date", "host", "format", "kind", "measure", "unit", "module")
-            .agg(
-                selfAndTotal("module <=> leaf_module")[0],
-                rest(selfAndTotal("module <=> leaf_module")));
+        dimensions.collapsed(
+            levels
+                .hostModules()
+                .selectExpr(moduleColumns.toArray(new String[0]))
+                .groupBy(columns(moduleKey))
+                .agg(
+                    selfAndTotal("module <=> leaf_module")[0],
+                    rest(selfAndTotal("module <=> leaf_module"))));
     Map<String, Dataset<Row>> tables = new LinkedHashMap<>();
     tables.put("files", files);
     tables.put("stacks", stacks);
@@ -236,27 +245,31 @@ final class FleetStages implements AutoCloseable {
       throw new IllegalStateException(
           "datasets " + tables.keySet() + " are not " + FleetAggregate.DATASETS);
     }
-    return new Datasets(tables, Set.of("functions"), stacks, symbols, rawLocations);
+    return new Datasets(tables, Set.of("functions"), stacks, symbols, rawLocations, dimensions);
   }
 
   /**
    * {@code files/}: per file, its records, counts, CPU time, stacks and problems, and its size as
    * listed ({@link #FILE_SIZE}, for the summary; not written).
    */
-  static Dataset<Row> files(Dataset<Row> fileStacks) {
-    return fileStacks
-        .groupBy("date", "host", "path", "format")
-        .agg(
-            sum(expr("CASE WHEN kind = 'error' THEN 0 ELSE records END")).as("records"),
-            sum("count").cast("decimal(38,0)").as("count"),
-            // null, not 0, for a file with no CPU samples: "none" and "unknown" differ
-            sum(expr("CASE WHEN measure = '" + Measures.CPU + "' THEN value END"))
-                .cast("decimal(38,0)")
-                .as("cpu_nanoseconds"),
-            count(expr("CASE WHEN kind <> 'error' THEN 1 END")).as("stacks"),
-            count(col("error")).as("problems"),
-            expr("min(error)").as("problem"),
-            max(FILE_SIZE).as(FILE_SIZE));
+  static Dataset<Row> files(Dataset<Row> fileStacks, Dimensions dimensions) {
+    List<String> key = new ArrayList<>(List.of("date", "host"));
+    key.addAll(dimensions.columns());
+    key.addAll(List.of("path", "format"));
+    return dimensions.collapsed(
+        fileStacks
+            .groupBy(columns(key))
+            .agg(
+                sum(expr("CASE WHEN kind = 'error' THEN 0 ELSE records END")).as("records"),
+                sum("count").cast("decimal(38,0)").as("count"),
+                // null, not 0, for a file with no CPU samples: "none" and "unknown" differ
+                sum(expr("CASE WHEN measure = '" + Measures.CPU + "' THEN value END"))
+                    .cast("decimal(38,0)")
+                    .as("cpu_nanoseconds"),
+                count(expr("CASE WHEN kind <> 'error' THEN 1 END")).as("stacks"),
+                count(col("error")).as("problems"),
+                expr("min(error)").as("problem"),
+                max(FILE_SIZE).as(FILE_SIZE)));
   }
 
   /**
@@ -376,6 +389,7 @@ final class FleetStages implements AutoCloseable {
     }
     Dataset<Row> raw = reader.load(args.inputs().toArray(new String[0]));
     Set<String> columns = Set.of(raw.columns());
+    dimensions = Dimensions.of(raw.schema(), args.droppedDimensions());
     if (!fromSource) {
       raw = recordsAsStackRows(raw);
     }
@@ -391,7 +405,9 @@ final class FleetStages implements AutoCloseable {
                 : expr("nullif(regexp_extract(path, '/program=([^/]+)/', 1), '')");
     Dataset<Row> base =
         Measures.withMeasure(
-            raw.withColumn("date", dateOf(columns, args.date()))
+            dimensions
+                .withValues(raw)
+                .withColumn("date", dateOf(columns, args.date()))
                 .withColumn("host", hostOf(columns))
                 // What completes a gprof stack's frames, and is part of its key (see stackKeyOf).
                 .withColumn(
@@ -675,8 +691,10 @@ final class FleetStages implements AutoCloseable {
    * format, kind, period and period_unit (and the run's options), the stack id and program from the
    * stack key: grouping by them too splits nothing further.
    */
-  private static Dataset<Row> fileStacksAndFrames(Dataset<Row> rows, String stack) {
-    List<String> key = new ArrayList<>(List.of("date", "host", "path"));
+  private Dataset<Row> fileStacksAndFrames(Dataset<Row> rows, String stack) {
+    List<String> key = new ArrayList<>(List.of("date", "host"));
+    key.addAll(dimensions.columns());
+    key.add("path");
     for (String c : STACK_KEY) {
       key.add(c.equals("frames") ? stack : c);
     }
@@ -692,6 +710,10 @@ final class FleetStages implements AutoCloseable {
     String ofFile = "IF(" + FRAMES_ROW + ", NULL, %s) AS %s";
     List<String> split = new ArrayList<>();
     for (String c : key) {
+      if (dimensions.columns().contains(c)) {
+        split.add(String.format(ofFile, c, c));
+        continue;
+      }
       switch (c) {
         case "host", "path", "error" -> split.add(String.format(ofFile, c, c));
         case "build_ids" ->
@@ -734,6 +756,7 @@ final class FleetStages implements AutoCloseable {
     boolean byKey = distinct != null;
     Dataset<Row> keyed = fileStacks.where("kind <> 'error'");
     List<String> hostKey = new ArrayList<>(List.of("date", "host"));
+    hostKey.addAll(dimensions.columns());
     List<String> dateKey = new ArrayList<>(List.of("date"));
     for (String c : STACK_KEY) {
       hostKey.add(c.equals("frames") ? stack : c);
@@ -752,12 +775,15 @@ final class FleetStages implements AutoCloseable {
                 byKey ? distinct : null,
                 List.of("date"),
                 List.of("count", "value", "records", "profiles", "hosts")));
+    List<String> hostLeading = new ArrayList<>(List.of("date", "host"));
+    hostLeading.addAll(dimensions.columns());
     Dataset<Row> hostStacks =
-        withFrames(
-            host,
-            byKey ? distinct : null,
-            List.of("date", "host"),
-            List.of("count", "value", "records", "profiles"));
+        dimensions.collapsed(
+            withFrames(
+                host,
+                byKey ? distinct : null,
+                hostLeading,
+                List.of("count", "value", "records", "profiles")));
     String[] modules = {
       "try_element_at(frames, 1).module AS leaf_module", "array_distinct(frames.module) AS modules"
     };
@@ -805,14 +831,14 @@ final class FleetStages implements AutoCloseable {
   }
 
   /** A date's sums of its hosts' rows of a stack. */
-  private static Column[] dateSums() {
+  private Column[] dateSums() {
     return new Column[] {
       sum("count").cast("decimal(38,0)").as("count"),
       sum("value").cast("decimal(38,0)").as("value"),
       sum("records").as("records"),
       sum("profiles").as("profiles"),
       // Unknown (no host= directory anywhere) is null, not 0 hosts.
-      expr("nullif(count(host), 0)").as("hosts")
+      dimensions.hosts()
     };
   }
 

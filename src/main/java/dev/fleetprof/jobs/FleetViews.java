@@ -45,21 +45,28 @@ final class FleetViews {
    * the server by its absolute path: the server must see the same files, as it does on this machine
    * or with a shared file system.
    */
-  static void register(SparkSession spark, List<String> statements, String output)
+  static void register(
+      SparkSession spark, List<String> statements, String output, Map<String, String> filters)
       throws IOException {
     if (Sessions.isConnect(spark)) {
       FileSystem fs = new Path(output).getFileSystem(new Configuration());
       Path out = fs.makeQualified(new Path(output));
-      register(statements, output, fs, out, () -> new ClientListed(spark, fs, out)::read);
+      register(statements, output, fs, out, () -> new ClientListed(spark, fs, out)::read, filters);
     } else {
       Path out = new Path(output);
       FileSystem fs = out.getFileSystem(spark.sparkContext().hadoopConfiguration());
-      register(statements, output, fs, out, () -> FleetOutput.published(spark, output)::read);
+      register(
+          statements, output, fs, out, () -> FleetOutput.published(spark, output)::read, filters);
     }
   }
 
   private static void register(
-      List<String> statements, String output, FileSystem fs, Path out, Pointers pointers)
+      List<String> statements,
+      String output,
+      FileSystem fs,
+      Path out,
+      Pointers pointers,
+      Map<String, String> filters)
       throws IOException {
     String all = String.join("\n", statements).toLowerCase(Locale.ROOT);
     Published published = null; // the pointers, read once for every view
@@ -82,7 +89,57 @@ final class FleetViews {
       if (published == null) {
         published = pointers.read();
       }
-      published.read(dataset).createOrReplaceTempView(view);
+      withDimensions(dataset, published.read(dataset)).createOrReplaceTempView(view);
+    }
+    if (!filters.isEmpty()) {
+      checkDimensions(
+          filters, published != null ? published.read("files") : pointers.read().read("files"));
+    }
+  }
+
+  /** The datasets that have a {@code dimensions} column (see {@link Dimensions}). */
+  private static final java.util.Set<String> WITH_DIMENSIONS =
+      java.util.Set.of("host_stacks", "modules", "files");
+
+  /**
+   * A per-host dataset with its {@code dimensions} column, empty in an output written before the
+   * job had one, so that every script reads both.
+   */
+  private static Dataset<Row> withDimensions(String dataset, Dataset<Row> rows) {
+    if (!WITH_DIMENSIONS.contains(dataset)
+        || java.util.Arrays.asList(rows.columns()).contains(Dimensions.COLUMN)) {
+      return rows;
+    }
+    return rows.withColumn(
+        Dimensions.COLUMN,
+        org.apache.spark.sql.functions.expr("CAST(array() AS " + Dimensions.TYPE + ")"));
+  }
+
+  /** Fails on a dimension filter that names no dimension of the output ({@code files}' rows). */
+  private static void checkDimensions(Map<String, String> filters, Dataset<Row> files) {
+    java.util.Set<String> known = new java.util.TreeSet<>();
+    for (Row r :
+        withDimensions("files", files)
+            .selectExpr("explode(" + Dimensions.COLUMN + ".key)")
+            .distinct()
+            .collectAsList()) {
+      known.add(r.getString(0));
+    }
+    for (String key : filters.keySet()) {
+      if (!known.contains(key)) {
+        throw new IllegalArgumentException(
+            "-d "
+                + key
+                + "="
+                + filters.get(key)
+                + ": no statement takes ${"
+                + key
+                + "}, and the output has no dimension "
+                + key
+                + (known.isEmpty()
+                    ? " (it has none: its profiles had no key=value directories but date and host)"
+                    : " (its dimensions: " + String.join(", ", known) + ")"));
+      }
     }
   }
 

@@ -41,7 +41,12 @@ import picocli.CommandLine.TypeConversionException;
 final class SqlCommand implements CommandLines.Options<SqlCommand.Script> {
   /** The statements to run (variables substituted) and how to print their results. */
   record Script(
-      List<String> statements, Format format, int maxRows, String output, String remote) {}
+      List<String> statements,
+      Format format,
+      int maxRows,
+      String output,
+      String remote,
+      Map<String, String> dimensionFilters) {}
 
   /** The fleet job's output the {@code fleet_*} views show, unless {@code -d output=} says. */
   static final String DEFAULT_OUTPUT = "target/fleet-output";
@@ -149,14 +154,20 @@ final class SqlCommand implements CommandLines.Options<SqlCommand.Script> {
 
   @Override
   public Script args() {
-    List<String> resolved = new ArrayList<>();
+    List<String> statements = new ArrayList<>();
     for (Supplier<List<String>> part : parts) {
-      for (String sql : part.get()) {
-        resolved.add(SqlVariables.substitute(sql, vars));
-      }
+      statements.addAll(part.get());
     }
-    if (resolved.isEmpty()) {
+    if (statements.isEmpty()) {
       throw new IllegalArgumentException("no statements given (-e SQL or FILE.sql)");
+    }
+    Map<String, String> filters = SqlVariables.dimensionFilters(statements, vars);
+    Map<String, String> all = new HashMap<>(vars);
+    all.putIfAbsent(SqlVariables.DIMENSION_FILTER, SqlVariables.dimensionPredicate(filters));
+    all.putIfAbsent(SqlVariables.DIMENSION_FILTERED, filters.isEmpty() ? "" : "yes");
+    List<String> resolved = new ArrayList<>();
+    for (String sql : statements) {
+      resolved.add(SqlVariables.substitute(sql, all));
     }
     if (maxRows != null && format != Format.TABLE) {
       System.err.println(
@@ -167,7 +178,8 @@ final class SqlCommand implements CommandLines.Options<SqlCommand.Script> {
         format,
         maxRows != null ? maxRows : DEFAULT_MAX_ROWS,
         vars.getOrDefault("output", DEFAULT_OUTPUT),
-        remote != null ? remote : environmentRemote());
+        remote != null ? remote : environmentRemote(),
+        filters);
   }
 
   /** The environment's Spark Connect address, as Spark's own clients read it: $SPARK_REMOTE. */

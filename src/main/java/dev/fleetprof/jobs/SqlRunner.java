@@ -55,7 +55,7 @@ public final class SqlRunner {
   static void run(SparkSession spark, SqlCommand.Script script, PrintStream out, PrintStream log)
       throws IOException {
     ResultPrinter printer = new ResultPrinter(script.format(), script.maxRows(), out, log);
-    FleetViews.register(spark, script.statements(), script.output());
+    FleetViews.register(spark, script.statements(), script.output(), script.dimensionFilters());
     for (String sql : script.statements()) {
       printer.statement(sql);
       printer.result(sql, sql(spark, sql));

@@ -312,6 +312,7 @@ class ConsoleOutputTest {
     while (m.find()) {
       required.add(m.group(1));
     }
+    required.removeAll(SqlVariables.SUPPLIED);
     for (String name : required) {
       String value = REQUIRED_VARIABLES.get(name);
       if (value == null) {

@@ -1,8 +1,6 @@
 package dev.fleetprof.jobs;
 
 import java.nio.file.Path;
-import java.util.HashMap;
-import java.util.Map;
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
 import org.apache.spark.sql.SparkSession;
@@ -17,19 +15,22 @@ final class SqlFiles {
    */
   static Dataset<Row> run(SparkSession spark, String output, String name, String... defines)
       throws Exception {
-    Map<String, String> vars = new HashMap<>();
-    vars.put("output", output);
-    vars.put("limit", "100000");
+    java.util.List<String> argv =
+        new java.util.ArrayList<>(java.util.List.of("-d", "output=" + output));
+    java.util.Set<String> given = new java.util.HashSet<>();
     for (int i = 0; i < defines.length; i += 2) {
-      vars.put(defines[i], defines[i + 1]);
+      argv.addAll(java.util.List.of("-d", defines[i] + "=" + defines[i + 1]));
+      given.add(defines[i]);
     }
-    java.util.List<String> statements = new java.util.ArrayList<>();
-    for (String sql : SqlStatements.read(Path.of("jobs", name))) {
-      statements.add(SqlVariables.substitute(sql, vars));
+    Path file = Path.of("jobs", name);
+    if (!given.contains("limit") && java.nio.file.Files.readString(file).contains("${limit")) {
+      argv.addAll(java.util.List.of("-d", "limit=100000"));
     }
-    FleetViews.register(spark, statements, output);
+    argv.add(file.toString());
+    SqlCommand.Script script = SqlRunner.parse(argv.toArray(new String[0]));
+    FleetViews.register(spark, script.statements(), output, script.dimensionFilters());
     Dataset<Row> last = null;
-    for (String sql : statements) {
+    for (String sql : script.statements()) {
       last = spark.sql(sql);
     }
     return last;
