@@ -8,6 +8,7 @@ import java.io.IOException;
 import java.math.BigDecimal;
 import java.time.LocalDate;
 import java.util.List;
+import java.util.Map;
 import org.apache.spark.sql.Column;
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
@@ -31,7 +32,17 @@ public final class ExportProfile {
       LocalDate base,
       String format,
       String measure,
-      StandardOutputs.Targets targets) {
+      StandardOutputs.Targets targets,
+      Map<String, String> dimensions,
+      boolean labels) {
+    /**
+     * Whether the export reads the per-host rows ({@code host_stacks/}), whose samples then carry
+     * their host and dimensions as labels.
+     */
+    boolean perHost() {
+      return host != null || !dimensions.isEmpty() || labels;
+    }
+
     /** A command line's arguments, or an IllegalArgumentException saying what is wrong with it. */
     static Args parse(String[] argv) {
       return CommandLines.parse(new Options(), argv);
@@ -43,9 +54,9 @@ public final class ExportProfile {
       name = "export-profile",
       sortOptions = false,
       customSynopsis = {
-        "export-profile --from DIR --date YYYY-MM-DD [--host H] [--base YYYY-MM-DD]",
-        "                      [--measure M] [--format F] (--pprof FILE | --folded FILE |"
-            + " --flamegraph FILE)..."
+        "export-profile --from DIR --date YYYY-MM-DD [--host H] [--dimension KEY=VALUE ...]",
+        "                      [--labels] [--base YYYY-MM-DD] [--measure M] [--format F]",
+        "                      (--pprof FILE | --folded FILE | --flamegraph FILE)..."
       },
       description =
           "Reads the fleet job's output (--from, its --output) and writes one aggregate:"
@@ -69,6 +80,27 @@ public final class ExportProfile {
         paramLabel = "H",
         description = "only this host's stacks (from host_stacks/)")
     private String host;
+
+    private final Map<String, String> dimensions = new java.util.TreeMap<>();
+
+    @Option(
+        names = "--dimension",
+        paramLabel = "KEY=VALUE",
+        converter = SqlCommand.Assignment.Parser.class,
+        description =
+            "only the stacks whose dimension KEY (a KEY=VALUE directory level of the"
+                + " profiles, e.g. service=api) is VALUE (repeatable; from host_stacks/)")
+    private void dimension(SqlCommand.Assignment a) {
+      dimensions.put(a.name(), a.value());
+    }
+
+    @Option(
+        names = "--labels",
+        description =
+            "read every host's stacks (host_stacks/) so that each pprof sample carries its host"
+                + " and dimensions as labels (go tool pprof -tagfocus=service=api); exports of"
+                + " --host or --dimension always do")
+    private boolean labels;
 
     @Option(
         names = "--base",
@@ -125,7 +157,8 @@ public final class ExportProfile {
       if (base != null && (folded != null || flamegraph != null)) {
         throw new IllegalArgumentException("a difference (--base) can only be written as --pprof");
       }
-      return new Args(from, date, host, base, format, measure, targets);
+      return new Args(
+          from, date, host, base, format, measure, targets, Map.copyOf(dimensions), labels);
     }
   }
 
@@ -139,8 +172,18 @@ public final class ExportProfile {
     FleetOutput.Published published = FleetOutput.published(spark, args.from());
     Dataset<Row> table =
         published
-            .read(args.host() != null ? "host_stacks" : "stacks")
+            .read(args.perHost() ? "host_stacks" : "stacks")
             .where(col("measure").equalTo(args.measure()));
+    if (args.perHost()) {
+      table = FleetViews.withDimensions("host_stacks", table);
+    }
+    if (!args.dimensions().isEmpty()) {
+      FleetViews.checkDimensions(args.dimensions(), published.read("files"), "--dimension ");
+      table =
+          table.where(
+              org.apache.spark.sql.functions.expr(
+                  SqlVariables.dimensionPredicate(new java.util.TreeMap<>(args.dimensions()))));
+    }
     if (args.format() != null) {
       table = table.where(col("format").equalTo(args.format()));
     }
@@ -155,10 +198,24 @@ public final class ExportProfile {
             + (args.format() != null ? " (" + args.format() + ")" : "")
             + " "
             + args.date()
-            + (args.host() != null ? " host " + args.host() : "");
+            + (args.host() != null ? " host " + args.host() : "")
+            + dimensionsTitle(args.dimensions());
     // The measure's value (CPU time in nanoseconds, calls, events): what adds up across profiles
     // sampled at different rates.
-    Dataset<Row> aggregate = day.selectExpr("format", "frames", "value AS count");
+    // Per-host rows: each sample labelled with its host and dimensions.
+    String labels =
+        "filter(concat(array(named_struct('key', 'host', 'value', host)), CAST("
+            + Dimensions.COLUMN
+            + " AS "
+            + Dimensions.TYPE
+            + ")), l -> l.value IS NOT NULL) AS "
+            + StandardOutputs.LABELS;
+    List<String> columns = new java.util.ArrayList<>(List.of("format", "frames"));
+    if (args.perHost()) {
+      columns.add(labels);
+    }
+    Dataset<Row> aggregate =
+        day.selectExpr(concat(columns, "value AS count").toArray(new String[0]));
     if (args.base() != null) {
       Dataset<Row> base = table.where(col("date").equalTo(lit(args.base())));
       BigDecimal dayTotal = total(day);
@@ -172,9 +229,8 @@ public final class ExportProfile {
       aggregate =
           aggregate.union(
               base.selectExpr(
-                  "format",
-                  "frames",
-                  "CAST(round(-value * " + scale + ") AS DECIMAL(38,0)) AS count"));
+                  concat(columns, "CAST(round(-value * " + scale + ") AS DECIMAL(38,0)) AS count")
+                      .toArray(new String[0])));
       title += " minus " + args.base() + " (scaled by " + scale.replace("BD", "") + ")";
     }
     StandardOutputs.write(
@@ -188,7 +244,8 @@ public final class ExportProfile {
             FleetSummary.fleetName(List.of(args.from()))
                 + " "
                 + args.date()
-                + (args.host() != null ? " host " + args.host() : ""),
+                + (args.host() != null ? " host " + args.host() : "")
+                + dimensionsTitle(args.dimensions()),
             title,
             null));
   }
@@ -236,6 +293,19 @@ public final class ExportProfile {
             ? (Measures.CPU.equals(measure) ? "nanoseconds" : "count")
             : units.get(0).getString(0);
     return ValueMeaning.counts(measure, unit);
+  }
+
+  /** {@code " service=api version=4.12.1"}: the filters, for titles. */
+  private static String dimensionsTitle(Map<String, String> dimensions) {
+    StringBuilder out = new StringBuilder();
+    new java.util.TreeMap<>(dimensions).forEach((k, v) -> out.append(' ').append(k + "=" + v));
+    return out.toString();
+  }
+
+  private static List<String> concat(List<String> columns, String last) {
+    List<String> out = new java.util.ArrayList<>(columns);
+    out.add(last);
+    return out;
   }
 
   private static BigDecimal total(Dataset<Row> stacks) {

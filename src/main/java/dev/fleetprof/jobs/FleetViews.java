@@ -93,7 +93,9 @@ final class FleetViews {
     }
     if (!filters.isEmpty()) {
       checkDimensions(
-          filters, published != null ? published.read("files") : pointers.read().read("files"));
+          filters,
+          published != null ? published.read("files") : pointers.read().read("files"),
+          "-d ");
     }
   }
 
@@ -105,7 +107,7 @@ final class FleetViews {
    * A per-host dataset with its {@code dimensions} column, empty in an output written before the
    * job had one, so that every script reads both.
    */
-  private static Dataset<Row> withDimensions(String dataset, Dataset<Row> rows) {
+  static Dataset<Row> withDimensions(String dataset, Dataset<Row> rows) {
     if (!WITH_DIMENSIONS.contains(dataset)
         || java.util.Arrays.asList(rows.columns()).contains(Dimensions.COLUMN)) {
       return rows;
@@ -116,7 +118,7 @@ final class FleetViews {
   }
 
   /** Fails on a dimension filter that names no dimension of the output ({@code files}' rows). */
-  private static void checkDimensions(Map<String, String> filters, Dataset<Row> files) {
+  static void checkDimensions(Map<String, String> filters, Dataset<Row> files, String option) {
     java.util.Set<String> known = new java.util.TreeSet<>();
     for (Row r :
         withDimensions("files", files)
@@ -128,13 +130,12 @@ final class FleetViews {
     for (String key : filters.keySet()) {
       if (!known.contains(key)) {
         throw new IllegalArgumentException(
-            "-d "
+            option
                 + key
                 + "="
                 + filters.get(key)
-                + ": no statement takes ${"
-                + key
-                + "}, and the output has no dimension "
+                + (option.equals("-d ") ? ": no statement takes ${" + key + "}, and" : ":")
+                + " the output has no dimension "
                 + key
                 + (known.isEmpty()
                     ? " (it has none: its profiles had no key=value directories but date and host)"

@@ -13,7 +13,9 @@ import java.io.OutputStream;
 import java.math.BigDecimal;
 import java.util.ArrayList;
 import java.util.Iterator;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.ChecksumFileSystem;
 import org.apache.hadoop.fs.FileSystem;
@@ -72,10 +74,17 @@ final class StandardOutputs {
   }
 
   /**
-   * Writes {@code stacks} (columns {@code format}, {@code frames} and a DECIMAL {@code count}; rows
-   * with equal frames are summed first) to every target, each frame named by its inline chain from
-   * {@code symbols} (columns format, module, offset, lines and name_source, whose {@code cfi} names
-   * the writers show as guesses; null: frames stay unnamed).
+   * The optional column of the stacks {@link #write} takes: ARRAY&lt;STRUCT&lt;key, value&gt;&gt;,
+   * each sample's labels (pprof's string labels; the other outputs have no place for them).
+   */
+  static final String LABELS = "labels";
+
+  /**
+   * Writes {@code stacks} (columns {@code format}, {@code frames}, a DECIMAL {@code count} and
+   * maybe {@link #LABELS}; rows with equal frames and labels are summed first) to every target,
+   * each frame named by its inline chain from {@code symbols} (columns format, module, offset,
+   * lines and name_source, whose {@code cfi} names the writers show as guesses; null: frames stay
+   * unnamed).
    */
   static void write(
       SparkSession spark,
@@ -85,12 +94,14 @@ final class StandardOutputs {
       Targets targets,
       Labels labels)
       throws IOException {
+    boolean labelled = java.util.Arrays.asList(stacks.columns()).contains(LABELS);
     Dataset<Row> rows =
-        stacks
-            .groupBy("format", "frames")
+        (labelled ? stacks.groupBy("format", "frames", LABELS) : stacks.groupBy("format", "frames"))
             .agg(org.apache.spark.sql.functions.sum("count").as("count"));
     rows =
-        symbols != null ? Symbolization.withLines(rows, symbols) : rows.select("frames", "count");
+        symbols != null
+            ? Symbolization.withLines(rows, symbols)
+            : labelled ? rows.select("frames", "count", LABELS) : rows.select("frames", "count");
     List<StackWriter> writers = new ArrayList<>();
     try {
       if (targets.pprof() != null) {
@@ -135,8 +146,14 @@ final class StandardOutputs {
                   f.size() > 3 && CFI.equals(f.getString(3)) && lines.size() == 1));
         }
         WeightedStack s = WeightedStack.of(chain, (BigDecimal) r.get(1));
+        Map<String, String> sampleLabels = new LinkedHashMap<>();
+        if (labelled && !r.isNullAt(2)) {
+          for (Row l : r.<Row>getList(2)) {
+            sampleLabels.put(l.getString(0), l.getString(1));
+          }
+        }
         for (StackWriter w : writers) {
-          w.add(s);
+          w.add(s.frames(), s.value(), sampleLabels);
         }
         n++;
       }

@@ -254,12 +254,35 @@ final class Symbolization {
    *     count}
    */
   static Dataset<Row> withLines(Dataset<Row> stacks, Dataset<Row> symbols) {
-    Dataset<Row> exploded =
-        stacks
-            .withColumn("stack_id", org.apache.spark.sql.functions.monotonically_increasing_id())
-            .selectExpr("stack_id", "format", "count", "posexplode(frames) AS (pos, frame)");
-    return joinNames(exploded, "frame.module", "frame.offset", symbols)
-        .groupBy("stack_id", "count")
+    // Samples' labels, where the stacks have them, pass through.
+    boolean labelled = java.util.Arrays.asList(stacks.columns()).contains(StandardOutputs.LABELS);
+    List<String> kept = new ArrayList<>(List.of("stack_id", "count"));
+    if (labelled) {
+      kept.add(StandardOutputs.LABELS);
+    }
+    List<String> exploded = new ArrayList<>(kept);
+    exploded.addAll(List.of("format", "posexplode(frames) AS (pos, frame)"));
+    List<String> out =
+        new ArrayList<>(
+            List.of(
+                "transform(f, x -> struct(x.module AS module, x.offset AS offset,"
+                    + " x.lines AS lines, x.name_source AS name_source)) AS frames",
+                "count"));
+    if (labelled) {
+      out.add(StandardOutputs.LABELS);
+    }
+    return joinNames(
+            stacks
+                .withColumn(
+                    "stack_id", org.apache.spark.sql.functions.monotonically_increasing_id())
+                .selectExpr(exploded.toArray(new String[0])),
+            "frame.module",
+            "frame.offset",
+            symbols)
+        .groupBy(
+            kept.stream()
+                .map(org.apache.spark.sql.functions::col)
+                .toArray(org.apache.spark.sql.Column[]::new))
         .agg(
             org.apache
                 .spark
@@ -269,10 +292,7 @@ final class Symbolization {
                     "array_sort(collect_list(struct(pos, frame.module AS module, frame.offset AS offset,"
                         + " lines, name_source)))")
                 .as("f"))
-        .selectExpr(
-            "transform(f, x -> struct(x.module AS module, x.offset AS offset,"
-                + " x.lines AS lines, x.name_source AS name_source)) AS frames",
-            "count");
+        .selectExpr(out.toArray(new String[0]));
   }
 
   /**

@@ -14,6 +14,15 @@ public interface StackWriter extends Closeable {
   /** Adds one stack, frames LEAF FIRST. Stacks with the same frames may come more than once. */
   void add(List<Frame> leafFirst, long value) throws IOException;
 
+  /**
+   * Adds one stack with labels (name to value: a host, a service), which writers with no place for
+   * them (folded stacks, flame graphs) leave out.
+   */
+  default void add(List<Frame> leafFirst, long value, java.util.Map<String, String> labels)
+      throws IOException {
+    add(leafFirst, value);
+  }
+
   default void add(WeightedStack stack) throws IOException {
     add(stack.frames(), stack.value());
   }

@@ -430,4 +430,102 @@ class FleetAggregateDimensionsTest {
     assertTrue(message.contains("service=api"), message);
     assertTrue(!Files.exists(output.resolve("files")), "nothing written");
   }
+
+  /**
+   * The samples of {@code profile} that {@code go tool pprof -tagfocus=TAG} keeps, as a profile of
+   * their own ({@code -top} would still show the whole profile's total).
+   */
+  private static Path tagFocused(Path profile, String tag) throws Exception {
+    Path go = ExternalTool.require("go", "golang-go");
+    Path focused = tmp.resolve("focused-" + tag.replace('=', '-') + ".pb.gz");
+    ExternalTool.Result r =
+        ExternalTool.run(
+            List.of(
+                go.toString(),
+                "tool",
+                "pprof",
+                "-proto",
+                "-tagfocus=" + tag,
+                "-output",
+                focused.toString(),
+                profile.toAbsolutePath().toString()),
+            tmp.resolve("home"),
+            Map.of("PPROF_TMPDIR", tmp.resolve("pprof-tmp").toString()),
+            300);
+    assertEquals(0, r.exit(), r.stderr());
+    return focused;
+  }
+
+  /** {@code go tool pprof -top -unit=ns} of a profile (and its options): its CPU time in all. */
+  private static long pprofNanos(Path profile, String... options) throws Exception {
+    Path go = ExternalTool.require("go", "golang-go");
+    List<String> cmd = new ArrayList<>(List.of(go.toString(), "tool", "pprof", "-top", "-unit=ns"));
+    cmd.addAll(List.of(options));
+    cmd.add(profile.toAbsolutePath().toString());
+    ExternalTool.Result r =
+        ExternalTool.run(
+            cmd,
+            tmp.resolve("home"),
+            Map.of("PPROF_TMPDIR", tmp.resolve("pprof-tmp").toString()),
+            300);
+    assertEquals(0, r.exit(), r.stderr());
+    java.util.regex.Matcher m =
+        java.util.regex.Pattern.compile("of (\\d+)ns total").matcher(r.stdout());
+    assertTrue(m.find(), r.stdout());
+    return Long.parseLong(m.group(1));
+  }
+
+  /**
+   * {@code export-profile --dimension service=api}: its CPU time is api's files' (pprof of them
+   * merged), and each sample is labelled with its host and dimensions, so that {@code -tagfocus} on
+   * a version or a host gives pprof's time of that version's or host's files.
+   */
+  @Test
+  void anExportOfADimensionValueLabelsItsSamples() throws Exception {
+    Path export = tmp.resolve("api.pb.gz");
+    ExportProfile.run(
+        spark,
+        ExportProfile.Args.parse(
+            new String[] {
+              "--from",
+              out,
+              "--date",
+              DATE,
+              "--dimension",
+              "service=api",
+              "--pprof",
+              export.toString()
+            }));
+    pprofTop(filesWith("service=api"), "api-all");
+    assertEquals(pprofNanos(tmp.resolve("api-all.pb.gz"), "-sample_index=cpu"), pprofNanos(export));
+    pprofTop(filesWith("service=api", "version=4.12.1"), "api-4.12.1-only");
+    assertEquals(
+        pprofNanos(tmp.resolve("api-4.12.1-only.pb.gz"), "-sample_index=cpu"),
+        pprofNanos(tagFocused(export, "version=4.12.1")));
+    pprofTop(filesWith("host=web-2"), "web-2");
+    assertEquals(
+        pprofNanos(tmp.resolve("web-2.pb.gz"), "-sample_index=cpu"),
+        pprofNanos(tagFocused(export, "host=web-2")));
+    IllegalArgumentException e =
+        assertThrows(
+            IllegalArgumentException.class,
+            () ->
+                ExportProfile.run(
+                    spark,
+                    ExportProfile.Args.parse(
+                        new String[] {
+                          "--from",
+                          out,
+                          "--date",
+                          DATE,
+                          "--dimension",
+                          "zone=b",
+                          "--pprof",
+                          tmp.resolve("never.pb.gz").toString()
+                        })));
+    assertEquals(
+        "--dimension zone=b: the output has no dimension zone (its dimensions: region, service,"
+            + " version)",
+        e.getMessage());
+  }
 }

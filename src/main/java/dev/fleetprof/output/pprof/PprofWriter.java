@@ -1,6 +1,7 @@
 package dev.fleetprof.output.pprof;
 
 import com.google.perftools.profiles.ProfileProto.Function;
+import com.google.perftools.profiles.ProfileProto.Label;
 import com.google.perftools.profiles.ProfileProto.Line;
 import com.google.perftools.profiles.ProfileProto.Location;
 import com.google.perftools.profiles.ProfileProto.Mapping;
@@ -96,6 +97,13 @@ public final class PprofWriter implements StackWriter {
   private final ValueMeaning meaning;
   private final long valueMultiplier;
   private final List<String> comments = new ArrayList<>();
+
+  /**
+   * The string table: the samples' labels are indexed as they are written, the tables' strings
+   * after them at the end.
+   */
+  private final Strings strings = new Strings();
+
   private String fileLabel;
   private final Map<Frame, Long> locationIds = new HashMap<>();
   private final List<Frame> locations = new ArrayList<>();
@@ -157,6 +165,16 @@ public final class PprofWriter implements StackWriter {
 
   @Override
   public void add(List<Frame> leafFirst, long value) throws IOException {
+    add(leafFirst, value, Map.of());
+  }
+
+  /**
+   * Adds one stack whose sample carries {@code labels} as pprof string labels ({@code go tool pprof
+   * -tagfocus=key=value}).
+   */
+  @Override
+  public void add(List<Frame> leafFirst, long value, Map<String, String> labels)
+      throws IOException {
     if (closed) {
       throw new IllegalStateException("writer is closed");
     }
@@ -172,6 +190,10 @@ public final class PprofWriter implements StackWriter {
         m.weight += Math.abs((double) value); // only orders the mappings: a double cannot overflow
       }
       s.addLocationId(id);
+    }
+    for (Map.Entry<String, String> l : labels.entrySet()) {
+      s.addLabel(
+          Label.newBuilder().setKey(strings.index(l.getKey())).setStr(strings.index(l.getValue())));
     }
     batch.addSample(s);
     samples++;
@@ -225,7 +247,6 @@ public final class PprofWriter implements StackWriter {
 
   /** Everything but the samples, which are already written. */
   private Profile tables() {
-    Strings strings = new Strings();
     Profile.Builder p = Profile.newBuilder();
     p.addSampleType(valueType(strings, meaning.type(), meaning.unit()));
     if (meaning.hasPeriod()) {
