@@ -3,7 +3,7 @@
 # one, built and installed under $PREFIX (default /opt/demo, as on a deployed host; its paths show
 # up in the profiles' maps text and mappings), run once per host and day with different inputs,
 # their profiles placed as
-#   sample-fleet/date=YYYY-MM-DD/host=NAME/program=PROG/{cpu.prof,gmon.out,cpu.pprof,heap.pprof}
+#   sample-fleet/date=YYYY-MM-DD/host=NAME/program=PROG/version=V/{cpu.prof,gmon.out,cpu.pprof,heap.pprof}
 # Not run by CI. Needs root (for $PREFIX and apt) on Debian 12 (bookworm), amd64. Run from anywhere:
 #   bash sample-fleet/_reference/regenerate.sh
 # Sources, this script, the binaries (bin/, for symbolization) and what pprof and gprof say of each
@@ -65,26 +65,26 @@ cp "$PREFIX/bin/api-server" "$PREFIX/bin/indexer" "$PREFIX/bin/report-gen" \
 fi
 
 # ---- 3. run --------------------------------------------------------------------------------
-# date host program arguments. web-2 serves more traffic than web-1; on 2026-11-21 web-2 turns
-# the strict-escaping flag on (the regression); batch-1's corpus and logs grow every day. edge-1's
-# Go gateway (flags of gateway.go) opens a search route on 2026-11-20 and signs every response
-# from 2026-11-21, when its heap profile is taken too.
+# date host program version arguments. web-2 serves more traffic than web-1; on 2026-11-21 web-2
+# runs api-server 1.5, which turns the strict-escaping flag on (the regression); batch-1's corpus
+# and logs grow every day. edge-1's Go gateway (flags of gateway.go) opens a search route in 2.1
+# (2026-11-20) and signs every response in 2.2 (2026-11-21), when its heap profile is taken too.
 RUNS="
-2026-11-19 web-1   api-server 60000 1901
-2026-11-19 web-2   api-server 75000 1902
-2026-11-19 batch-1 indexer    20000 1903
-2026-11-19 batch-1 report-gen 1800000 1904
-2026-11-19 edge-1  gateway    -requests 50000 -seed 1905
-2026-11-20 web-1   api-server 62000 2001
-2026-11-20 web-2   api-server 78000 2002
-2026-11-20 batch-1 indexer    22000 2003
-2026-11-20 batch-1 report-gen 2000000 2004
-2026-11-20 edge-1  gateway    -requests 52000 -seed 2005 -routes users,orders,search
-2026-11-21 web-1   api-server 61000 2101
-2026-11-21 web-2   api-server 77000 2102 strict-escaping
-2026-11-21 batch-1 indexer    25000 2103
-2026-11-21 batch-1 report-gen 2200000 2104
-2026-11-21 edge-1  gateway    -requests 52000 -seed 2105 -routes users,orders,search -sign -heap
+2026-11-19 web-1   api-server 1.4 60000 1901
+2026-11-19 web-2   api-server 1.4 75000 1902
+2026-11-19 batch-1 indexer    3.2 20000 1903
+2026-11-19 batch-1 report-gen 0.9 1800000 1904
+2026-11-19 edge-1  gateway    2.0 -requests 50000 -seed 1905
+2026-11-20 web-1   api-server 1.4 62000 2001
+2026-11-20 web-2   api-server 1.4 78000 2002
+2026-11-20 batch-1 indexer    3.2 22000 2003
+2026-11-20 batch-1 report-gen 0.9 2000000 2004
+2026-11-20 edge-1  gateway    2.1 -requests 52000 -seed 2005 -routes users,orders,search
+2026-11-21 web-1   api-server 1.4 61000 2101
+2026-11-21 web-2   api-server 1.5 77000 2102 strict-escaping
+2026-11-21 batch-1 indexer    3.2 25000 2103
+2026-11-21 batch-1 report-gen 0.9 2200000 2104
+2026-11-21 edge-1  gateway    2.2 -requests 52000 -seed 2105 -routes users,orders,search -sign -heap
 "
 if [ -z "$ONLY" ]; then
     rm -rf "$FLEET"/date=* "$REF/pprof" "$REF/gprof"
@@ -92,11 +92,11 @@ fi
 export CPUPROFILE_FREQUENCY=1000   # samples per second of CPU time -> period 1000 us
 export HOME="$WORK/home" PPROF_TMPDIR="$WORK/pprof-tmp" PPROF_BINARY_PATH="$REF/bin"
 mkdir -p "$HOME" "$PPROF_TMPDIR"
-while read -r date host prog args; do
+while read -r date host prog version args; do
     [ -n "$date" ] || continue
     selected "$prog" || continue
-    dir="$FLEET/date=$date/host=$host/program=$prog"
-    ref="date=$date/host=$host/program=$prog"
+    dir="$FLEET/date=$date/host=$host/program=$prog/version=$version"
+    ref="date=$date/host=$host/program=$prog/version=$version"
     rm -rf "$dir" "$REF/pprof/$ref" "$REF/gprof/$ref"
     mkdir -p "$dir" "$WORK/run"
     # shellcheck disable=SC2086

@@ -106,6 +106,9 @@ public final class FleetAggregate {
     SessionSettings settings = new SessionSettings(spark);
     settings.set(COALESCE_CACHED, "true");
     settings.setUnlessSet(READ_SHUFFLE_PARTITION_BYTES, READ_SHUFFLE_PARTITION_SIZE);
+    // Plan strings (the names of cached plans, the UI's SQL tab) list every column of the run's
+    // widest aggregates, which dimensions widen past Spark's 25 fields: truncated, with a WARN.
+    settings.setUnlessSet("spark.sql.debug.maxToStringFields", "100");
     // A run for a given date holds it from the start: no other run replaces files this one reads
     // back, and its markers go at once. Without --date the dates come from the data, and are taken
     // once known.

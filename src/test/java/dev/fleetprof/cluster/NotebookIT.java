@@ -397,9 +397,8 @@ class NotebookIT {
 
   private static Path pprofDir(String date, String host, String program) {
     return PPROF
-        .resolve("date=" + date)
-        .resolve("host=" + host)
-        .resolve("program=" + program)
+        .resolve(SampleData.fleetProfile(date, host, program, "."))
+        .normalize()
         .toAbsolutePath();
   }
 

@@ -104,10 +104,12 @@ class DemoFleetTest {
     assertEquals(9, cpu.size(), cpu.toString());
     assertEquals(3, gmon.size(), gmon.toString());
     assertEquals(3, goCpu.size(), goCpu.toString());
-    assertEquals(List.of("date=2026-11-21/host=edge-1/program=gateway/heap.pprof"), goHeap);
+    assertEquals(
+        List.of(SampleData.fleetProfile("2026-11-21", "edge-1", "gateway", "heap.pprof")), goHeap);
     List<String> all = concat(concat(cpu, gmon), concat(goCpu, goHeap));
     Pattern layout =
-        Pattern.compile("date=\\d{4}-\\d\\d-\\d\\d/host=[a-z0-9-]+/program=[a-z-]+/.*");
+        Pattern.compile(
+            "date=\\d{4}-\\d\\d-\\d\\d/host=[a-z0-9-]+/program=[a-z-]+/version=\\d+\\.\\d+/.*");
     for (String p : all) {
       assertTrue(layout.matcher(p).matches(), p);
     }
@@ -290,11 +292,11 @@ class DemoFleetTest {
     for (String date : DATES) {
       for (String host : List.of("web-1", "web-2")) {
         Map<String, String> want =
-            pprofNamed("date=" + date + "/host=" + host + "/program=api-server/cpu.prof");
+            pprofNamed(SampleData.fleetProfile(date, host, "api-server", "cpu.prof"));
         assertEquals(want, topFunctions(want, "date", date, "host", host), host + " on " + date);
       }
       Map<String, String> want =
-          pprofNamed("date=" + date + "/host=batch-1/program=indexer/cpu.prof");
+          pprofNamed(SampleData.fleetProfile(date, "batch-1", "indexer", "cpu.prof"));
       assertEquals(want, topFunctions(want, "date", date, "program", "indexer"), date);
       assertEquals(
           want,
@@ -335,6 +337,60 @@ class DemoFleetTest {
     Row apiServer = SqlFiles.run(spark, out, "diff-dates.sql", "program", "api-server").first();
     assertEquals("escape_field", apiServer.getAs("function"), apiServer.toString());
     assertTrue(apiServer.<String>getAs("hosts").startsWith("web-2 +"), apiServer.toString());
+  }
+
+  /**
+   * The regression by version, as the README asks it: on the last day, api-server 1.5 (web-2)
+   * against 1.4 (web-1) puts escape_field first, with its share of each version's time as pprof
+   * -top of each version's profile gives it.
+   */
+  @Test
+  void diffByVersionFindsTheRegressionInApiServer15() throws Exception {
+    Row first =
+        SqlFiles.run(
+                spark,
+                out,
+                "diff-dates.sql",
+                "program",
+                "api-server",
+                "by",
+                "version",
+                "base",
+                "1.4")
+            .first();
+    assertEquals("escape_field", first.getAs("function"), first.toString());
+    assertEquals("grew", first.getAs("change"), first.toString());
+    assertEquals("version=1.4", first.getAs("base"), first.toString());
+    assertEquals("2026-11-21", first.getAs("date").toString(), first.toString());
+    Map<String, String> newer =
+        pprofNamed(SampleData.fleetProfile("2026-11-21", "web-2", "api-server", "cpu.prof"));
+    Map<String, String> older =
+        pprofNamed(SampleData.fleetProfile("2026-11-21", "web-1", "api-server", "cpu.prof"));
+    assertEquals(
+        100.0 * selfSamples(newer.get("escape_field")) / pprofTotal("2026-11-21", "web-2"),
+        ((BigDecimal) first.getAs("self_pct")).doubleValue(),
+        5e-4,
+        first.toString());
+    assertEquals(
+        100.0 * selfSamples(older.get("escape_field")) / pprofTotal("2026-11-21", "web-1"),
+        ((BigDecimal) first.getAs("base_self_pct")).doubleValue(),
+        5e-4,
+        first.toString());
+  }
+
+  /** The flat samples in a {@link #pprofNamed} value ("flat, cum"). */
+  private static long selfSamples(String flatAndCum) {
+    return Long.parseLong(flatAndCum.split(", ")[0]);
+  }
+
+  /** pprof's total samples of a day's api-server profile of a host. */
+  private static long pprofTotal(String date, String host) {
+    return PprofRaw.read(
+            reference(
+                "pprof",
+                SampleData.fleetProfile(date, host, "api-server", "cpu.prof"),
+                "cpu.pprof-raw.txt"))
+        .totalSamples();
   }
 
   /**
@@ -383,7 +439,11 @@ class DemoFleetTest {
     }
   }
 
-  private static final String GATEWAY = "host=edge-1/program=gateway/";
+  /** edge-1's gateway's file of a day, below sample-fleet. */
+  private static String gateway(String date, String file) {
+    return SampleData.fleetProfile(date, "edge-1", "gateway", file);
+  }
+
   private static final String CPU_TOP = "cpu.pprof-top.txt";
   private static final String HEAP_TOP = "heap.pprof-top.txt";
 
@@ -512,7 +572,7 @@ class DemoFleetTest {
   void goFunctionsHavePprofsNamesAndValues() throws Exception {
     for (String date : DATES) {
       Map<String, List<Long>> want =
-          named(top(reference("pprof", "date=" + date + "/" + GATEWAY + "cpu.pprof", CPU_TOP)));
+          named(top(reference("pprof", gateway(date, "cpu.pprof"), CPU_TOP)));
       assertEquals(want, pprofFunctions(date, "cpu"), date);
       // the gateway signs its responses from the last day on
       assertEquals(date.equals("2026-11-21"), want.containsKey("main.sign"), date);
@@ -521,11 +581,9 @@ class DemoFleetTest {
     // pprof leaves out what has no bytes in use (objects allocated and freed since)
     Map<String, List<Long>> heap = pprofFunctions(date, "inuse_space");
     heap.values().removeIf(v -> v.get(1) == 0);
-    assertEquals(
-        named(top(reference("pprof", "date=" + date + "/" + GATEWAY + "heap.pprof", HEAP_TOP))),
-        heap);
+    assertEquals(named(top(reference("pprof", gateway(date, "heap.pprof"), HEAP_TOP))), heap);
     Map<String, Long> want = new TreeMap<>();
-    named(top(reference("pprof", "date=" + date + "/" + GATEWAY + "cpu.pprof", CPU_TOP)))
+    named(top(reference("pprof", gateway(date, "cpu.pprof"), CPU_TOP)))
         .forEach((f, v) -> want.put(f, v.get(0)));
     Map<String, Long> got = new TreeMap<>();
     for (Row r : SqlFiles.run(spark, out, "top-functions.sql", "date", date).collectAsList()) {
@@ -567,9 +625,7 @@ class DemoFleetTest {
     // top-functions.sql ranks CPU time: the gateway's rows (its only mapping) add up to its CPU
     // profile's time, in seconds, with none of the heap's bytes
     long cpuNanos =
-        rawTotal(
-            reference("pprof", "date=" + date + "/" + GATEWAY + "cpu.pprof", "cpu.pprof-raw.txt"),
-            "cpu");
+        rawTotal(reference("pprof", gateway(date, "cpu.pprof"), "cpu.pprof-raw.txt"), "cpu");
     long gatewaySelf = 0;
     Set<String> units = new TreeSet<>();
     for (Row r : SqlFiles.run(spark, out, "top-functions.sql", "date", date).collectAsList()) {

@@ -40,21 +40,21 @@ class FleetAggregateDimensionsTest {
     // version=4.10 would be the DOUBLE 4.1 in Spark's partition type inference.
     LAYOUT.put(
         "service=api/version=4.10/region=eu-west/host=web-1/cpu.prof",
-        "date=2026-11-20/host=web-1/program=api-server/cpu.prof");
+        SampleData.fleetProfile("2026-11-20", "web-1", "api-server", "cpu.prof"));
     // web-1 runs two versions that day: two rows per stack for one host.
     LAYOUT.put(
         "service=api/version=4.12.1/region=eu-west/host=web-1/cpu.prof",
-        "date=2026-11-19/host=web-1/program=api-server/cpu.prof");
+        SampleData.fleetProfile("2026-11-19", "web-1", "api-server", "cpu.prof"));
     // An escaped value: us%3Deast is "us=east".
     LAYOUT.put(
         "service=api/version=4.12.1/region=us%3Deast/host=web-2/cpu.prof",
-        "date=2026-11-21/host=web-2/program=api-server/cpu.prof");
+        SampleData.fleetProfile("2026-11-21", "web-2", "api-server", "cpu.prof"));
     LAYOUT.put(
         "service=indexer/version=4.10/region=eu-west/host=batch-1/cpu.prof",
-        "date=2026-11-20/host=batch-1/program=indexer/cpu.prof");
+        SampleData.fleetProfile("2026-11-20", "batch-1", "indexer", "cpu.prof"));
     LAYOUT.put(
         "service=gateway/version=1.0/region=us%3Deast/host=edge-1/cpu.pprof",
-        "date=2026-11-20/host=edge-1/program=gateway/cpu.pprof");
+        SampleData.fleetProfile("2026-11-20", "edge-1", "gateway", "cpu.pprof"));
   }
 
   private static SparkSession spark;

@@ -507,7 +507,9 @@ class NameSourceFleetTest {
   /** A pprof file's own names are {@code profile}: the functions go tool pprof -raw prints. */
   @Test
   void aPprofFilesOwnNamesAreProfile() throws Exception {
-    Path pprof = SampleData.FLEET.resolve("date=2026-11-19/host=edge-1/program=gateway/cpu.pprof");
+    Path pprof =
+        SampleData.FLEET.resolve(
+            SampleData.fleetProfile("2026-11-19", "edge-1", "gateway", "cpu.pprof"));
     Path dir = Files.createDirectories(tmp.resolve("pprof-in/date=" + DAY));
     Files.copy(pprof, dir.resolve("cpu.pprof"));
     String pprofOut = tmp.resolve("pprof-out").toString();

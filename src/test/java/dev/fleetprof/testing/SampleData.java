@@ -44,6 +44,25 @@ public final class SampleData {
 
   public static final Path FLEET_REFERENCE = FLEET.resolve("_reference");
 
+  /**
+   * Where a program's file of a day and host sits in {@link #FLEET}, relative to it: {@code
+   * date=D/host=H/program=P/version=V/FILE}, V being the one version that ran there (see
+   * sample-fleet/_reference/regenerate.sh).
+   */
+  public static String fleetProfile(String date, String host, String program, String file) {
+    Path dir = FLEET.resolve("date=" + date).resolve("host=" + host).resolve("program=" + program);
+    try (Stream<Path> versions = Files.list(dir)) {
+      List<Path> found =
+          versions.filter(v -> v.getFileName().toString().startsWith("version=")).toList();
+      if (found.size() != 1) {
+        throw new IllegalStateException(dir + ": not one version= directory: " + found);
+      }
+      return FLEET.relativize(found.get(0).resolve(file)).toString();
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+
   /** The demo fleet's programs and libfleetwork.so, for symbolization. */
   public static final Path FLEET_BINARIES = FLEET_REFERENCE.resolve("bin");
 
