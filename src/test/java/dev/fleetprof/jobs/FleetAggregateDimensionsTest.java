@@ -142,18 +142,21 @@ class FleetAggregateDimensionsTest {
    * out of the merge.
    */
   private static long pprofSamples(List<Path> files) throws Exception {
+    List<String> args = new ArrayList<>(List.of("-raw", binaryFirst()));
+    files.forEach(f -> args.add(f.toAbsolutePath().toString()));
+    return PprofRaw.parse(pprof(args)).totalSamples();
+  }
+
+  /** The executable named first on pprof's command line (see {@link #pprofSamples}). */
+  private static String binaryFirst() {
+    return SampleData.FLEET_BINARIES.resolve("api-server").toAbsolutePath().toString();
+  }
+
+  /** What {@code go tool pprof ARGS} prints; it must succeed. */
+  private static String pprof(List<String> args) throws Exception {
     Path go = ExternalTool.require("go", "golang-go");
-    List<String> cmd =
-        new ArrayList<>(
-            List.of(
-                go.toString(),
-                "tool",
-                "pprof",
-                "-raw",
-                SampleData.FLEET_BINARIES.resolve("api-server").toAbsolutePath().toString()));
-    for (Path f : files) {
-      cmd.add(f.toAbsolutePath().toString());
-    }
+    List<String> cmd = new ArrayList<>(List.of(go.toString(), "tool", "pprof"));
+    cmd.addAll(args);
     ExternalTool.Result r =
         ExternalTool.run(
             cmd,
@@ -161,7 +164,7 @@ class FleetAggregateDimensionsTest {
             Map.of("PPROF_TMPDIR", tmp.resolve("pprof-tmp").toString()),
             300);
     assertEquals(0, r.exit(), r.stderr());
-    return PprofRaw.parse(r.stdout()).totalSamples();
+    return r.stdout();
   }
 
   /**
@@ -288,26 +291,11 @@ class FleetAggregateDimensionsTest {
 
   /** {@code go tool pprof -top} of the files merged (into a profile.proto first), names found. */
   private static PprofTop pprofTop(List<Path> files, String name) throws Exception {
-    Path go = ExternalTool.require("go", "golang-go");
     Path merged = tmp.resolve(name + ".pb.gz");
-    List<String> cmd =
-        new ArrayList<>(
-            List.of(
-                go.toString(),
-                "tool",
-                "pprof",
-                "-proto",
-                "-output",
-                merged.toString(),
-                SampleData.FLEET_BINARIES.resolve("api-server").toAbsolutePath().toString()));
-    files.forEach(f -> cmd.add(f.toAbsolutePath().toString()));
-    ExternalTool.Result r =
-        ExternalTool.run(
-            cmd,
-            tmp.resolve("home"),
-            Map.of("PPROF_TMPDIR", tmp.resolve("pprof-tmp").toString()),
-            300);
-    assertEquals(0, r.exit(), r.stderr());
+    List<String> args = new ArrayList<>(List.of("-proto", "-output", merged.toString()));
+    args.add(binaryFirst());
+    files.forEach(f -> args.add(f.toAbsolutePath().toString()));
+    pprof(args);
     return PprofTop.of(merged, SampleData.FLEET_BINARIES, tmp.resolve("top-" + name));
   }
 
@@ -436,42 +424,25 @@ class FleetAggregateDimensionsTest {
    * their own ({@code -top} would still show the whole profile's total).
    */
   private static Path tagFocused(Path profile, String tag) throws Exception {
-    Path go = ExternalTool.require("go", "golang-go");
     Path focused = tmp.resolve("focused-" + tag.replace('=', '-') + ".pb.gz");
-    ExternalTool.Result r =
-        ExternalTool.run(
-            List.of(
-                go.toString(),
-                "tool",
-                "pprof",
-                "-proto",
-                "-tagfocus=" + tag,
-                "-output",
-                focused.toString(),
-                profile.toAbsolutePath().toString()),
-            tmp.resolve("home"),
-            Map.of("PPROF_TMPDIR", tmp.resolve("pprof-tmp").toString()),
-            300);
-    assertEquals(0, r.exit(), r.stderr());
+    pprof(
+        List.of(
+            "-proto",
+            "-tagfocus=" + tag,
+            "-output",
+            focused.toString(),
+            profile.toAbsolutePath().toString()));
     return focused;
   }
 
   /** {@code go tool pprof -top -unit=ns} of a profile (and its options): its CPU time in all. */
   private static long pprofNanos(Path profile, String... options) throws Exception {
-    Path go = ExternalTool.require("go", "golang-go");
-    List<String> cmd = new ArrayList<>(List.of(go.toString(), "tool", "pprof", "-top", "-unit=ns"));
-    cmd.addAll(List.of(options));
-    cmd.add(profile.toAbsolutePath().toString());
-    ExternalTool.Result r =
-        ExternalTool.run(
-            cmd,
-            tmp.resolve("home"),
-            Map.of("PPROF_TMPDIR", tmp.resolve("pprof-tmp").toString()),
-            300);
-    assertEquals(0, r.exit(), r.stderr());
-    java.util.regex.Matcher m =
-        java.util.regex.Pattern.compile("of (\\d+)ns total").matcher(r.stdout());
-    assertTrue(m.find(), r.stdout());
+    List<String> args = new ArrayList<>(List.of("-top", "-unit=ns"));
+    args.addAll(List.of(options));
+    args.add(profile.toAbsolutePath().toString());
+    String top = pprof(args);
+    java.util.regex.Matcher m = java.util.regex.Pattern.compile("of (\\d+)ns total").matcher(top);
+    assertTrue(m.find(), top);
     return Long.parseLong(m.group(1));
   }
 
