@@ -36,7 +36,7 @@ public final class ProfileDataSource implements TableProvider, DataSourceRegiste
   public synchronized StructType inferSchema(CaseInsensitiveStringMap options) {
     ProfileFileIndex index = index(options.asCaseSensitiveMap());
     return listedRead.stackRows()
-        ? ProfileSchema.stacks(index.partitions().schema())
+        ? ProfileSchema.stacks(index.partitions().schema(), !listedRead.stackLabels().isEmpty())
         : index.schema();
   }
 

@@ -94,7 +94,7 @@ final class ProfileScan implements Scan, Batch {
   @Override
   public StructType readSchema() {
     return read.stackRows()
-        ? ProfileSchema.stacks(index.partitions().schema())
+        ? ProfileSchema.stacks(index.partitions().schema(), !read.stackLabels().isEmpty())
         : aggregation == null ? readSchema : aggregation.outputSchema();
   }
 

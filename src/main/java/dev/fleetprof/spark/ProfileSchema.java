@@ -205,6 +205,14 @@ public final class ProfileSchema {
    * frames per file.
    */
   public static StructType stacks(StructType partitionSchema) {
+    return stacks(partitionSchema, false);
+  }
+
+  /**
+   * Stack rows, with a {@link #STACK_LABELS} column when {@code labels}: the read names label keys
+   * ({@code stackLabels}).
+   */
+  public static StructType stacks(StructType partitionSchema, boolean labels) {
     StructType out =
         new StructType(
             new StructField[] {
@@ -218,43 +226,62 @@ public final class ProfileSchema {
     for (StructField f : partitionSchema.fields()) {
       out = out.add(f);
     }
-    return out.add(
+    out =
+        out.add(
+                field(
+                    SAMPLE_TYPE,
+                    PPROF_SAMPLE_TYPE_TYPE,
+                    true,
+                    "pprof rows: the sample type count holds (pprof.sample_types[count_index])"))
+            .add(SCHEMA.apply(STACK_ID))
+            .add(
+                field(
+                    FRAMES,
+                    new ArrayType(FRAME_TYPE, false),
+                    true,
+                    "the chain's frames, on the first row of its stack_id in a task; null on later"
+                        + " rows"))
+            .add(
+                field(
+                    LINES,
+                    PPROF_TYPE.apply("lines").dataType(),
+                    true,
+                    "pprof rows: each frame's inline chain (pprof.lines), where frames is given"))
+            .add(field(COUNT, SUM_TYPE, false, "the records' counts summed (unsigned)"))
+            .add(
+                field(
+                    SAMPLES,
+                    SUM_TYPE,
+                    true,
+                    "pprof rows of a profile with a 'samples' sample type: those values summed"))
+            .add(field(RECORDS, DataTypes.LongType, false, "how many rows were merged"))
+            .add(field(FILE_SIZE, DataTypes.LongType, false, "the file's size in bytes, as listed"))
+            .add(
+                field(
+                    BUILD_IDS,
+                    BUILD_IDS_TYPE,
+                    true,
+                    "the build IDs the file records for its mapped files, by path (pprof's"
+                        + " Mapping.build_id); null when it records none"));
+    return labels
+        ? out.add(
             field(
-                SAMPLE_TYPE,
-                PPROF_SAMPLE_TYPE_TYPE,
+                STACK_LABELS,
+                STACK_LABELS_TYPE,
                 true,
-                "pprof rows: the sample type count holds (pprof.sample_types[count_index])"))
-        .add(SCHEMA.apply(STACK_ID))
-        .add(
-            field(
-                FRAMES,
-                new ArrayType(FRAME_TYPE, false),
-                true,
-                "the chain's frames, on the first row of its stack_id in a task; null on later"
-                    + " rows"))
-        .add(
-            field(
-                LINES,
-                PPROF_TYPE.apply("lines").dataType(),
-                true,
-                "pprof rows: each frame's inline chain (pprof.lines), where frames is given"))
-        .add(field(COUNT, SUM_TYPE, false, "the records' counts summed (unsigned)"))
-        .add(
-            field(
-                SAMPLES,
-                SUM_TYPE,
-                true,
-                "pprof rows of a profile with a 'samples' sample type: those values summed"))
-        .add(field(RECORDS, DataTypes.LongType, false, "how many rows were merged"))
-        .add(field(FILE_SIZE, DataTypes.LongType, false, "the file's size in bytes, as listed"))
-        .add(
-            field(
-                BUILD_IDS,
-                BUILD_IDS_TYPE,
-                true,
-                "the build IDs the file records for its mapped files, by path (pprof's"
-                    + " Mapping.build_id); null when it records none"));
+                "pprof rows: the sample's labels whose keys the stackLabels option names, sorted"))
+        : out;
   }
+
+  /** Stack rows of a read with {@code stackLabels}: the named labels of the rows' samples. */
+  public static final String STACK_LABELS = "labels";
+
+  public static final ArrayType STACK_LABELS_TYPE =
+      new ArrayType(
+          new StructType()
+              .add("key", DataTypes.StringType, false)
+              .add("value", DataTypes.StringType, false),
+          false);
 
   /** Stack rows: the file's mapped files' build IDs, by path. */
   public static final String BUILD_IDS = "build_ids";

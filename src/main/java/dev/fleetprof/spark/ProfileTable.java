@@ -47,7 +47,9 @@ final class ProfileTable implements SupportsRead, SupportsMetadataColumns {
   @Override
   @SuppressWarnings("deprecation")
   public StructType schema() {
-    return read.stackRows() ? ProfileSchema.stacks(index.partitions().schema()) : index.schema();
+    return read.stackRows()
+        ? ProfileSchema.stacks(index.partitions().schema(), !read.stackLabels().isEmpty())
+        : index.schema();
   }
 
   /** The partition directories' columns, as identity transforms (shown by DESCRIBE). */

@@ -127,6 +127,17 @@ public final class ReadOptions implements Serializable {
           .defaultValue("records");
 
   /**
+   * Stack rows are also kept apart by these pprof labels (a sample's {@code pprof.labels}), so that
+   * a job can sum them per label value, as {@code go tool pprof -tagfocus} does.
+   */
+  public static final ReadOption<List<String>> STACK_LABELS =
+      option(
+              "stackLabels",
+              "stack rows: the pprof label keys (comma-separated) whose values split a chain's row")
+          .parsedBy(ReadOptions::labelKeys)
+          .optional("none");
+
+  /**
    * 64 MiB: a few hundred thousand distinct chains per task; with a task per core, within the user
    * memory of an executor of 1 GiB per core or more.
    */
@@ -214,6 +225,10 @@ public final class ReadOptions implements Serializable {
         }
       }
     }
+    if (!stackLabels().isEmpty() && !stackRows()) {
+      throw new IllegalArgumentException(
+          "profile source: option " + STACK_LABELS + " applies to " + ROWS + "=stacks");
+    }
     DecodeOptions decode = new DecodeOptions(formatOptions, true, true, null);
     for (ProfileFormat f : ProfileFormats.ALL) {
       try {
@@ -274,6 +289,22 @@ public final class ReadOptions implements Serializable {
     } catch (NumberFormatException e) {
       throw new IllegalArgumentException("is not a size in bytes (e.g. 134217728, 128m)", e);
     }
+  }
+
+  /** Comma-separated label keys, each given once. */
+  private static List<String> labelKeys(String v) {
+    List<String> keys = new ArrayList<>();
+    for (String k : v.split(",", -1)) {
+      String key = k.trim();
+      if (key.isEmpty()) {
+        throw new IllegalArgumentException("has an empty label key (give keys as a,b,c)");
+      }
+      if (keys.contains(key)) {
+        throw new IllegalArgumentException("names " + key + " twice");
+      }
+      keys.add(key);
+    }
+    return List.copyOf(keys);
   }
 
   /** {@code stacks}: true; {@code records}: false. */
@@ -399,6 +430,12 @@ public final class ReadOptions implements Serializable {
   /** Whether rows are stack rows ({@code rows=stacks}) rather than records. */
   public boolean stackRows() {
     return value(ROWS);
+  }
+
+  /** The pprof label keys whose values split stack rows (empty: none). */
+  public List<String> stackLabels() {
+    List<String> keys = value(STACK_LABELS);
+    return keys == null ? List.of() : keys;
   }
 
   /** The heap a reader's groups may take in a pushed aggregation before they are emitted. */

@@ -231,4 +231,97 @@ class PprofSourceTest {
                     .count());
     assertTrue(e.getMessage().contains("pprof.sampleType"), e.getMessage());
   }
+
+  @Test
+  void stackRowsSplitByTheNamedLabelsAsGoToolPprofTagsCountsThem() throws Exception {
+    Path file = dir.resolve("cpu.pprof");
+    Dataset<Row> stacks =
+        spark
+            .read()
+            .format("profile")
+            .option("rows", "stacks")
+            .option("stackLabels", "worker, tier")
+            .option("pprof.sampleType", "samples")
+            .load(file.toString());
+    assertEquals(ProfileSchema.STACK_LABELS_TYPE, stacks.schema().apply("labels").dataType());
+    // go tool pprof -tags: per key, "  15.0 (50.00%): hash" for each value's samples.
+    String tags = go.run("-tags", "-sample_index=samples", file.toString());
+    Map<String, Map<String, Long>> expected = new java.util.TreeMap<>();
+    String key = null;
+    for (String line : tags.split("\n")) {
+      var header = java.util.regex.Pattern.compile("^\\s*(\\S+): Total").matcher(line);
+      var value =
+          java.util.regex.Pattern.compile("^\\s*([0-9.]+) \\(\\s*[0-9.]+%\\): (.+)$").matcher(line);
+      if (header.find()) {
+        key = header.group(1);
+      } else if (value.find()) {
+        expected
+            .computeIfAbsent(key, k -> new java.util.TreeMap<>())
+            .put(value.group(2), Math.round(Double.parseDouble(value.group(1))));
+      }
+    }
+    assertEquals(java.util.Set.of("worker", "tier"), expected.keySet(), tags);
+    Map<String, Map<String, Long>> actual = new java.util.TreeMap<>();
+    for (Row r :
+        stacks
+            .selectExpr("inline(labels)", "CAST(count AS BIGINT) AS c")
+            .groupBy("key", "value")
+            .sum("c")
+            .collectAsList()) {
+      actual
+          .computeIfAbsent(r.getString(0), k -> new java.util.TreeMap<>())
+          .put(r.getString(1), r.getLong(2));
+    }
+    assertEquals(expected, actual, "samples per label value, as go tool pprof -tags counts them");
+  }
+
+  @Test
+  void stackRowsWithLabelsSumAsTheRecordsGroupedByThoseLabels() {
+    String keys = "'worker', 'tier', 'bytes'";
+    Dataset<Row> fromRecords =
+        read("auto", 128 << 20)
+            .selectExpr(
+                "path",
+                "stack_id",
+                "CASE WHEN pprof IS NOT NULL THEN array_sort(transform(filter(pprof.labels, l ->"
+                    + " l.key IN ("
+                    + keys
+                    + ") AND (l.str IS NOT NULL OR l.num IS NOT NULL)), l -> named_struct('key',"
+                    + " l.key, 'value', coalesce(l.str, CAST(l.num AS STRING))))) END AS labels",
+                "CAST(count AS DECIMAL(38,0)) AS count")
+            .groupBy("path", "stack_id", "labels")
+            .agg(org.apache.spark.sql.functions.sum("count").as("count"));
+    for (long split : new long[] {128 << 20, 4096}) {
+      Dataset<Row> fromStacks =
+          spark
+              .read()
+              .format("profile")
+              .option("rows", "stacks")
+              .option("stackLabels", "worker,tier,bytes")
+              .option("maxPartitionBytes", split)
+              .option("openCostInBytes", 0)
+              .load(dir.toString())
+              .selectExpr("path", "stack_id", "labels", "count")
+              .groupBy("path", "stack_id", "labels")
+              .agg(org.apache.spark.sql.functions.sum("count").as("count"));
+      assertTrue(fromRecords.where("size(labels) > 0").count() > 0, "some samples have labels");
+      assertEquals(0, fromRecords.exceptAll(fromStacks).count(), "records missing, split " + split);
+      assertEquals(0, fromStacks.exceptAll(fromRecords).count(), "rows too many, split " + split);
+    }
+  }
+
+  @Test
+  void stackLabelsNeedStackRows() {
+    var e =
+        assertThrows(
+            IllegalArgumentException.class,
+            () ->
+                spark
+                    .read()
+                    .format("profile")
+                    .option("stackLabels", "worker")
+                    .load(dir.toString())
+                    .count());
+    assertTrue(e.getMessage().contains("stackLabels applies to rows=stacks"), e.getMessage());
+  }
 }

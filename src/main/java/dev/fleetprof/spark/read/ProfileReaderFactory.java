@@ -56,7 +56,8 @@ public final class ProfileReaderFactory implements PartitionReaderFactory {
   public PartitionReader<InternalRow> createReader(InputPartition partition) {
     ProfilePartitionReader rows = createRowReader((ProfileInputPartition) partition);
     if (read.stackRows()) {
-      return new StackRowsReader(rows, columns, readSchema, read.aggregateMapBytes());
+      return new StackRowsReader(
+          rows, columns, readSchema, read.aggregateMapBytes(), read.stackLabels());
     }
     if (aggregation == null) {
       return rows;

@@ -45,6 +45,11 @@ public final class StackRowsReader implements PartitionReader<InternalRow> {
   private static final int PPROF_SAMPLE_TYPES = ProfileSchema.PPROF_TYPE.fieldIndex("sample_types");
   private static final int PPROF_COUNT_INDEX = ProfileSchema.PPROF_TYPE.fieldIndex("count_index");
   private static final int PPROF_LINES = ProfileSchema.PPROF_TYPE.fieldIndex("lines");
+  private static final int PPROF_LABELS = ProfileSchema.PPROF_TYPE.fieldIndex("labels");
+  private static final int LABEL_FIELDS = ProfileSchema.PPROF_LABEL_TYPE.size();
+  private static final int LABEL_KEY = ProfileSchema.PPROF_LABEL_TYPE.fieldIndex("key");
+  private static final int LABEL_STR = ProfileSchema.PPROF_LABEL_TYPE.fieldIndex("str");
+  private static final int LABEL_NUM = ProfileSchema.PPROF_LABEL_TYPE.fieldIndex("num");
   private static final UTF8String SAMPLES = UTF8String.fromString("samples");
 
   /** The record columns a stack row is made of: everything but the chain's derived columns. */
@@ -72,6 +77,9 @@ public final class StackRowsReader implements PartitionReader<InternalRow> {
   private final DataType[] partitionTypes;
   private final int sampleTypeAt;
 
+  /** The label keys that split rows ({@code stackLabels}); null when none are named. */
+  private final Set<UTF8String> labelKeys;
+
   /** Per group: the 128-bit sums (high and low words), the ids, a pprof profile's lines. */
   private long[] countHigh = new long[512];
 
@@ -98,6 +106,7 @@ public final class StackRowsReader implements PartitionReader<InternalRow> {
   private long lastPeriod;
   private Object lastPeriodUnit;
   private int lastContext = -1;
+  private List<UTF8String> lastLabels;
 
   private final GenericInternalRow out;
   private boolean inputDone;
@@ -109,10 +118,19 @@ public final class StackRowsReader implements PartitionReader<InternalRow> {
    * type and the place of its {@code samples} values (-1: none), the file's size and its mappings.
    */
   private record Context(
-      Object[] values, Object sampleType, int samplesAt, long fileSize, int mappingSet) {}
+      Object[] values,
+      Object sampleType,
+      int samplesAt,
+      long fileSize,
+      int mappingSet,
+      ArrayData labels) {}
 
   StackRowsReader(
-      ProfilePartitionReader rows, RequiredColumns in, StructType inputSchema, long maxBytes) {
+      ProfilePartitionReader rows,
+      RequiredColumns in,
+      StructType inputSchema,
+      long maxBytes,
+      List<String> labelKeys) {
     this.rows = rows;
     this.in = in;
     this.maxBytes = maxBytes;
@@ -124,7 +142,15 @@ public final class StackRowsReader implements PartitionReader<InternalRow> {
       partitionTypes[i] = inputSchema.fields()[partitions[i]].dataType();
     }
     this.sampleTypeAt = 6 + partitions.length;
-    this.out = new GenericInternalRow(sampleTypeAt + 9);
+    if (labelKeys.isEmpty()) {
+      this.labelKeys = null;
+    } else {
+      this.labelKeys = new java.util.HashSet<>();
+      for (String k : labelKeys) {
+        this.labelKeys.add(UTF8String.fromString(k));
+      }
+    }
+    this.out = new GenericInternalRow(sampleTypeAt + (this.labelKeys == null ? 9 : 10));
   }
 
   /** The record columns (and partition columns) the row reader decodes for stack rows. */
@@ -240,12 +266,14 @@ public final class StackRowsReader implements PartitionReader<InternalRow> {
     Object kind = r.getUTF8String(in.kind());
     long period = r.isNullAt(in.period()) ? -1 : r.getLong(in.period());
     Object periodUnit = r.isNullAt(in.periodUnit()) ? null : r.getUTF8String(in.periodUnit());
+    List<UTF8String> labels = labelKeys == null ? null : labels(r);
     if (!error
         && r == lastRow
         && kind == lastKind
         && period == lastPeriod
         && periodUnit == lastPeriodUnit
-        && lastContext >= 0) {
+        && lastContext >= 0
+        && java.util.Objects.equals(labels, lastLabels)) {
       return lastContext;
     }
     Object[] values = new Object[6 + partitionInputs.length];
@@ -281,12 +309,24 @@ public final class StackRowsReader implements PartitionReader<InternalRow> {
     List<Object> key = new ArrayList<>(Arrays.asList(values));
     key.add(sampleType);
     key.add(mappingSet);
+    key.add(labels);
     Integer id = contextIds.get(key);
     if (id == null) {
       id = contexts.size();
       contextIds.put(key, id);
       contexts.add(
-          new Context(values, sampleType, samplesAt, rows.currentFileLength(), mappingSet));
+          new Context(
+              values,
+              sampleType,
+              samplesAt,
+              rows.currentFileLength(),
+              mappingSet,
+              labelArray(labels)));
+      if (labels != null) {
+        for (UTF8String l : labels) {
+          bytes += 2L * (l.numBytes() + 40);
+        }
+      }
       contextBytes += 2 * bytes;
     }
     if (error) {
@@ -297,8 +337,67 @@ public final class StackRowsReader implements PartitionReader<InternalRow> {
       lastPeriod = period;
       lastPeriodUnit = periodUnit;
       lastContext = id;
+      lastLabels = labels;
     }
     return id;
+  }
+
+  /**
+   * A pprof row's labels whose keys {@link #labelKeys} names, as key, value, key, value..., sorted
+   * by key and value (a numeric label's value is its number in decimal); null on other rows.
+   */
+  private List<UTF8String> labels(InternalRow r) {
+    InternalRow pprof = pprof(r);
+    if (pprof == null) {
+      return null;
+    }
+    ArrayData all = pprof.getArray(PPROF_LABELS);
+    List<UTF8String[]> named = null;
+    for (int i = 0; i < all.numElements(); i++) {
+      InternalRow l = all.getStruct(i, LABEL_FIELDS);
+      UTF8String key = l.getUTF8String(LABEL_KEY);
+      if (!labelKeys.contains(key)) {
+        continue;
+      }
+      UTF8String value =
+          !l.isNullAt(LABEL_STR)
+              ? l.getUTF8String(LABEL_STR).clone()
+              : l.isNullAt(LABEL_NUM)
+                  ? null
+                  : UTF8String.fromString(Long.toString(l.getLong(LABEL_NUM)));
+      if (value != null) {
+        if (named == null) {
+          named = new ArrayList<>(2);
+        }
+        named.add(new UTF8String[] {key.clone(), value});
+      }
+    }
+    if (named == null) {
+      return List.of();
+    }
+    named.sort(
+        (a, b) -> {
+          int byKey = a[0].compareTo(b[0]);
+          return byKey != 0 ? byKey : a[1].compareTo(b[1]);
+        });
+    List<UTF8String> out = new ArrayList<>(2 * named.size());
+    for (UTF8String[] kv : named) {
+      out.add(kv[0]);
+      out.add(kv[1]);
+    }
+    return out;
+  }
+
+  /** The {@link ProfileSchema#STACK_LABELS} value of {@link #labels}. */
+  private static ArrayData labelArray(List<UTF8String> labels) {
+    if (labels == null) {
+      return null;
+    }
+    Object[] entries = new Object[labels.size() / 2];
+    for (int i = 0; i < entries.length; i++) {
+      entries[i] = new GenericInternalRow(new Object[] {labels.get(2 * i), labels.get(2 * i + 1)});
+    }
+    return new org.apache.spark.sql.catalyst.util.GenericArrayData(entries);
   }
 
   /** A column's value, strings copied out of the row reader's reused buffers. */
@@ -337,6 +436,9 @@ public final class StackRowsReader implements PartitionReader<InternalRow> {
     out.setLong(at + 6, table.count(g));
     out.setLong(at + 7, c.fileSize());
     out.update(at + 8, mappingSets.buildIds(c.mappingSet()));
+    if (labelKeys != null) {
+      out.update(at + 9, c.labels());
+    }
   }
 
   /** The unsigned 128-bit value {@code high:low} as a DECIMAL(38,0). */
@@ -360,6 +462,7 @@ public final class StackRowsReader implements PartitionReader<InternalRow> {
     contextBytes = 0;
     lastRow = null;
     lastContext = -1;
+    lastLabels = null;
     Arrays.fill(countHigh, 0);
     Arrays.fill(countLow, 0);
     Arrays.fill(samplesHigh, 0);
