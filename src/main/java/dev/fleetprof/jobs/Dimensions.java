@@ -29,15 +29,21 @@ import org.apache.spark.sql.types.StructType;
  * one could not be grouped by it, made distinct or compared with EXCEPT; {@code
  * map_from_entries(dimensions)} makes one where a lookup by key reads better.
  *
+ * <p>{@code --label-dimension KEY} adds a pprof label as a dimension: its value is the sample's
+ * label (the source's stack rows are kept apart by it, {@code stackLabels}), several values of one
+ * key joined with commas, and a sample without the label has none. A label is a dimension of the
+ * per-host stacks and modules; {@code files/} stays a row per file, by its directories only.
+ *
  * <p>Values are the directory's text as written ({@code version=4.10} is {@code "4.10"}, not the
  * DOUBLE 4.1 that Spark's partition type inference makes of it), unescaped as the source unescapes
  * partition values.
  *
- * @param names the dimensions, in the order of the directory levels
+ * @param names the dimensions: the directory levels in their order, then the labels
+ * @param labels the last names, which are pprof labels (in {@code --label-dimension}'s order)
  */
-record Dimensions(List<String> names) {
+record Dimensions(List<String> names, List<String> labels) {
   /** No dimensions: the per-host datasets have an empty {@code dimensions} array. */
-  static final Dimensions NONE = new Dimensions(List.of());
+  static final Dimensions NONE = new Dimensions(List.of(), List.of());
 
   /** The column of the per-host datasets. */
   static final String COLUMN = "dimensions";
@@ -50,12 +56,12 @@ record Dimensions(List<String> names) {
   /**
    * The dimensions of a read whose columns are {@code schema}: its partition columns (the columns
    * the source does not define) other than date and host, less {@code dropped}, which must each
-   * name one.
+   * name one, then the pprof labels {@code labels}, which must be none of them.
    */
-  static Dimensions of(StructType schema, List<String> dropped) {
+  static Dimensions of(StructType schema, List<String> dropped, List<String> labels) {
     Set<String> source = new TreeSet<>(String.CASE_INSENSITIVE_ORDER);
     source.addAll(List.of(ProfileSchema.SCHEMA.fieldNames()));
-    source.addAll(List.of(ProfileSchema.stacks(new StructType()).fieldNames()));
+    source.addAll(List.of(ProfileSchema.stacks(new StructType(), true).fieldNames()));
     List<String> levels = new ArrayList<>();
     for (StructField f : schema.fields()) {
       if (!source.contains(f.name())
@@ -77,7 +83,38 @@ record Dimensions(List<String> names) {
                     : " (their dimensions: " + String.join(", ", levels) + ")"));
       }
     }
-    return names.isEmpty() ? NONE : new Dimensions(List.copyOf(names));
+    for (String label : labels) {
+      for (String n : names) {
+        if (n.equalsIgnoreCase(label)) {
+          throw new IllegalArgumentException(
+              "--label-dimension "
+                  + label
+                  + ": the inputs have "
+                  + n
+                  + "= directories too; drop that level with --drop-dimension "
+                  + n
+                  + " or name another label");
+        }
+      }
+      if (NOT_DIMENSIONS.contains(label.toLowerCase(Locale.ROOT))) {
+        throw new IllegalArgumentException(
+            "--label-dimension " + label + ": " + label + " is a column of the job's own");
+      }
+    }
+    names.addAll(labels);
+    return names.isEmpty() ? NONE : new Dimensions(List.copyOf(names), List.copyOf(labels));
+  }
+
+  /** The directory levels alone: what a file has one value of. */
+  Dimensions levels() {
+    return labels.isEmpty()
+        ? this
+        : new Dimensions(names.subList(0, names.size() - labels.size()), List.of());
+  }
+
+  /** Whether the dimension at {@code i} (of {@link #names}) is a pprof label. */
+  boolean isLabel(int i) {
+    return i >= names.size() - labels.size();
   }
 
   /** The job's columns holding the dimensions' values, one per dimension, in order. */
@@ -98,6 +135,19 @@ record Dimensions(List<String> names) {
   Dataset<Row> withValues(Dataset<Row> rows) {
     List<String> columns = columns();
     for (int i = 0; i < names.size(); i++) {
+      if (isLabel(i)) {
+        // The source's stack rows (or the records the job turns into them) carry the label.
+        rows =
+            rows.withColumn(
+                columns.get(i),
+                expr(
+                    "nullif(array_join(transform(filter("
+                        + ProfileSchema.STACK_LABELS
+                        + ", l -> l.key = "
+                        + literal(names.get(i))
+                        + "), l -> l.value), ','), '')"));
+        continue;
+      }
       Column typed = col(quoted(names.get(i)));
       // The text after the last "/name=" of the path (the level below the input), to its "/".
       String level = "/" + names.get(i) + "=";

@@ -178,7 +178,10 @@ public final class ExportProfile {
       table = FleetViews.withDimensions("host_stacks", table);
     }
     if (!args.dimensions().isEmpty()) {
-      FleetViews.checkDimensions(args.dimensions(), published.read("files"), "--dimension ");
+      FleetViews.checkDimensions(
+          args.dimensions(),
+          List.of(published.read("files"), published.read("modules")),
+          (key, value) -> "--dimension " + key + "=" + value + ":");
       table =
           table.where(
               org.apache.spark.sql.functions.expr(

@@ -61,7 +61,8 @@ public final class FleetAggregate {
       java.time.Duration keepReplaced,
       List<String> debuginfod,
       String debuginfodCache,
-      List<String> droppedDimensions) {
+      List<String> droppedDimensions,
+      List<String> labelDimensions) {
     /** A command line's arguments, or an IllegalArgumentException saying what is wrong with it. */
     static Args parse(String[] argv) {
       return CommandLines.parse(new FleetCommandLine(), argv);

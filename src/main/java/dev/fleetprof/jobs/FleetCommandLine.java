@@ -160,6 +160,14 @@ public final class FleetCommandLine implements CommandLines.Options<FleetAggrega
   private List<String> droppedDimensions = new ArrayList<>();
 
   @Option(
+      names = "--label-dimension",
+      paramLabel = "KEY",
+      description =
+          "make the pprof label KEY (pprof.Do's labels) a dimension of host_stacks/ and"
+              + " modules/, as go tool pprof -tagfocus=KEY=VALUE selects it (repeatable)")
+  private List<String> labelDimensions = new ArrayList<>();
+
+  @Option(
       names = "--format",
       paramLabel = "NAME",
       defaultValue = ProfileFormats.AUTO,
@@ -213,7 +221,8 @@ public final class FleetCommandLine implements CommandLines.Options<FleetAggrega
         keepReplaced,
         debuginfod.servers(),
         debuginfod.cache(),
-        List.copyOf(droppedDimensions));
+        List.copyOf(droppedDimensions),
+        List.copyOf(labelDimensions));
   }
 
   /**

@@ -252,7 +252,9 @@ final class FleetStages implements AutoCloseable {
    * {@code files/}: per file, its records, counts, CPU time, stacks and problems, and its size as
    * listed ({@link #FILE_SIZE}, for the summary; not written).
    */
-  static Dataset<Row> files(Dataset<Row> fileStacks, Dimensions dimensions) {
+  static Dataset<Row> files(Dataset<Row> fileStacks, Dimensions all) {
+    // A row per file: its directories' dimensions, not the labels of its samples.
+    Dimensions dimensions = all.levels();
     List<String> key = new ArrayList<>(List.of("date", "host"));
     key.addAll(dimensions.columns());
     key.addAll(List.of("path", "format"));
@@ -383,15 +385,20 @@ final class FleetStages implements AutoCloseable {
     }
     if (fromSource) {
       reader = reader.option(ReadOptions.ROWS.name(), "stacks");
+      if (!args.labelDimensions().isEmpty()) {
+        reader =
+            reader.option(
+                ReadOptions.STACK_LABELS.name(), String.join(",", args.labelDimensions()));
+      }
     }
     if (args.glob() != null) {
       reader = reader.option("pathGlobFilter", args.glob());
     }
     Dataset<Row> raw = reader.load(args.inputs().toArray(new String[0]));
     Set<String> columns = Set.of(raw.columns());
-    dimensions = Dimensions.of(raw.schema(), args.droppedDimensions());
+    dimensions = Dimensions.of(raw.schema(), args.droppedDimensions(), args.labelDimensions());
     if (!fromSource) {
-      raw = recordsAsStackRows(raw);
+      raw = recordsAsStackRows(raw, args.labelDimensions());
     }
     if (args.date() != null && columns.contains("date")) {
       // Prunes the other days' directories at planning (the source evaluates partition filters).
@@ -439,7 +446,7 @@ final class FleetStages implements AutoCloseable {
   }
 
   /** The source's records in the columns of its stack rows, a row per record, frames on each. */
-  private static Dataset<Row> recordsAsStackRows(Dataset<Row> records) {
+  private static Dataset<Row> recordsAsStackRows(Dataset<Row> records, List<String> labels) {
     Set<String> source = Set.of(dev.fleetprof.spark.ProfileSchema.SCHEMA.fieldNames());
     List<String> partitions = new ArrayList<>();
     for (String c : records.columns()) {
@@ -469,6 +476,19 @@ final class FleetStages implements AutoCloseable {
             // leaf get their build IDs (locationBuildIds gathers them per file).
             "CASE WHEN mapping.build_id IS NOT NULL THEN map(mapping.path, mapping.build_id) END"
                 + " AS build_ids"));
+    if (!labels.isEmpty()) {
+      // As the source's stackLabels gives them (see docs/reading.md, Stack rows).
+      List<String> keys = new ArrayList<>();
+      for (String l : labels) {
+        keys.add(Dimensions.literal(l));
+      }
+      out.add(
+          "CASE WHEN pprof IS NOT NULL THEN array_sort(transform(filter(pprof.labels, l -> l.key IN ("
+              + String.join(", ", keys)
+              + ") AND (l.str IS NOT NULL OR l.num IS NOT NULL)), l -> named_struct('key', l.key,"
+              + " 'value', coalesce(l.str, CAST(l.num AS STRING))))) END AS "
+              + dev.fleetprof.spark.ProfileSchema.STACK_LABELS);
+    }
     return records.selectExpr(out.toArray(new String[0]));
   }
 

@@ -62,11 +62,14 @@ record FleetSummary(
                 // Files that gave CPU samples (cpu_nanoseconds is null without).
                 count(col("cpu_nanoseconds")).as("cpu_files"),
                 sum(FleetStages.FILE_SIZE).as("bytes")));
+    List<Column> labelFigures = new ArrayList<>();
     for (int i = 0; i < dimensions.names().size(); i++) {
       // Exact, unlike approx_count_distinct (which told 3 values from 2 in a test); files/ has a
-      // row per file, so the set holds at most a value per file.
+      // row per file, so the set holds at most a value per file. A label is counted where it is
+      // a dimension: host_stacks/.
       Column values = expr(Dimensions.valueOf(dimensions.names().get(i)));
-      fileFigures.add(size(collect_set(values)).as(DIMENSION_VALUES + i));
+      (dimensions.isLabel(i) ? labelFigures : fileFigures)
+          .add(size(collect_set(values)).as(DIMENSION_VALUES + i));
     }
     Map<String, Dataset<Row>> out = new LinkedHashMap<>();
     tables.forEach(
@@ -76,7 +79,9 @@ record FleetSummary(
                 name.equals("files")
                     ? observe(table, observed, name, fileFigures.toArray(new Column[0]))
                         .drop(FleetStages.FILE_SIZE)
-                    : observe(table, observed, name)));
+                    : name.equals(LABELS_COUNTED_IN)
+                        ? observe(table, observed, name, labelFigures.toArray(new Column[0]))
+                        : observe(table, observed, name)));
     return out;
   }
 
@@ -86,6 +91,9 @@ record FleetSummary(
    */
   /** The prefix of the files' figure that counts a dimension's values. */
   private static final String DIMENSION_VALUES = "dimension_values_";
+
+  /** The dataset whose write counts the label dimensions' values. */
+  private static final String LABELS_COUNTED_IN = "host_stacks";
 
   /**
    * From how many values of a dimension the summary warns: its per-host rows are then nearly per
@@ -113,8 +121,10 @@ record FleetSummary(
       long started) {
     Map<String, Object> files = metrics(observed.get("files"));
     Map<String, Long> dimensionValues = new LinkedHashMap<>();
+    Map<String, Object> labelled =
+        dimensions.labels().isEmpty() ? Map.of() : metrics(observed.get(LABELS_COUNTED_IN));
     for (int i = 0; i < dimensions.names().size(); i++) {
-      Object n = files.get(DIMENSION_VALUES + i);
+      Object n = (dimensions.isLabel(i) ? labelled : files).get(DIMENSION_VALUES + i);
       dimensionValues.put(dimensions.names().get(i), n == null ? 0 : ((Number) n).longValue());
     }
     long cpuFiles = ((Number) files.get("cpu_files")).longValue();

@@ -92,10 +92,11 @@ final class FleetViews {
       withDimensions(dataset, published.read(dataset)).createOrReplaceTempView(view);
     }
     if (!filters.isEmpty()) {
+      Published read = published != null ? published : pointers.read();
       checkDimensions(
           filters,
-          published != null ? published.read("files") : pointers.read().read("files"),
-          "-d ");
+          List.of(read.read("files"), read.read("modules")),
+          (key, value) -> "-d " + key + "=" + value + ": no statement takes ${" + key + "}, and");
     }
   }
 
@@ -112,29 +113,32 @@ final class FleetViews {
         || java.util.Arrays.asList(rows.columns()).contains(Dimensions.COLUMN)) {
       return rows;
     }
-    return rows.withColumn(
-        Dimensions.COLUMN,
-        org.apache.spark.sql.functions.expr("CAST(array() AS " + Dimensions.TYPE + ")"));
+    return rows.withColumn(Dimensions.COLUMN, Dimensions.NONE.entries());
   }
 
-  /** Fails on a dimension filter that names no dimension of the output ({@code files}' rows). */
-  static void checkDimensions(Map<String, String> filters, Dataset<Row> files, String option) {
+  /**
+   * Fails on a dimension filter that names no dimension of the output: of {@code perHost}'s rows
+   * ({@code files/}, which has every file's directories, and {@code modules/}, which has the labels
+   * too), the message starting with what {@code what} says of the filter.
+   */
+  static void checkDimensions(
+      Map<String, String> filters,
+      List<Dataset<Row>> perHost,
+      java.util.function.BiFunction<String, String, String> what) {
     java.util.Set<String> known = new java.util.TreeSet<>();
-    for (Row r :
-        withDimensions("files", files)
-            .selectExpr("explode(" + Dimensions.COLUMN + ".key)")
-            .distinct()
-            .collectAsList()) {
-      known.add(r.getString(0));
+    for (Dataset<Row> rows : perHost) {
+      for (Row r :
+          withDimensions("files", rows)
+              .selectExpr("explode(" + Dimensions.COLUMN + ".key)")
+              .distinct()
+              .collectAsList()) {
+        known.add(r.getString(0));
+      }
     }
     for (String key : filters.keySet()) {
       if (!known.contains(key)) {
         throw new IllegalArgumentException(
-            option
-                + key
-                + "="
-                + filters.get(key)
-                + (option.equals("-d ") ? ": no statement takes ${" + key + "}, and" : ":")
+            what.apply(key, filters.get(key))
                 + " the output has no dimension "
                 + key
                 + (known.isEmpty()
