@@ -373,6 +373,33 @@ class FleetAggregateDimensionsTest {
       most = Math.max(most, delta);
     }
     assertEquals(most, newPct - basePct, 1e-9, "the first row is the biggest growth");
+    // A base (or value) no stack has is an error naming the values kept, not every function grown.
+    for (String[] side : List.of(new String[] {"base", "4.9"}, new String[] {"value", "4.9"})) {
+      Exception e =
+          assertThrows(
+              Exception.class,
+              () ->
+                  SqlFiles.run(
+                          spark,
+                          out,
+                          "diff-dates.sql",
+                          "service",
+                          "api",
+                          "by",
+                          "version",
+                          side[0].equals("base") ? "base" : "value",
+                          side[1],
+                          side[0].equals("base") ? "value" : "base",
+                          "4.10")
+                      .collectAsList());
+      assertTrue(
+          e.getMessage()
+              .contains(
+                  "diff-dates.sql: no stacks on "
+                      + DATE
+                      + " have version=4.9 (the values of version kept that day: 4.10, 4.12.1)"),
+          e.getMessage());
+    }
   }
 
   /** A filter on a level the output lacks names the dimensions it has. */
