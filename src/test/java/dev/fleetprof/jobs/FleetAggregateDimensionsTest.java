@@ -154,14 +154,19 @@ class FleetAggregateDimensionsTest {
 
   /** What {@code go tool pprof ARGS} prints; it must succeed. */
   private static String pprof(List<String> args) throws Exception {
+    return pprof(tmp, args);
+  }
+
+  /** What {@code go tool pprof ARGS} prints, run with its home and temporary files in work. */
+  static String pprof(Path work, List<String> args) throws Exception {
     Path go = ExternalTool.require("go", "golang-go");
     List<String> cmd = new ArrayList<>(List.of(go.toString(), "tool", "pprof"));
     cmd.addAll(args);
     ExternalTool.Result r =
         ExternalTool.run(
             cmd,
-            tmp.resolve("home"),
-            Map.of("PPROF_TMPDIR", tmp.resolve("pprof-tmp").toString()),
+            work.resolve("home"),
+            Map.of("PPROF_TMPDIR", work.resolve("pprof-tmp").toString()),
             300);
     assertEquals(0, r.exit(), r.stderr());
     return r.stdout();
@@ -306,29 +311,9 @@ class FleetAggregateDimensionsTest {
   @Test
   void topFunctionsOfADimensionValueArePprofTopOfItsFiles() throws Exception {
     PprofTop top = pprofTop(filesWith("service=api", "version=4.12.1"), "api-4.12.1");
-    Map<String, List<Long>> want = new TreeMap<>();
-    top.counts()
-        .forEach(
-            (f, v) -> {
-              if (!f.startsWith("[")) {
-                want.put(f, List.of(v[0], v[1]));
-              }
-            });
-    Map<String, List<Long>> got = new TreeMap<>();
-    for (Row r :
-        SqlFiles.run(spark, out, "top-functions.sql", "service", "api", "version", "4.12.1")
-            .collectAsList()) {
-      if (want.containsKey(r.<String>getAs("function"))) {
-        got.merge(
-            r.getAs("function"),
-            List.of(
-                ((BigDecimal) r.getAs("self_count")).longValueExact(),
-                ((BigDecimal) r.getAs("total_count")).longValueExact()),
-            (a, b) -> List.of(a.get(0) + b.get(0), a.get(1) + b.get(1)));
-      }
-    }
-    assertTrue(want.containsKey("escape_field"), want.toString());
-    assertEquals(want, got);
+    assertTrue(top.namedFunctions().containsKey("escape_field"), top.toString());
+    top.assertFunctionsOf(
+        SqlFiles.run(spark, out, "top-functions.sql", "service", "api", "version", "4.12.1"));
   }
 
   /**
@@ -374,24 +359,13 @@ class FleetAggregateDimensionsTest {
     }
     assertEquals(most, newPct - basePct, 1e-9, "the first row is the biggest growth");
     // A base (or value) no stack has is an error naming the values kept, not every function grown.
-    for (String[] side : List.of(new String[] {"base", "4.9"}, new String[] {"value", "4.9"})) {
+    for (String missing : List.of("base", "value")) {
+      String other = missing.equals("base") ? "value" : "base";
+      String[] defines = {"service", "api", "by", "version", missing, "4.9", other, "4.10"};
       Exception e =
           assertThrows(
               Exception.class,
-              () ->
-                  SqlFiles.run(
-                          spark,
-                          out,
-                          "diff-dates.sql",
-                          "service",
-                          "api",
-                          "by",
-                          "version",
-                          side[0].equals("base") ? "base" : "value",
-                          side[1],
-                          side[0].equals("base") ? "value" : "base",
-                          "4.10")
-                      .collectAsList());
+              () -> SqlFiles.run(spark, out, "diff-dates.sql", defines).collectAsList());
       assertTrue(
           e.getMessage()
               .contains(

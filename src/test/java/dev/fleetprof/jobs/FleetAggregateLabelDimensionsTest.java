@@ -4,7 +4,6 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.fleetprof.output.ExternalTool;
 import dev.fleetprof.testing.SampleData;
 import dev.fleetprof.testing.TestSpark;
 import java.math.BigDecimal;
@@ -17,13 +16,12 @@ import java.util.Map;
 import java.util.TreeMap;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
-import java.util.stream.Stream;
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
 import org.apache.spark.sql.SparkSession;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /**
  * {@code --label-dimension}: Go profiles' {@code pprof.Do} labels (the demo gateway's {@code
@@ -36,7 +34,7 @@ class FleetAggregateLabelDimensionsTest {
   private static final String DATE = "2026-11-20";
 
   private static SparkSession spark;
-  private static Path tmp;
+  @TempDir static Path tmp;
   private static Path fleet;
   private static final List<Path> GATEWAY = new ArrayList<>();
   private static Path workers;
@@ -47,7 +45,6 @@ class FleetAggregateLabelDimensionsTest {
   @BeforeAll
   static void aggregate() throws Exception {
     spark = TestSpark.get();
-    tmp = Files.createTempDirectory("label-dimensions");
     fleet = tmp.resolve("fleet");
     Map<String, Path> layout = new LinkedHashMap<>();
     for (String date : List.of("2026-11-19", "2026-11-20")) {
@@ -88,30 +85,12 @@ class FleetAggregateLabelDimensionsTest {
     run("--input", fleet.toString(), "--output", plain);
   }
 
-  @AfterAll
-  static void cleanUp() throws Exception {
-    try (Stream<Path> s = Files.walk(tmp)) {
-      s.sorted(java.util.Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
-    }
-  }
-
   private static FleetSummary run(String... argv) throws Exception {
     return FleetAggregate.run(spark, FleetAggregate.Args.parse(argv));
   }
 
-  /** What {@code go tool pprof ARGS} prints; it must succeed. */
   private static String pprof(List<String> args) throws Exception {
-    Path go = ExternalTool.require("go", "golang-go");
-    List<String> cmd = new ArrayList<>(List.of(go.toString(), "tool", "pprof"));
-    cmd.addAll(args);
-    ExternalTool.Result r =
-        ExternalTool.run(
-            cmd,
-            tmp.resolve("home"),
-            Map.of("PPROF_TMPDIR", tmp.resolve("pprof-tmp").toString()),
-            300);
-    assertEquals(0, r.exit(), r.stderr());
-    return r.stdout();
+    return FleetAggregateDimensionsTest.pprof(tmp, args);
   }
 
   /** {@code go tool pprof -tags} of the files merged: samples per value of {@code key}. */
@@ -225,30 +204,8 @@ class FleetAggregateLabelDimensionsTest {
     GATEWAY.forEach(f -> args.add(f.toString()));
     pprof(args);
     PprofTop top = PprofTop.of(focused, SampleData.FLEET_BINARIES, tmp.resolve("top"));
-    Map<String, List<Long>> want = new TreeMap<>();
-    top.counts()
-        .forEach(
-            (f, v) -> {
-              // pprof marks a function it shows only inlined: "strings.Contains (inline)".
-              if (!f.startsWith("[")) {
-                assertEquals(
-                    null, want.put(f.replaceFirst(" \\(inline\\)$", ""), List.of(v[0], v[1])), f);
-              }
-            });
-    Map<String, List<Long>> got = new TreeMap<>();
-    for (Row r :
-        SqlFiles.run(spark, labelled, "top-functions.sql", "route", "search").collectAsList()) {
-      if (want.containsKey(r.<String>getAs("function"))) {
-        got.merge(
-            r.getAs("function"),
-            List.of(
-                ((BigDecimal) r.getAs("self_count")).longValueExact(),
-                ((BigDecimal) r.getAs("total_count")).longValueExact()),
-            (a, b) -> List.of(a.get(0) + b.get(0), a.get(1) + b.get(1)));
-      }
-    }
-    assertTrue(want.size() >= 3, want.toString());
-    assertEquals(want, got);
+    assertTrue(top.namedFunctions().size() >= 3, top.toString());
+    top.assertFunctionsOf(SqlFiles.run(spark, labelled, "top-functions.sql", "route", "search"));
   }
 
   /**

@@ -64,6 +64,42 @@ record PprofTop(long total, Map<String, long[]> counts, Map<String, double[]> pe
   }
 
   /**
+   * The functions pprof names (not its {@code [module]} rows), each with its flat and cum; pprof's
+   * mark of a function it shows only inlined ({@code "strings.Contains (inline)"}) left out.
+   */
+  Map<String, List<Long>> namedFunctions() {
+    Map<String, List<Long>> out = new java.util.TreeMap<>();
+    counts.forEach(
+        (f, v) -> {
+          if (!f.startsWith("[")) {
+            assertEquals(
+                null, out.put(f.replaceFirst(" \\(inline\\)$", ""), List.of(v[0], v[1])), f);
+          }
+        });
+    return out;
+  }
+
+  /**
+   * Asserts that a SQL job's rows ({@code function}, {@code self_count}, {@code total_count}) give
+   * each function pprof names its flat and cum (summed over the rows' modules).
+   */
+  void assertFunctionsOf(org.apache.spark.sql.Dataset<org.apache.spark.sql.Row> rows) {
+    Map<String, List<Long>> want = namedFunctions();
+    Map<String, List<Long>> got = new java.util.TreeMap<>();
+    for (org.apache.spark.sql.Row r : rows.collectAsList()) {
+      if (want.containsKey(r.<String>getAs("function"))) {
+        got.merge(
+            r.getAs("function"),
+            List.of(
+                ((java.math.BigDecimal) r.getAs("self_count")).longValueExact(),
+                ((java.math.BigDecimal) r.getAs("total_count")).longValueExact()),
+            (a, b) -> List.of(a.get(0) + b.get(0), a.get(1) + b.get(1)));
+      }
+    }
+    assertEquals(want, got);
+  }
+
+  /**
    * The CPU time {@code go tool pprof -top -sample_index=cpu} gives a profile in all, in
    * nanoseconds (pprof's own samples x period).
    */
