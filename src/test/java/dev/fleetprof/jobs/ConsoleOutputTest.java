@@ -422,7 +422,7 @@ class ConsoleOutputTest {
     String key = main.getSimpleName() + " " + String.join(" ", args);
     Path log =
         tmp.resolve("logs").resolve("run-" + runs.incrementAndGet() + ".log").toAbsolutePath();
-    List<String> options = new ArrayList<>(ChildJvm.shortJobJitOptions());
+    List<String> options = new ArrayList<>(ChildJvm.shortJobOptions());
     options.addAll(
         List.of(
             "-Xmx1g",

@@ -118,7 +118,7 @@ class FleetAggregateKillTest {
 
   /** The job in its own JVM, as a scheduler would start it, with the launcher's JIT options. */
   private static Process childJob(String in, String out, Path log) throws Exception {
-    List<String> jvmOptions = new ArrayList<>(ChildJvm.shortJobJitOptions());
+    List<String> jvmOptions = new ArrayList<>(ChildJvm.shortJobOptions());
     jvmOptions.add("-Xmx1g");
     jvmOptions.addAll(ChildJvm.loggingOfThisJvm());
     List<String> cmd =

@@ -21,13 +21,14 @@ public final class ChildJvm {
   private ChildJvm() {}
 
   /**
-   * The launcher's JIT options ({@code conf/job-jvm-options}), C1 only, for a child that runs a job
-   * on a few seconds of small data: C2's compiles cost such a run more CPU than its code saves (the
-   * launcher keeps C2, which the hot loops of real fleets need).
+   * The launcher's options for a job on a few MB ({@code conf/job-jvm-options}, then {@code
+   * conf/small-run-jvm-options}: C1 only, Spark's expressions interpreted), for a child that runs a
+   * job on a few seconds of small data, as {@code jobs/lib/launch --small} starts one.
    */
-  public static List<String> shortJobJitOptions() {
+  public static List<String> shortJobOptions() {
     return List.of(
-        "@" + Path.of("conf", "job-jvm-options").toAbsolutePath(), "-XX:TieredStopAtLevel=1");
+        "@" + Path.of("conf", "job-jvm-options").toAbsolutePath(),
+        "@" + Path.of("conf", "small-run-jvm-options").toAbsolutePath());
   }
 
   /** {@code @/.../conf/jvm-options}: hands a java launcher the options file. */
