@@ -74,27 +74,27 @@ SELECT f.host,
 FROM host_functions f
 GROUP BY f.host, f.module, f.function;
 
+-- With -d by=, what a side that no stack has is told: the day and the dimension's values kept.
+CREATE OR REPLACE TEMPORARY VIEW by_values AS
+SELECT concat('diff-dates.sql: no stacks on ', (SELECT date FROM chosen), ' have ${by:-}') AS missing,
+       concat(' (the values of ${by:-} kept that day: ',
+              coalesce(nullif(concat_ws(', ', array_sort(collect_set(d.value))), ''), 'none'),
+              ')') AS kept
+FROM selected s LATERAL VIEW explode(s.dimensions) t AS d
+WHERE d.key = '${by:-}' AND s.date = (SELECT date FROM chosen);
+
 -- Each day's total: the self of every function kept (as top-functions.sql's shares). With -d by=,
 -- a side that no stack has is an error naming the values there are: its shares would all be zero,
 -- and every function of the other side would seem to grow.
 CREATE OR REPLACE TEMPORARY VIEW totals AS
 SELECT CASE WHEN '${by:-}' <> '' AND sum(self_value) IS NULL
-            THEN raise_error(concat('diff-dates.sql: no stacks on ', (SELECT date FROM chosen),
-                                    ' have ${by:-}', IF('${value:-}' = '', ' other than ${base:-}',
-                                                       '=${value:-}'),
-                                    ' (the values of ${by:-} kept that day: ',
-                                    (SELECT coalesce(nullif(concat_ws(', ', array_sort(collect_set(d.value))), ''), 'none')
-                                     FROM selected s LATERAL VIEW explode(s.dimensions) t AS d
-                                     WHERE d.key = '${by:-}' AND s.date = (SELECT date FROM chosen)),
-                                    ')'))
+            THEN raise_error(concat((SELECT missing FROM by_values),
+                                    IF('${value:-}' = '', ' other than ${base:-}', '=${value:-}'),
+                                    (SELECT kept FROM by_values)))
             ELSE nullif(sum(self_value), 0) END AS total,
        CASE WHEN '${by:-}' <> '' AND sum(base_self_value) IS NULL
-            THEN raise_error(concat('diff-dates.sql: no stacks on ', (SELECT date FROM chosen),
-                                    ' have ${by:-}=${base:-} (the values of ${by:-} kept that day: ',
-                                    (SELECT coalesce(nullif(concat_ws(', ', array_sort(collect_set(d.value))), ''), 'none')
-                                     FROM selected s LATERAL VIEW explode(s.dimensions) t AS d
-                                     WHERE d.key = '${by:-}' AND s.date = (SELECT date FROM chosen)),
-                                    ')'))
+            THEN raise_error(concat((SELECT missing FROM by_values), '=${base:-}',
+                                    (SELECT kept FROM by_values)))
             ELSE nullif(sum(base_self_value), 0) END AS base_total
 FROM per_host;
 

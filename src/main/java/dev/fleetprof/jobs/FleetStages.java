@@ -159,7 +159,7 @@ final class FleetStages implements AutoCloseable {
    */
   Datasets datasets(Read read, Dataset<Row> distinct) {
     spark.sparkContext().setJobDescription("fleet-aggregate: datasets");
-    Dataset<Row> files = files(read.fileStacks(), dimensions);
+    Dataset<Row> files = files(read.fileStacks(), read.stack(), dimensions);
     boolean filesAreHosts = false;
     // Only a large run asks (a Spark job of its own): a small one aggregates in less time.
     if (read.stackRows() >= hooks.askFilesPerHostFrom()) {
@@ -252,9 +252,21 @@ final class FleetStages implements AutoCloseable {
    * {@code files/}: per file, its records, counts, CPU time, stacks and problems, and its size as
    * listed ({@link #FILE_SIZE}, for the summary; not written).
    */
-  static Dataset<Row> files(Dataset<Row> fileStacks, Dimensions all) {
+  static Dataset<Row> files(Dataset<Row> fileStacks, String stack, Dimensions all) {
     // A row per file: its directories' dimensions, not the labels of its samples.
     Dimensions dimensions = all.levels();
+    // A file's stacks are its rows, unless labels split a stack into a row per value.
+    List<String> stackKey = new ArrayList<>();
+    for (String c : STACK_KEY) {
+      stackKey.add(c.equals("frames") ? stack : c);
+    }
+    Column stacks =
+        all.labels().isEmpty()
+            ? count(expr("CASE WHEN kind <> 'error' THEN 1 END"))
+            : expr(
+                "count(DISTINCT CASE WHEN kind <> 'error' THEN struct("
+                    + String.join(", ", stackKey)
+                    + ") END)");
     List<String> key = new ArrayList<>(List.of("date", "host"));
     key.addAll(dimensions.columns());
     key.addAll(List.of("path", "format"));
@@ -268,7 +280,7 @@ final class FleetStages implements AutoCloseable {
                 sum(expr("CASE WHEN measure = '" + Measures.CPU + "' THEN value END"))
                     .cast("decimal(38,0)")
                     .as("cpu_nanoseconds"),
-                count(expr("CASE WHEN kind <> 'error' THEN 1 END")).as("stacks"),
+                stacks.as("stacks"),
                 count(col("error")).as("problems"),
                 expr("min(error)").as("problem"),
                 max(FILE_SIZE).as(FILE_SIZE)));

@@ -125,15 +125,14 @@ final class FleetViews {
       Map<String, String> filters,
       List<Dataset<Row>> perHost,
       java.util.function.BiFunction<String, String, String> what) {
-    java.util.Set<String> known = new java.util.TreeSet<>();
+    Dataset<Row> keys = null;
     for (Dataset<Row> rows : perHost) {
-      for (Row r :
-          withDimensions("files", rows)
-              .selectExpr("explode(" + Dimensions.COLUMN + ".key)")
-              .distinct()
-              .collectAsList()) {
-        known.add(r.getString(0));
-      }
+      Dataset<Row> k = withDimensions("files", rows).selectExpr(Dimensions.COLUMN + ".key AS k");
+      keys = keys == null ? k : keys.union(k);
+    }
+    java.util.Set<String> known = new java.util.TreeSet<>();
+    for (Row r : keys.selectExpr("explode(k)").distinct().collectAsList()) {
+      known.add(r.getString(0));
     }
     for (String key : filters.keySet()) {
       if (!known.contains(key)) {

@@ -183,13 +183,18 @@ class FleetAggregateLabelDimensionsTest {
 
   /** {@code files/} stays a row per file, with its directories' dimensions only. */
   @Test
-  void filesKeepARowPerFileWithoutLabels() {
+  void filesKeepARowPerFileWithoutLabels() throws Exception {
     List<Row> files =
         spark.read().parquet(labelled + "/files").selectExpr("path", "dimensions").collectAsList();
     assertEquals(4, files.size(), files.toString());
     for (Row r : files) {
       assertEquals(1, r.getList(1).size(), r.toString());
     }
+    // Its records, counts and stacks are the unlabelled run's: a stack split by labels is one.
+    Dataset<Row> a = FleetOutput.read(spark, labelled, "files");
+    Dataset<Row> b = FleetOutput.read(spark, plain, "files");
+    assertEquals(0, a.exceptAll(b).count());
+    assertEquals(0, b.exceptAll(a).count());
   }
 
   /**
