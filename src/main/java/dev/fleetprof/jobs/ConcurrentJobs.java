@@ -32,6 +32,7 @@ final class ConcurrentJobs {
   private final int threads;
   private final List<FutureTask<?>> actions = new ArrayList<>();
   private final AtomicReference<Throwable> failure = new AtomicReference<>();
+  private ExecutorService pool; // once started
 
   /**
    * @param group the Spark job group of every action's jobs
@@ -43,7 +44,10 @@ final class ConcurrentJobs {
     this.threads = Math.max(1, threads);
   }
 
-  /** Adds an action, shown as {@code description} in the Spark UI; its result once {@link #run}. */
+  /**
+   * Adds an action, shown as {@code description} in the Spark UI; its result once {@link #run}.
+   * After {@link #start}, it starts as soon as a thread is free.
+   */
   <T> Future<T> add(String description, Action<T> action) {
     FutureTask<T> task =
         new FutureTask<>(
@@ -62,21 +66,38 @@ final class ConcurrentJobs {
               }
             });
     actions.add(task);
+    if (pool != null) {
+      pool.execute(task);
+    }
     return task;
   }
 
-  /** Runs the actions added, in their order, up to {@code threads} at once; waits for all. */
-  void run() throws IOException {
-    ExecutorService pool =
+  /**
+   * Starts the actions added so far, in their order, up to {@code threads} at once; those added
+   * later start as they come. The caller can go on planning what it adds next meanwhile.
+   */
+  void start() {
+    if (pool != null) {
+      return;
+    }
+    pool =
         Executors.newFixedThreadPool(
-            Math.min(threads, Math.max(1, actions.size())),
+            threads,
             r -> {
               Thread t = new Thread(r, group + "-driver");
               t.setDaemon(true);
               return t;
             });
+    actions.forEach(pool::execute);
+  }
+
+  /**
+   * Runs the actions added (starting them, unless {@link #start} did), in their order, up to {@code
+   * threads} at once; waits for all; throws the first failure.
+   */
+  void run() throws IOException {
+    start();
     try {
-      actions.forEach(pool::execute);
       pool.shutdown();
       pool.awaitTermination(Long.MAX_VALUE, TimeUnit.NANOSECONDS); // none outlives the run
     } catch (InterruptedException e) {
@@ -87,6 +108,30 @@ final class ConcurrentJobs {
     }
     if (failure.get() != null) {
       throw ConcurrentJobs.<RuntimeException>rethrow(failure.get());
+    }
+  }
+
+  /**
+   * Stops after a failure elsewhere: cancels the running actions' jobs, skips those not started and
+   * waits until no action runs, so that nothing of them outlives the caller's cleanup.
+   */
+  void cancel() {
+    failure.compareAndSet(null, new CancellationException("cancelled: " + group));
+    spark.sparkContext().cancelJobGroup(group);
+    if (pool == null) {
+      return;
+    }
+    pool.shutdown();
+    boolean interrupted = false;
+    while (!pool.isTerminated()) {
+      try {
+        pool.awaitTermination(Long.MAX_VALUE, TimeUnit.NANOSECONDS);
+      } catch (InterruptedException e) {
+        interrupted = true;
+      }
+    }
+    if (interrupted) {
+      Thread.currentThread().interrupt();
     }
   }
 

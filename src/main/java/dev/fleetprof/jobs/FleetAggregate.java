@@ -4,10 +4,13 @@ import static org.apache.spark.sql.functions.col;
 
 import java.io.IOException;
 import java.time.LocalDate;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.Future;
+import java.util.function.BiFunction;
 import org.apache.hadoop.fs.Path;
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Observation;
@@ -31,7 +34,8 @@ import org.slf4j.LoggerFactory;
  *   <li>the Spark stages ({@link FleetStages}): one read of the inputs, the dictionary of distinct
  *       stacks, the datasets;
  *   <li>each dataset is written into the run's own directories, its rows observed as they go (two
- *       at a time in small runs, {@link #writeAll}), and the symbolization report computed;
+ *       at a time in small runs, each started as soon as its dataset is planned, {@link Writes}),
+ *       and the symbolization report computed;
  *   <li>the run is published ({@link FleetOutput#commitDates}) and older runs swept;
  *   <li>the summary ({@link FleetSummary}) and the CPU time as pprof, folded stacks and a flame
  *       graph ({@link StandardOutputs}).
@@ -218,45 +222,87 @@ public final class FleetAggregate {
   static final int SMALL_RUN_WRITES = 2;
 
   /**
-   * Writes the run's datasets into the run's directories, {@code writes} at a time, and computes
-   * the symbolization report meanwhile; returns the report. Those of {@code broadcastNames}, and
-   * the report, read the names the {@code locations} write keeps (their size then known), so they
-   * come after all the others, with Spark's broadcast limit (a session setting every thread shares:
-   * no other query is planned meanwhile). The lease is checked before each write; the first failure
-   * stops the rest and is thrown.
+   * The run's writes into the run's directories, {@code threads} at a time; each starts as soon as
+   * its dataset is added, while the driver goes on planning the others. Those of the {@code
+   * broadcastNames}, and the symbolization report, read the names the {@code locations} write keeps
+   * (their size then known), so they start after all the others, with Spark's broadcast limit (a
+   * session setting every thread shares: no other query is planned meanwhile). The lease is checked
+   * before each write; the first failure stops the rest and is thrown.
    */
-  private static String writeAll(
-      SparkSession spark,
-      Args args,
-      FleetStages.Datasets datasets,
-      Map<String, Dataset<Row>> tables,
-      String broadcast,
-      SessionSettings settings,
-      DateLease lease,
-      String run,
-      int writes)
-      throws IOException {
-    ConcurrentJobs first = new ConcurrentJobs(spark, "fleet-aggregate-" + run, writes);
-    ConcurrentJobs then = new ConcurrentJobs(spark, "fleet-aggregate-" + run, writes);
-    for (Map.Entry<String, Dataset<Row>> t : tables.entrySet()) {
-      (datasets.broadcastNames().contains(t.getKey()) ? then : first)
-          .add(
-              "fleet-aggregate: writing " + t.getKey(),
-              () -> {
-                lease.check();
-                FleetOutput.write(t.getValue(), new Path(args.output()), t.getKey(), run);
-                return null;
-              });
+  private static final class Writes {
+    private final SparkSession spark;
+    private final Args args;
+    private final DateLease lease;
+    private final String run;
+    private final BiFunction<String, Dataset<Row>, Dataset<Row>> observe;
+    private final ConcurrentJobs first;
+    private final ConcurrentJobs then;
+    private final Set<String> added = new HashSet<>();
+
+    Writes(
+        SparkSession spark,
+        Args args,
+        DateLease lease,
+        String run,
+        int threads,
+        BiFunction<String, Dataset<Row>, Dataset<Row>> observe) {
+      this.spark = spark;
+      this.args = args;
+      this.lease = lease;
+      this.run = run;
+      this.observe = observe;
+      this.first = new ConcurrentJobs(spark, "fleet-aggregate-" + run, threads);
+      this.then = new ConcurrentJobs(spark, "fleet-aggregate-" + run, threads);
+      first.start();
     }
-    Future<String> report =
-        then.add(
-            "fleet-aggregate: summary",
-            () -> FleetSummary.symbolizationReport(datasets.symbols(), datasets.rawLocations()));
-    first.run();
-    settings.set(BROADCAST_THRESHOLD, SPARK_DEFAULT_BROADCAST_THRESHOLD);
-    then.run();
-    settings.set(BROADCAST_THRESHOLD, broadcast);
-    return ConcurrentJobs.result(report);
+
+    /** Starts writing {@code table} as dataset {@code name} (its rows observed). */
+    void start(String name, Dataset<Row> table) {
+      add(first, name, table);
+    }
+
+    /**
+     * Writes the datasets not started yet, computes the report meanwhile and waits for every write;
+     * returns the report.
+     */
+    String finish(FleetStages.Datasets datasets, SessionSettings settings, String broadcast)
+        throws IOException {
+      for (Map.Entry<String, Dataset<Row>> t : datasets.tables().entrySet()) {
+        if (!added.contains(t.getKey())) {
+          add(
+              datasets.broadcastNames().contains(t.getKey()) ? then : first,
+              t.getKey(),
+              t.getValue());
+        }
+      }
+      Future<String> report =
+          then.add(
+              "fleet-aggregate: summary",
+              () -> FleetSummary.symbolizationReport(datasets.symbols(), datasets.rawLocations()));
+      first.run();
+      settings.set(BROADCAST_THRESHOLD, SPARK_DEFAULT_BROADCAST_THRESHOLD);
+      then.run();
+      settings.set(BROADCAST_THRESHOLD, broadcast);
+      return ConcurrentJobs.result(report);
+    }
+
+    /** Stops the writes after a failure of the caller's; none runs once this returns. */
+    void cancel() {
+      first.cancel();
+      then.cancel();
+    }
+
+    private void add(ConcurrentJobs jobs, String name, Dataset<Row> table) {
+      Dataset<Row> observed = observe.apply(name, table);
+      added.add(name);
+      jobs.add(
+          "fleet-aggregate: writing " + name,
+          () -> {
+            lease.check();
+            FleetOutput.write(observed, new Path(args.output()), name, run);
+            return null;
+          });
+    }
   }
 
   private static FleetSummary aggregate(
@@ -270,25 +316,35 @@ public final class FleetAggregate {
     if (distinct == null) {
       read = stages.read(false);
     }
-    FleetStages.Datasets datasets = stages.datasets(read, distinct);
-
-    // Each dataset's rows (and the files' totals) are observed as it is written: the summary needs
-    // no job of its own.
-    Map<String, Observation> observed = new LinkedHashMap<>();
-    Map<String, Dataset<Row>> tables =
-        FleetSummary.observeAll(datasets.tables(), observed, datasets.dimensions());
     List<Object> dates = read.dates();
     settings.setUnlessSet(CONCURRENT_WRITERS, String.valueOf(Math.min(dates.size(), MOST_WRITERS)));
     String run = FleetOutput.newRunId();
+    // Each dataset's rows (and the files' totals) are observed as it is written: the summary needs
+    // no job of its own.
+    Map<String, Observation> observed = new LinkedHashMap<>();
+    FleetStages.Datasets datasets;
     String report;
     try (DateLease lease =
         early != null ? early : FleetOutput.beginDates(spark, args.output(), DATASETS, dates)) {
-      int writes = read.stackRows() < BROADCAST_FROM_ROWS ? SMALL_RUN_WRITES : 1;
-      report = writeAll(spark, args, datasets, tables, broadcast, settings, lease, run, writes);
+      int threads = read.stackRows() < BROADCAST_FROM_ROWS ? SMALL_RUN_WRITES : 1;
+      Writes writes =
+          new Writes(
+              spark,
+              args,
+              lease,
+              run,
+              threads,
+              FleetSummary.observer(observed, stages.dimensions()));
+      try {
+        datasets = stages.datasets(read, distinct, writes::start);
+        report = writes.finish(datasets, settings, broadcast);
+      } catch (IOException | RuntimeException | Error e) {
+        writes.cancel();
+        throw e;
+      }
       spark.sparkContext().setJobDescription("fleet-aggregate: publishing");
       lease.check();
-      FleetOutput.commitDates(
-          spark, args.output(), tables.keySet(), dates, run, args.keepReplaced());
+      FleetOutput.commitDates(spark, args.output(), DATASETS, dates, run, args.keepReplaced());
     }
     FleetOutput.sweepOtherDates(spark, args.output(), args.keepReplaced());
 

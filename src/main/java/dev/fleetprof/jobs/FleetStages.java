@@ -17,6 +17,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.function.BiConsumer;
 import org.apache.spark.sql.Column;
 import org.apache.spark.sql.DataFrameReader;
 import org.apache.spark.sql.Dataset;
@@ -52,6 +53,11 @@ final class FleetStages implements AutoCloseable {
 
   /** The run's dimensions (see {@link Dimensions}), known once {@link #read} has planned. */
   private Dimensions dimensions = Dimensions.NONE;
+
+  /** The run's dimensions (see {@link Dimensions}), known once {@link #read} has planned. */
+  Dimensions dimensions() {
+    return dimensions;
+  }
 
   FleetStages(SparkSession spark, FleetAggregate.Args args, FleetAggregate.Hooks hooks) {
     this.spark = spark;
@@ -155,9 +161,12 @@ final class FleetStages implements AutoCloseable {
 
   /**
    * Stage 3: the datasets, from the per-file stacks and (when keyed) the distinct stacks: each
-   * level feeds several outputs and is kept, as are the locations and their names.
+   * level feeds several outputs and is kept, as are the locations and their names. {@code ready}
+   * gets the first ones ({@code files}, {@code stacks}, {@code host_stacks}) as soon as they are
+   * built, so that their writes run while the rest is planned (the driver plans one query at a
+   * time; the executors would wait otherwise).
    */
-  Datasets datasets(Read read, Dataset<Row> distinct) {
+  Datasets datasets(Read read, Dataset<Row> distinct, BiConsumer<String, Dataset<Row>> ready) {
     spark.sparkContext().setJobDescription("fleet-aggregate: datasets");
     Dataset<Row> files = files(read.fileStacks(), read.stack(), dimensions);
     boolean filesAreHosts = false;
@@ -171,8 +180,11 @@ final class FleetStages implements AutoCloseable {
         hooks.oneFilePerHost().run();
       }
     }
+    ready.accept("files", files);
     StackLevels levels = stackLevels(read.fileStacks(), read.stack(), distinct, filesAreHosts);
     Dataset<Row> stacks = levels.stacks();
+    ready.accept("stacks", stacks);
+    ready.accept("host_stacks", levels.hostStacks());
     // A location on the stack twice (recursion) counts once. array_distinct over structs
     // compares every pair of frames in interpreted code; distinct offsets (almost every stack)
     // already mean distinct frames, and array_distinct over bigints is a generated hash set.

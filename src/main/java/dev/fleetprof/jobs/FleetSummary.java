@@ -17,6 +17,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
+import java.util.function.BiFunction;
 import org.apache.spark.sql.Column;
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Observation;
@@ -47,12 +48,13 @@ record FleetSummary(
   private static final Logger LOG = LoggerFactory.getLogger(FleetSummary.class);
 
   /**
-   * The datasets to write, each observed as it is written: its rows, and for {@code files} the
-   * files' totals (its records, counts, files with problems or CPU samples, and bytes from the
-   * files' listed sizes, a column that is then dropped, and how many values each dimension has).
+   * What turns a dataset to write (its name, its rows) into the same rows observed as they are
+   * written: its rows, and for {@code files} the files' totals (its records, counts, files with
+   * problems or CPU samples, and bytes from the files' listed sizes, a column that is then dropped,
+   * and how many values each dimension has); {@code observed} gets each observation.
    */
-  static Map<String, Dataset<Row>> observeAll(
-      Map<String, Dataset<Row>> tables, Map<String, Observation> observed, Dimensions dimensions) {
+  static BiFunction<String, Dataset<Row>, Dataset<Row>> observer(
+      Map<String, Observation> observed, Dimensions dimensions) {
     List<Column> fileFigures =
         new ArrayList<>(
             List.of(
@@ -71,18 +73,13 @@ record FleetSummary(
       (dimensions.isLabel(i) ? labelFigures : fileFigures)
           .add(size(collect_set(values)).as(DIMENSION_VALUES + i));
     }
-    Map<String, Dataset<Row>> out = new LinkedHashMap<>();
-    tables.forEach(
-        (name, table) ->
-            out.put(
-                name,
-                name.equals("files")
-                    ? observe(table, observed, name, fileFigures.toArray(new Column[0]))
-                        .drop(FleetStages.FILE_SIZE)
-                    : name.equals(LABELS_COUNTED_IN)
-                        ? observe(table, observed, name, labelFigures.toArray(new Column[0]))
-                        : observe(table, observed, name)));
-    return out;
+    return (name, table) ->
+        name.equals("files")
+            ? observe(table, observed, name, fileFigures.toArray(new Column[0]))
+                .drop(FleetStages.FILE_SIZE)
+            : name.equals(LABELS_COUNTED_IN)
+                ? observe(table, observed, name, labelFigures.toArray(new Column[0]))
+                : observe(table, observed, name);
   }
 
   /**

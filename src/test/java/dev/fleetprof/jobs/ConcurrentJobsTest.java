@@ -10,7 +10,10 @@ import dev.fleetprof.testing.TestSpark;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
+import java.util.concurrent.CancellationException;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.apache.spark.TaskContext;
 import org.apache.spark.api.java.function.ForeachFunction;
@@ -106,5 +109,64 @@ class ConcurrentJobsTest {
     assertSame(boom, thrown);
     assertTrue(seconds < 45, "the long job was cancelled, not waited for: " + seconds + " s");
     assertFalse(thirdRan.get(), "an action after the failure does not start");
+  }
+
+  /**
+   * Once started, an action runs as it is added, while the caller goes on; {@link
+   * ConcurrentJobs#cancel} (the caller failed) cancels a running job, skips the actions not started
+   * and returns only once none runs.
+   */
+  @Test
+  void startedActionsRunAsAddedAndCancelStopsThem() throws Exception {
+    ConcurrentJobs jobs = new ConcurrentJobs(spark, "concurrent-jobs-test-started", 1);
+    jobs.start();
+    CountDownLatch firstRan = new CountDownLatch(1);
+    jobs.add(
+        "test: added after start",
+        () -> {
+          firstRan.countDown();
+          return null;
+        });
+    assertTrue(firstRan.await(30, TimeUnit.SECONDS), "ran without run()");
+    AtomicBoolean longJobEnded = new AtomicBoolean();
+    AtomicBoolean queuedRan = new AtomicBoolean();
+    jobs.add(
+        "test: a long job",
+        () -> {
+          try {
+            spark
+                .range(0, 2, 1, 2)
+                .foreach(
+                    (ForeachFunction<Long>)
+                        x -> {
+                          long until = System.currentTimeMillis() + 60_000;
+                          while (!TaskContext.get().isInterrupted()
+                              && System.currentTimeMillis() < until) {
+                            Thread.sleep(20);
+                          }
+                        });
+          } finally {
+            longJobEnded.set(true);
+          }
+          return null;
+        });
+    jobs.add(
+        "test: queued behind it",
+        () -> {
+          queuedRan.set(true);
+          return null;
+        });
+    long until = System.currentTimeMillis() + 30_000;
+    while (spark.sparkContext().statusTracker().getActiveJobIds().length == 0
+        && System.currentTimeMillis() < until) {
+      Thread.sleep(20);
+    }
+    long start = System.nanoTime();
+    jobs.cancel();
+    long seconds = (System.nanoTime() - start) / 1_000_000_000L;
+    assertTrue(longJobEnded.get(), "cancel returned while an action ran");
+    assertTrue(seconds < 45, "the long job was cancelled, not waited for: " + seconds + " s");
+    assertFalse(queuedRan.get(), "an action not started when cancelled does not start");
+    assertThrows(CancellationException.class, jobs::run);
   }
 }
