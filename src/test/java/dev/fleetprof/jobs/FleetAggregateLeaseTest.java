@@ -199,7 +199,9 @@ class FleetAggregateLeaseTest {
   }
 
   private static Process childJob(String in, String out, Path log) throws Exception {
-    List<String> jvmOptions = new ArrayList<>(List.of("-Xmx1g"));
+    // A job on a few KB, started as jobs/lib/launch --small starts one.
+    List<String> jvmOptions = new ArrayList<>(ChildJvm.shortJobOptions());
+    jvmOptions.add("-Xmx1g");
     jvmOptions.addAll(ChildJvm.loggingOfThisJvm());
     return ChildJvm.start(
         ChildJvm.command(
