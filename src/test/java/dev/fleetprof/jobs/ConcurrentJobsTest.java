@@ -73,27 +73,13 @@ class ConcurrentJobsTest {
         "test: a long job",
         () -> {
           running.set(true);
-          spark
-              .range(0, 2, 1, 2)
-              .foreach(
-                  (ForeachFunction<Long>)
-                      x -> {
-                        long until = System.currentTimeMillis() + 60_000;
-                        while (!TaskContext.get().isInterrupted()
-                            && System.currentTimeMillis() < until) {
-                          Thread.sleep(20);
-                        }
-                      });
+          aMinuteLongJob();
           return null;
         });
     jobs.add(
         "test: a failing action",
         () -> {
-          long until = System.currentTimeMillis() + 30_000;
-          while (spark.sparkContext().statusTracker().getActiveJobIds().length == 0
-              && System.currentTimeMillis() < until) {
-            Thread.sleep(20);
-          }
+          awaitARunningJob();
           assertTrue(running.get(), "the long job started");
           throw boom;
         });
@@ -134,17 +120,7 @@ class ConcurrentJobsTest {
         "test: a long job",
         () -> {
           try {
-            spark
-                .range(0, 2, 1, 2)
-                .foreach(
-                    (ForeachFunction<Long>)
-                        x -> {
-                          long until = System.currentTimeMillis() + 60_000;
-                          while (!TaskContext.get().isInterrupted()
-                              && System.currentTimeMillis() < until) {
-                            Thread.sleep(20);
-                          }
-                        });
+            aMinuteLongJob();
           } finally {
             longJobEnded.set(true);
           }
@@ -156,11 +132,7 @@ class ConcurrentJobsTest {
           queuedRan.set(true);
           return null;
         });
-    long until = System.currentTimeMillis() + 30_000;
-    while (spark.sparkContext().statusTracker().getActiveJobIds().length == 0
-        && System.currentTimeMillis() < until) {
-      Thread.sleep(20);
-    }
+    awaitARunningJob();
     long start = System.nanoTime();
     jobs.cancel();
     long seconds = (System.nanoTime() - start) / 1_000_000_000L;
@@ -168,5 +140,28 @@ class ConcurrentJobsTest {
     assertTrue(seconds < 45, "the long job was cancelled, not waited for: " + seconds + " s");
     assertFalse(queuedRan.get(), "an action not started when cancelled does not start");
     assertThrows(CancellationException.class, jobs::run);
+  }
+
+  /** A Spark job whose two tasks run a minute unless cancelled. */
+  private void aMinuteLongJob() {
+    spark
+        .range(0, 2, 1, 2)
+        .foreach(
+            (ForeachFunction<Long>)
+                x -> {
+                  long until = System.currentTimeMillis() + 60_000;
+                  while (!TaskContext.get().isInterrupted() && System.currentTimeMillis() < until) {
+                    Thread.sleep(20);
+                  }
+                });
+  }
+
+  /** Waits (at most 30 s) until a Spark job runs. */
+  private void awaitARunningJob() throws InterruptedException {
+    long until = System.currentTimeMillis() + 30_000;
+    while (spark.sparkContext().statusTracker().getActiveJobIds().length == 0
+        && System.currentTimeMillis() < until) {
+      Thread.sleep(20);
+    }
   }
 }
