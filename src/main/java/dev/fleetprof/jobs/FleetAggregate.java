@@ -230,7 +230,6 @@ public final class FleetAggregate {
    * before each write; the first failure stops the rest and is thrown.
    */
   private static final class Writes {
-    private final SparkSession spark;
     private final Args args;
     private final DateLease lease;
     private final String run;
@@ -246,7 +245,6 @@ public final class FleetAggregate {
         String run,
         int threads,
         BiFunction<String, Dataset<Row>, Dataset<Row>> observe) {
-      this.spark = spark;
       this.args = args;
       this.lease = lease;
       this.run = run;

@@ -51,7 +51,6 @@ final class FleetStages implements AutoCloseable {
   private final FleetAggregate.Hooks hooks;
   private final List<Dataset<Row>> persisted = new ArrayList<>();
 
-  /** The run's dimensions (see {@link Dimensions}), known once {@link #read} has planned. */
   private Dimensions dimensions = Dimensions.NONE;
 
   /** The run's dimensions (see {@link Dimensions}), known once {@link #read} has planned. */

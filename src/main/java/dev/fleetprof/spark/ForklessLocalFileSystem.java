@@ -2,9 +2,7 @@ package dev.fleetprof.spark;
 
 import java.io.IOException;
 import java.nio.file.Files;
-import java.nio.file.attribute.PosixFilePermission;
-import java.util.EnumSet;
-import java.util.Set;
+import java.nio.file.attribute.PosixFilePermissions;
 import org.apache.hadoop.fs.LocalFileSystem;
 import org.apache.hadoop.fs.Path;
 import org.apache.hadoop.fs.RawLocalFileSystem;
@@ -37,33 +35,13 @@ public final class ForklessLocalFileSystem extends LocalFileSystem {
         return;
       }
       try {
-        Files.setPosixFilePermissions(pathToFile(p).toPath(), posix(mode));
+        // rwxr-x---: the nine bits, as FsPermission spells them and Java reads them.
+        Files.setPosixFilePermissions(
+            pathToFile(p).toPath(),
+            PosixFilePermissions.fromString(new FsPermission(mode).toString()));
       } catch (UnsupportedOperationException notPosix) {
         super.setPermission(p, permission);
       }
     }
-  }
-
-  private static final PosixFilePermission[] BITS = {
-    PosixFilePermission.OTHERS_EXECUTE,
-    PosixFilePermission.OTHERS_WRITE,
-    PosixFilePermission.OTHERS_READ,
-    PosixFilePermission.GROUP_EXECUTE,
-    PosixFilePermission.GROUP_WRITE,
-    PosixFilePermission.GROUP_READ,
-    PosixFilePermission.OWNER_EXECUTE,
-    PosixFilePermission.OWNER_WRITE,
-    PosixFilePermission.OWNER_READ,
-  };
-
-  /** The permissions of the low nine bits of {@code mode} ({@code 0640}: owner rw, group r). */
-  static Set<PosixFilePermission> posix(int mode) {
-    Set<PosixFilePermission> set = EnumSet.noneOf(PosixFilePermission.class);
-    for (int bit = 0; bit < BITS.length; bit++) {
-      if ((mode & (1 << bit)) != 0) {
-        set.add(BITS[bit]);
-      }
-    }
-    return set;
   }
 }
