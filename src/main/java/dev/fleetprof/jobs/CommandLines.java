@@ -12,6 +12,7 @@ import java.util.Arrays;
 import java.util.Iterator;
 import java.util.List;
 import java.util.stream.Collectors;
+import org.apache.hadoop.fs.FSError;
 import org.apache.spark.SparkException;
 import org.apache.spark.SparkThrowable;
 import org.apache.spark.sql.SparkSession;
@@ -125,9 +126,10 @@ final class CommandLines {
       } finally {
         spark.stop();
       }
-    } catch (Exception e) {
+    } catch (Exception | FSError e) {
       // Exception, not IOException and RuntimeException: Spark's Scala code throws checked ones
-      // (AnalysisException, SparkException) that no Java signature declares.
+      // (AnalysisException, SparkException) that no Java signature declares. FSError: Hadoop's
+      // local file system throws a failed write (a full disk) as an Error.
       if (logFile == null) {
         throw e;
       }

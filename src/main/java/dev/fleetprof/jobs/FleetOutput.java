@@ -19,6 +19,7 @@ import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.UUID;
+import org.apache.hadoop.fs.FSError;
 import org.apache.hadoop.fs.FileContext;
 import org.apache.hadoop.fs.FileStatus;
 import org.apache.hadoop.fs.FileSystem;
@@ -549,7 +550,8 @@ public final class FleetOutput {
     }
     String committed = java.time.Instant.now().toString();
     for (Object d : dates) {
-      try (java.io.OutputStream o = fs.create(runRecord(out, d), true)) {
+      Path record = runRecord(out, d);
+      try (java.io.OutputStream o = fs.create(record, true)) {
         o.write(
             ("{\"date\": \""
                     + d
@@ -561,6 +563,10 @@ public final class FleetOutput {
                     + jsonNames(datasets)
                     + "}\n")
                 .getBytes(java.nio.charset.StandardCharsets.UTF_8));
+      } catch (FSError e) {
+        // Hadoop's local file system throws a failed write (a full disk; checksummed, it writes on
+        // close) as this Error: the caller's cleanup handles IOExceptions.
+        throw new IOException("could not write " + record + ": " + e.getMessage(), e);
       }
     }
   }

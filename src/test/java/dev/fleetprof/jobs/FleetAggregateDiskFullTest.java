@@ -164,6 +164,26 @@ class FleetAggregateDiskFullTest {
     before.forEach(Dataset::unpersist);
   }
 
+  @Test
+  void aDiskThatFillsUpWhenOnlyTheRunRecordIsLeftMarksNoDatasetComplete() throws Exception {
+    // The disk fills after the last Parquet file: the driver's own write of the run record fails,
+    // thrown by Hadoop's local file system as an Error (FSError), with no task failure around it.
+    FleetFixture fleet = new FleetFixture(tmp.resolve("in-record"));
+    fleet.copy(DAY, "web0", SampleData.GPERFTOOLS.resolve("multithreaded.prof"), "a.prof");
+    String in = fleet.toString();
+    String out = Files.createDirectories(tmp.resolve("record-disk")).resolve("fleet").toString();
+    run(in, out);
+    Path log = tmp.resolve("run-record.log");
+    assertEquals(1, fullUnder(in, out, "_runs", log, false), Files.readString(log));
+    assertTrue(Files.readString(log).contains("No space left"), Files.readString(log));
+    for (String t : FleetAggregate.DATASETS) {
+      assertFalse(Files.exists(Path.of(out, t, "_SUCCESS")), t);
+      assertFalse(Files.exists(Path.of(out, t, "date=" + DAY, "_SUCCESS")), t);
+    }
+    assertFalse(Files.exists(Path.of(out, "_runs", "date=" + DAY)));
+    assertFalse(Files.exists(Path.of(out, "_leases", "date=" + DAY)));
+  }
+
   /** A run whose tmpfs fills the moment it starts writing {@code dataset}; its exit code. */
   private int fillTmpfs(String in, String out, String dataset, Path log, boolean ownJvm)
       throws Exception {
