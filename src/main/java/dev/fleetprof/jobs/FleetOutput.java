@@ -543,31 +543,39 @@ public final class FleetOutput {
       for (Object d : dates) {
         Path partition = new Path(out, dataset + "/date=" + d);
         if (fs.exists(partition)) {
-          fs.create(new Path(partition, "_SUCCESS"), true).close();
+          createFile(fs, new Path(partition, "_SUCCESS"), new byte[0]);
         }
       }
-      fs.create(new Path(new Path(out, dataset), "_SUCCESS"), true).close();
+      createFile(fs, new Path(new Path(out, dataset), "_SUCCESS"), new byte[0]);
     }
     String committed = java.time.Instant.now().toString();
     for (Object d : dates) {
-      Path record = runRecord(out, d);
-      try (java.io.OutputStream o = fs.create(record, true)) {
-        o.write(
-            ("{\"date\": \""
-                    + d
-                    + "\", \"run\": \""
-                    + run
-                    + "\", \"committed\": \""
-                    + committed
-                    + "\", \"datasets\": "
-                    + jsonNames(datasets)
-                    + "}\n")
-                .getBytes(java.nio.charset.StandardCharsets.UTF_8));
-      } catch (FSError e) {
-        // Hadoop's local file system throws a failed write (a full disk; checksummed, it writes on
-        // close) as this Error: the caller's cleanup handles IOExceptions.
-        throw new IOException("could not write " + record + ": " + e.getMessage(), e);
-      }
+      createFile(
+          fs,
+          runRecord(out, d),
+          ("{\"date\": \""
+                  + d
+                  + "\", \"run\": \""
+                  + run
+                  + "\", \"committed\": \""
+                  + committed
+                  + "\", \"datasets\": "
+                  + jsonNames(datasets)
+                  + "}\n")
+              .getBytes(StandardCharsets.UTF_8));
+    }
+  }
+
+  /**
+   * Creates (or replaces) a small file. Hadoop's local file system throws a failed write (a full
+   * disk; even an empty file's checksum file is written on close) as {@link FSError}, an Error:
+   * reported as the IOException it carries, which the callers' cleanup handles.
+   */
+  private static void createFile(FileSystem fs, Path file, byte[] content) throws IOException {
+    try (OutputStream o = fs.create(file, true)) {
+      o.write(content);
+    } catch (FSError e) {
+      throw new IOException("could not write " + file + ": " + e.getMessage(), e);
     }
   }
 
