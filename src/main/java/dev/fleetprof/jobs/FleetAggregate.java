@@ -91,14 +91,29 @@ public final class FleetAggregate {
   /**
    * What tests change in a run: a mask on the stack keys (so that distinct stacks can be made to
    * collide), what to do when a run falls back to grouping by frames, from how many per-file stack
-   * rows a run asks whether each host has one file a date, and what to do when it has.
+   * rows a run asks whether each host has one file a date, and what to do when it has, below how
+   * many it keeps its profile outputs' rows on the driver.
    */
   record Hooks(
-      long keyMask, Runnable groupedByFrames, long askFilesPerHostFrom, Runnable oneFilePerHost) {
+      long keyMask,
+      Runnable groupedByFrames,
+      long askFilesPerHostFrom,
+      Runnable oneFilePerHost,
+      long outputsOnTheDriverBelowRows) {
     static final Hooks NONE = new Hooks(-1L, () -> {});
 
     Hooks(long keyMask, Runnable groupedByFrames) {
       this(keyMask, groupedByFrames, BROADCAST_FROM_ROWS, () -> {});
+    }
+
+    Hooks(
+        long keyMask, Runnable groupedByFrames, long askFilesPerHostFrom, Runnable oneFilePerHost) {
+      this(
+          keyMask,
+          groupedByFrames,
+          askFilesPerHostFrom,
+          oneFilePerHost,
+          OUTPUTS_ON_THE_DRIVER_BELOW_ROWS);
     }
   }
 
@@ -122,7 +137,7 @@ public final class FleetAggregate {
             ? FleetOutput.beginDates(spark, args.output(), DATASETS, List.of(args.date()))
             : null;
     try (FleetStages stages = new FleetStages(spark, args, hooks)) {
-      return aggregate(spark, args, early, settings, stages);
+      return aggregate(spark, args, early, settings, stages, hooks);
     } finally {
       if (early != null) {
         early.close();
@@ -222,12 +237,21 @@ public final class FleetAggregate {
   static final int SMALL_RUN_WRITES = 2;
 
   /**
+   * Below how many per-file stack rows a run computes its profile outputs beside the writes and
+   * keeps their rows on the driver until the commit: at most as many distinct CPU stacks, each a
+   * few KB with its frames' lines (deep stacks about 15 KB), so at most about 150 MB.
+   */
+  static final long OUTPUTS_ON_THE_DRIVER_BELOW_ROWS = 10_000;
+
+  /**
    * The run's writes into the run's directories, {@code threads} at a time; each starts as soon as
    * its dataset is added, while the driver goes on planning the others. Those of the {@code
    * broadcastNames}, and the symbolization report, read the names the {@code locations} write keeps
    * (their size then known), so they start after all the others, with Spark's broadcast limit (a
-   * session setting every thread shares: no other query is planned meanwhile). The lease is checked
-   * before each write; the first failure stops the rest and is thrown.
+   * session setting every thread shares: no other query is planned meanwhile). A small run's
+   * profile outputs are computed among the first ones, once the names are planned, and kept for
+   * after the commit. The lease is checked before each write; the first failure stops the rest and
+   * is thrown.
    */
   private static final class Writes {
     private final Args args;
@@ -237,6 +261,10 @@ public final class FleetAggregate {
     private final ConcurrentJobs first;
     private final ConcurrentJobs then;
     private final Set<String> added = new HashSet<>();
+    private final StandardOutputs.Targets outputs;
+    private final List<Object> dates;
+    private Dataset<Row> stacks;
+    private Future<List<Row>> outputRows;
 
     Writes(
         SparkSession spark,
@@ -244,19 +272,45 @@ public final class FleetAggregate {
         DateLease lease,
         String run,
         int threads,
-        BiFunction<String, Dataset<Row>, Dataset<Row>> observe) {
+        BiFunction<String, Dataset<Row>, Dataset<Row>> observe,
+        List<Object> dates,
+        boolean outputsOnTheDriver) {
       this.args = args;
       this.lease = lease;
       this.run = run;
       this.observe = observe;
+      this.dates = dates;
+      StandardOutputs.Targets targets = targets(args);
+      // A small run's profile outputs fit the driver: computed while the datasets are written,
+      // written once they are published. A larger run's stream to the files afterwards.
+      this.outputs = outputsOnTheDriver && targets.any() ? targets : null;
       this.first = new ConcurrentJobs(spark, "fleet-aggregate-" + run, threads);
       this.then = new ConcurrentJobs(spark, "fleet-aggregate-" + run, threads);
       first.start();
     }
 
-    /** Starts writing {@code table} as dataset {@code name} (its rows observed). */
+    /**
+     * Starts writing {@code table} as dataset {@code name} (its rows observed); given the names
+     * ({@link FleetStages#SYMBOLS}), starts computing a small run's profile outputs.
+     */
     void start(String name, Dataset<Row> table) {
+      if (name.equals(FleetStages.SYMBOLS)) {
+        if (outputs != null && stacks != null) {
+          Dataset<Row> rows =
+              StandardOutputs.cpuTimeRows(stacks.where(col("date").isin(dates.toArray())), table);
+          outputRows = first.add("fleet-aggregate: profile outputs", rows::collectAsList);
+        }
+        return;
+      }
+      if (name.equals("stacks")) {
+        stacks = table;
+      }
       add(first, name, table);
+    }
+
+    /** The profile outputs' rows computed alongside the writes, or null: none were. */
+    List<Row> outputRows() {
+      return outputRows == null ? null : ConcurrentJobs.result(outputRows);
     }
 
     /**
@@ -303,8 +357,17 @@ public final class FleetAggregate {
     }
   }
 
+  private static StandardOutputs.Targets targets(Args args) {
+    return new StandardOutputs.Targets(args.pprof(), args.folded(), args.flamegraph());
+  }
+
   private static FleetSummary aggregate(
-      SparkSession spark, Args args, DateLease early, SessionSettings settings, FleetStages stages)
+      SparkSession spark,
+      Args args,
+      DateLease early,
+      SessionSettings settings,
+      FleetStages stages,
+      Hooks hooks)
       throws IOException {
     long started = System.nanoTime();
     LOG.info("fleet-aggregate: reading {} -> {}", args.inputs(), args.output());
@@ -322,6 +385,7 @@ public final class FleetAggregate {
     Map<String, Observation> observed = new LinkedHashMap<>();
     FleetStages.Datasets datasets;
     String report;
+    List<Row> outputRows;
     try (DateLease lease =
         early != null ? early : FleetOutput.beginDates(spark, args.output(), DATASETS, dates)) {
       int threads = read.stackRows() < BROADCAST_FROM_ROWS ? SMALL_RUN_WRITES : 1;
@@ -332,10 +396,13 @@ public final class FleetAggregate {
               lease,
               run,
               threads,
-              FleetSummary.observer(observed, stages.dimensions()));
+              FleetSummary.observer(observed, stages.dimensions()),
+              dates,
+              read.stackRows() < hooks.outputsOnTheDriverBelowRows());
       try {
         datasets = stages.datasets(read, distinct, writes::start);
         report = writes.finish(datasets, settings, broadcast);
+        outputRows = writes.outputRows();
       } catch (IOException | RuntimeException | Error e) {
         writes.cancel();
         throw e;
@@ -351,11 +418,7 @@ public final class FleetAggregate {
         FleetSummary.of(args, observed, read.measureRows(), dates, datasets.dimensions(), started)
             .withSymbolization(report);
     FleetSummary.MeasureTotal cpu = summary.measures().get(Measures.CPU);
-    StandardOutputs.writeCpuTime(
-        spark,
-        datasets.stacks().where(col("date").isin(dates.toArray())),
-        datasets.symbols(),
-        new StandardOutputs.Targets(args.pprof(), args.folded(), args.flamegraph()),
+    StandardOutputs.Labels labels =
         new StandardOutputs.Labels(
             "fleet "
                 + FleetSummary.fleetName(args.inputs())
@@ -367,7 +430,17 @@ public final class FleetAggregate {
                 String.join(", ", summary.dates()),
                 cpu == null ? 0 : cpu.files(),
                 summary.files()),
-            FleetSummary.periodNote(args.effectivePeriods())));
+            FleetSummary.periodNote(args.effectivePeriods()));
+    if (outputRows != null) {
+      StandardOutputs.writeCpuTimeRows(spark, outputRows, targets(args), labels);
+    } else {
+      StandardOutputs.writeCpuTime(
+          spark,
+          datasets.stacks().where(col("date").isin(dates.toArray())),
+          datasets.symbols(),
+          targets(args),
+          labels);
+    }
     summary.print(args);
     return summary;
   }

@@ -158,12 +158,15 @@ final class FleetStages implements AutoCloseable {
       Dataset<Row> rawLocations,
       Dimensions dimensions) {}
 
+  /** What {@link #datasets} hands its {@code ready} for the names of the run's locations. */
+  static final String SYMBOLS = "symbols";
+
   /**
    * Stage 3: the datasets, from the per-file stacks and (when keyed) the distinct stacks: each
    * level feeds several outputs and is kept, as are the locations and their names. {@code ready}
-   * gets the first ones ({@code files}, {@code stacks}, {@code host_stacks}) as soon as they are
-   * built, so that their writes run while the rest is planned (the driver plans one query at a
-   * time; the executors would wait otherwise).
+   * gets the first ones ({@code files}, {@code stacks}, {@code host_stacks}) and the names ({@link
+   * #SYMBOLS}) as soon as they are built, so that what uses them runs while the rest is planned
+   * (the driver plans one query at a time; the executors would wait otherwise).
    */
   Datasets datasets(Read read, Dataset<Row> distinct, BiConsumer<String, Dataset<Row>> ready) {
     spark.sparkContext().setJobDescription("fleet-aggregate: datasets");
@@ -222,6 +225,7 @@ final class FleetStages implements AutoCloseable {
         persisted(
             Symbolization.symbolize(spark, toLookUp, args.symbolization())
                 .unionByName(profileSymbols));
+    ready.accept(SYMBOLS, symbols);
     List<String> moduleColumns = new ArrayList<>(List.of("date", "host"));
     moduleColumns.addAll(dimensions.columns());
     List<String> moduleKey = new ArrayList<>(moduleColumns);

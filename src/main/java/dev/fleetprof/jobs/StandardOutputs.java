@@ -30,7 +30,8 @@ import org.slf4j.LoggerFactory;
  * Writes an aggregate of stacks in the formats profiling tools open: a gzipped pprof {@code
  * profile.proto}, folded stacks, a flame graph page. The aggregate streams from the executors to
  * the writers ({@code toLocalIterator}), one partition at a time, so the driver holds the writers'
- * own state (distinct locations, the flame graph's capped tree), not the stacks.
+ * own state (distinct locations, the flame graph's capped tree), not the stacks; a small run's rows
+ * can instead be computed beforehand, beside other work, and written from the driver's memory.
  */
 final class StandardOutputs {
   private static final Logger LOG = LoggerFactory.getLogger(StandardOutputs.class);
@@ -63,14 +64,33 @@ final class StandardOutputs {
   static void writeCpuTime(
       SparkSession spark, Dataset<Row> stacks, Dataset<Row> symbols, Targets targets, Labels labels)
       throws IOException {
-    if (!targets.any()) {
-      return;
+    if (targets.any()) {
+      write(spark, cpuTime(stacks), symbols, CPU_TIME, targets, labels);
     }
-    Dataset<Row> cpu =
-        stacks
-            .where("measure = '" + Measures.CPU + "' AND value IS NOT NULL")
-            .selectExpr("format", "frames", "value AS count");
-    write(spark, cpu, symbols, ValueMeaning.counts(Measures.CPU, "nanoseconds"), targets, labels);
+  }
+
+  /**
+   * The rows {@link #writeCpuTime} writes, for a caller that computes them alongside other work and
+   * writes them later with {@link #writeCpuTimeRows}: a small run's, which fit the driver.
+   */
+  static Dataset<Row> cpuTimeRows(Dataset<Row> stacks, Dataset<Row> symbols) {
+    return prepared(cpuTime(stacks), symbols);
+  }
+
+  /** Writes rows {@link #cpuTimeRows} gave, as {@link #writeCpuTime} does. */
+  static void writeCpuTimeRows(SparkSession spark, List<Row> rows, Targets targets, Labels labels)
+      throws IOException {
+    if (targets.any()) {
+      writeRows(conf(spark), rows.iterator(), false, CPU_TIME, targets, labels);
+    }
+  }
+
+  private static final ValueMeaning CPU_TIME = ValueMeaning.counts(Measures.CPU, "nanoseconds");
+
+  private static Dataset<Row> cpuTime(Dataset<Row> stacks) {
+    return stacks
+        .where("measure = '" + Measures.CPU + "' AND value IS NOT NULL")
+        .selectExpr("format", "frames", "value AS count");
   }
 
   /**
@@ -94,19 +114,49 @@ final class StandardOutputs {
       Targets targets,
       Labels labels)
       throws IOException {
-    boolean labelled = java.util.Arrays.asList(stacks.columns()).contains(LABELS);
+    Dataset<Row> rows = prepared(stacks, symbols);
+    // toLocalIterator runs one Spark job per partition: an eighth of the shuffle partitions
+    // (at least two) keeps a small run's outputs to two jobs, and a large run's driver to an
+    // eighth of a shuffle's rows at a time.
+    int partitions =
+        Math.max(2, Integer.parseInt(spark.conf().get("spark.sql.shuffle.partitions")) / 8);
+    writeRows(
+        conf(spark),
+        rows.coalesce(partitions).toLocalIterator(),
+        labelled(stacks),
+        meaning,
+        targets,
+        labels);
+  }
+
+  private static boolean labelled(Dataset<Row> stacks) {
+    return java.util.Arrays.asList(stacks.columns()).contains(LABELS);
+  }
+
+  /** {@code stacks} summed per frames (and labels), each frame with its lines from symbols. */
+  private static Dataset<Row> prepared(Dataset<Row> stacks, Dataset<Row> symbols) {
+    boolean labelled = labelled(stacks);
     Dataset<Row> rows =
         (labelled ? stacks.groupBy("format", "frames", LABELS) : stacks.groupBy("format", "frames"))
             .agg(org.apache.spark.sql.functions.sum("count").as("count"));
-    rows =
-        symbols != null
-            ? Symbolization.withLines(rows, symbols)
-            : labelled ? rows.select("frames", "count", LABELS) : rows.select("frames", "count");
+    return symbols != null
+        ? Symbolization.withLines(rows, symbols)
+        : labelled ? rows.select("frames", "count", LABELS) : rows.select("frames", "count");
+  }
+
+  private static void writeRows(
+      Configuration conf,
+      Iterator<Row> it,
+      boolean labelled,
+      ValueMeaning meaning,
+      Targets targets,
+      Labels labels)
+      throws IOException {
     List<StackWriter> writers = new ArrayList<>();
     try {
       if (targets.pprof() != null) {
         PprofWriter pprof =
-            new PprofWriter(open(spark, targets.pprof()), meaning)
+            new PprofWriter(open(conf, targets.pprof()), meaning)
                 .comment(labels.title())
                 .fileLabel(labels.file());
         if (labels.note() != null) {
@@ -115,22 +165,16 @@ final class StandardOutputs {
         writers.add(pprof);
       }
       if (targets.folded() != null) {
-        writers.add(new FoldedWriter(open(spark, targets.folded())));
+        writers.add(new FoldedWriter(open(conf, targets.folded())));
       }
       if (targets.flamegraph() != null) {
         writers.add(
             new FlameGraphWriter(
-                open(spark, targets.flamegraph()),
+                open(conf, targets.flamegraph()),
                 labels.note() == null ? labels.title() : labels.title() + ". " + labels.note(),
                 meaning));
       }
       long n = 0;
-      // toLocalIterator runs one Spark job per partition: an eighth of the shuffle partitions
-      // (at least two) keeps a small run's outputs to two jobs, and a large run's driver to an
-      // eighth of a shuffle's rows at a time.
-      int partitions =
-          Math.max(2, Integer.parseInt(spark.conf().get("spark.sql.shuffle.partitions")) / 8);
-      Iterator<Row> it = rows.coalesce(partitions).toLocalIterator();
       while (it.hasNext()) {
         Row r = it.next();
         List<Row> frames = r.getList(0);
@@ -198,7 +242,11 @@ final class StandardOutputs {
    * Other file systems (HDFS, S3A) write as they always do.
    */
   static OutputStream open(SparkSession spark, String file) throws IOException {
-    return open(spark.sparkContext().hadoopConfiguration(), file);
+    return open(conf(spark), file);
+  }
+
+  private static Configuration conf(SparkSession spark) {
+    return spark.sparkContext().hadoopConfiguration();
   }
 
   static OutputStream open(Configuration conf, String file) throws IOException {

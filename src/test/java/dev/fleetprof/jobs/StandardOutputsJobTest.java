@@ -77,6 +77,38 @@ class StandardOutputsJobTest {
             }));
   }
 
+  @Test
+  void aRunTooLargeToKeepItsOutputsRowsOnTheDriverWritesTheSameFiles() throws Exception {
+    // The run above kept its outputs' rows on the driver (a small run); this one streams them
+    // from the executors after the commit, as a large run does.
+    String streamed = tmp.resolve("streamed").toString();
+    FleetAggregate.run(
+        spark,
+        FleetAggregate.Args.parse(
+            new String[] {
+              "--input",
+              tmp.resolve("in").toString(),
+              "--output",
+              streamed,
+              "--date",
+              "2026-11-20",
+              "--pprof",
+              streamed + "/cpu.pb.gz",
+              "--folded",
+              streamed + "/cpu.folded",
+              "--flamegraph",
+              streamed + "/cpu.html"
+            }),
+        new FleetAggregate.Hooks(-1L, () -> {}, FleetAggregate.BROADCAST_FROM_ROWS, () -> {}, 0));
+    assertEquals(
+        Files.readAllLines(Path.of(out, "cpu.folded")).stream().sorted().toList(),
+        Files.readAllLines(Path.of(streamed, "cpu.folded")).stream().sorted().toList());
+    assertEquals(
+        Files.readString(Path.of(out, "cpu.html")),
+        Files.readString(Path.of(streamed, "cpu.html")));
+    assertEquals(pprofTotal(Path.of(out, "cpu.pb.gz")), pprofTotal(Path.of(streamed, "cpu.pb.gz")));
+  }
+
   private static long parquetTotal(String table, String where) {
     BigDecimal d =
         spark
