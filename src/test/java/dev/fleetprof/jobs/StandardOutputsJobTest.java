@@ -45,36 +45,15 @@ class StandardOutputsJobTest {
                 "cpu.prof")
             .root();
     out = tmp.resolve("fleet").toString();
+    FleetAggregate.run(spark, withProfileOutputs(in, out));
     FleetAggregate.run(
         spark,
-        FleetAggregate.Args.parse(
-            new String[] {
-              "--input",
-              in.toString(),
-              "--output",
-              out,
-              "--date",
-              "2026-11-20",
-              "--pprof",
-              out + "/cpu.pb.gz",
-              "--folded",
-              out + "/cpu.folded",
-              "--flamegraph",
-              out + "/cpu.html"
-            }));
-    FleetAggregate.run(
-        spark,
-        FleetAggregate.Args.parse(
-            new String[] {
-              "--input",
-              in.toString(),
-              "--output",
-              out,
-              "--date",
-              "2026-11-21",
-              "--binaries",
-              SampleData.GPERFTOOLS_BINARIES.toAbsolutePath().toString()
-            }));
+        job(
+            in,
+            out,
+            "2026-11-21",
+            "--binaries",
+            SampleData.GPERFTOOLS_BINARIES.toAbsolutePath().toString()));
   }
 
   @Test
@@ -84,21 +63,7 @@ class StandardOutputsJobTest {
     String streamed = tmp.resolve("streamed").toString();
     FleetAggregate.run(
         spark,
-        FleetAggregate.Args.parse(
-            new String[] {
-              "--input",
-              tmp.resolve("in").toString(),
-              "--output",
-              streamed,
-              "--date",
-              "2026-11-20",
-              "--pprof",
-              streamed + "/cpu.pb.gz",
-              "--folded",
-              streamed + "/cpu.folded",
-              "--flamegraph",
-              streamed + "/cpu.html"
-            }),
+        withProfileOutputs(tmp.resolve("in"), streamed),
         new FleetAggregate.Hooks(-1L, () -> {}, FleetAggregate.BROADCAST_FROM_ROWS, () -> {}, 0));
     assertEquals(
         Files.readAllLines(Path.of(out, "cpu.folded")).stream().sorted().toList(),
@@ -107,6 +72,27 @@ class StandardOutputsJobTest {
         Files.readString(Path.of(out, "cpu.html")),
         Files.readString(Path.of(streamed, "cpu.html")));
     assertEquals(pprofTotal(Path.of(out, "cpu.pb.gz")), pprofTotal(Path.of(streamed, "cpu.pb.gz")));
+  }
+
+  /** The job on 2026-11-20 of {@code in}, writing all three profile outputs into {@code out}. */
+  private static FleetAggregate.Args withProfileOutputs(Path in, String out) {
+    return job(
+        in,
+        out,
+        "2026-11-20",
+        "--pprof",
+        out + "/cpu.pb.gz",
+        "--folded",
+        out + "/cpu.folded",
+        "--flamegraph",
+        out + "/cpu.html");
+  }
+
+  private static FleetAggregate.Args job(Path in, String out, String date, String... more) {
+    List<String> args = new java.util.ArrayList<>(List.of("--input", in.toString()));
+    args.addAll(List.of("--output", out, "--date", date));
+    args.addAll(List.of(more));
+    return FleetAggregate.Args.parse(args.toArray(new String[0]));
   }
 
   private static long parquetTotal(String table, String where) {
