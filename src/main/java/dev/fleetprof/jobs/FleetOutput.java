@@ -228,16 +228,23 @@ public final class FleetOutput {
    * own and moves each partition directory into place whole (one rename on local disks and HDFS),
    * so runs of other dates may write the same dataset meanwhile.
    */
-  static void write(Dataset<Row> table, Path output, String dataset, String run) {
+  static void write(Dataset<Row> table, Path output, String dataset, String run)
+      throws IOException {
     Path path = new Path(output, dataset);
     LOG.info("writing {} (run {})", path, run);
-    table
-        .withColumn(RUN, org.apache.spark.sql.functions.lit(run))
-        .write()
-        .mode(SaveMode.Overwrite)
-        .option("partitionOverwriteMode", "dynamic")
-        .partitionBy("date", RUN)
-        .parquet(path.toString());
+    try {
+      table
+          .withColumn(RUN, org.apache.spark.sql.functions.lit(run))
+          .write()
+          .mode(SaveMode.Overwrite)
+          .option("partitionOverwriteMode", "dynamic")
+          .partitionBy("date", RUN)
+          .parquet(path.toString());
+    } catch (FSError e) {
+      // A task's failed write reaches here wrapped in Spark's exceptions; one on the driver, in
+      // the commit (an empty _SUCCESS still writes its checksum file), as Hadoop's Error, bare.
+      throw new IOException("could not write " + path + ": " + e.getMessage(), e);
+    }
   }
 
   /**
