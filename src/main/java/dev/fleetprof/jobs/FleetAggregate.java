@@ -4,11 +4,10 @@ import static org.apache.spark.sql.functions.col;
 
 import java.io.IOException;
 import java.time.LocalDate;
-import java.util.HashSet;
+import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
 import java.util.concurrent.Future;
 import java.util.function.BiFunction;
 import org.apache.hadoop.fs.Path;
@@ -16,6 +15,7 @@ import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Observation;
 import org.apache.spark.sql.Row;
 import org.apache.spark.sql.SparkSession;
+import org.apache.spark.sql.types.StructType;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -260,7 +260,10 @@ public final class FleetAggregate {
     private final BiFunction<String, Dataset<Row>, Dataset<Row>> observe;
     private final ConcurrentJobs first;
     private final ConcurrentJobs then;
-    private final Set<String> added = new HashSet<>();
+
+    /** The datasets started, and the schema each is written with (its Delta table's). */
+    private final Map<String, StructType> added = new HashMap<>();
+
     private final StandardOutputs.Targets outputs;
     private final List<Object> dates;
     private Dataset<Row> stacks;
@@ -308,6 +311,19 @@ public final class FleetAggregate {
       add(first, name, table);
     }
 
+    /** Each dataset written, in {@link #DATASETS}' order, with the schema it was written with. */
+    Map<String, StructType> written() {
+      Map<String, StructType> inOrder = new LinkedHashMap<>();
+      for (String name : DATASETS) {
+        StructType schema = added.get(name);
+        if (schema == null) {
+          throw new IllegalStateException("dataset " + name + " was not written");
+        }
+        inOrder.put(name, schema);
+      }
+      return inOrder;
+    }
+
     /** The profile outputs' rows computed alongside the writes, or null: none were. */
     List<Row> outputRows() {
       return outputRows == null ? null : ConcurrentJobs.result(outputRows);
@@ -320,7 +336,7 @@ public final class FleetAggregate {
     String finish(FleetStages.Datasets datasets, SessionSettings settings, String broadcast)
         throws IOException {
       for (Map.Entry<String, Dataset<Row>> t : datasets.tables().entrySet()) {
-        if (!added.contains(t.getKey())) {
+        if (!added.containsKey(t.getKey())) {
           add(
               datasets.broadcastNames().contains(t.getKey()) ? then : first,
               t.getKey(),
@@ -346,7 +362,7 @@ public final class FleetAggregate {
 
     private void add(ConcurrentJobs jobs, String name, Dataset<Row> table) {
       Dataset<Row> observed = observe.apply(name, table);
-      added.add(name);
+      added.put(name, FleetOutput.writtenSchema(observed));
       jobs.add(
           "fleet-aggregate: writing " + name,
           () -> {
@@ -386,6 +402,7 @@ public final class FleetAggregate {
     FleetStages.Datasets datasets;
     String report;
     List<Row> outputRows;
+    Map<String, StructType> written;
     try (DateLease lease =
         early != null ? early : FleetOutput.beginDates(spark, args.output(), DATASETS, dates)) {
       int threads = read.stackRows() < BROADCAST_FROM_ROWS ? SMALL_RUN_WRITES : 1;
@@ -403,13 +420,14 @@ public final class FleetAggregate {
         datasets = stages.datasets(read, distinct, writes::start);
         report = writes.finish(datasets, settings, broadcast);
         outputRows = writes.outputRows();
+        written = writes.written();
       } catch (IOException | RuntimeException | Error e) {
         writes.cancel();
         throw e;
       }
       spark.sparkContext().setJobDescription("fleet-aggregate: publishing");
       lease.check();
-      FleetOutput.commitDates(spark, args.output(), DATASETS, dates, run, args.keepReplaced());
+      FleetOutput.commitDates(spark, args.output(), written, dates, run, args.keepReplaced());
     }
     FleetOutput.sweepOtherDates(spark, args.output(), args.keepReplaced());
 

@@ -13,6 +13,7 @@ import java.time.Instant;
 import java.time.ZoneOffset;
 import java.time.format.DateTimeFormatter;
 import java.util.ArrayList;
+import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -233,8 +234,7 @@ public final class FleetOutput {
     Path path = new Path(output, dataset);
     LOG.info("writing {} (run {})", path, run);
     try {
-      table
-          .withColumn(RUN, org.apache.spark.sql.functions.lit(run))
+      withRun(table, run)
           .write()
           .mode(SaveMode.Overwrite)
           .option("partitionOverwriteMode", "dynamic")
@@ -245,6 +245,18 @@ public final class FleetOutput {
       // the commit (an empty _SUCCESS still writes its checksum file), as Hadoop's Error, bare.
       throw new IOException("could not write " + path + ": " + e.getMessage(), e);
     }
+  }
+
+  private static Dataset<Row> withRun(Dataset<Row> table, String run) {
+    return table.withColumn(RUN, org.apache.spark.sql.functions.lit(run));
+  }
+
+  /**
+   * The schema {@link #write} writes a dataset's rows with, {@code run} included: its Delta table's
+   * schema. Planning only, no Spark job.
+   */
+  static StructType writtenSchema(Dataset<Row> table) {
+    return withRun(table, "").schema();
   }
 
   /**
@@ -399,6 +411,9 @@ public final class FleetOutput {
       for (FileStatus st : runs) {
         String run = st.getPath().getName().substring(RUN.length() + 1);
         if (!accounted.contains(dataset + "/" + run)) {
+          if (DeltaTables.holds(fs.getConf(), new Path(output, dataset), p.date(), run)) {
+            continue; // committed to its table, then died: read there until a run replaces it
+          }
           LOG.info("deleting {}, written by a run that did not publish", st.getPath());
           fs.delete(st.getPath(), true);
         }
@@ -461,6 +476,7 @@ public final class FleetOutput {
     Path out = new Path(output);
     FileSystem fs = out.getFileSystem(spark.sparkContext().hadoopConfiguration());
     DateLease lease = DateLease.acquire(fs, out, dates, java.util.UUID.randomUUID().toString());
+    warmUpCommits(spark.sparkContext().hadoopConfiguration(), out, datasets, dates);
     try {
       removeMarkers(fs, out, datasets, dates);
       long stale = System.currentTimeMillis() - DateLease.TIMEOUT.toMillis();
@@ -482,6 +498,22 @@ public final class FleetOutput {
     }
   }
 
+  /** Prepares a first table's commit on a daemon thread: see {@link DeltaTables#warmUp}. */
+  private static void warmUpCommits(
+      org.apache.hadoop.conf.Configuration conf,
+      Path out,
+      Iterable<String> datasets,
+      List<Object> dates) {
+    Iterator<String> first = datasets.iterator();
+    if (first.hasNext()) {
+      Path table = new Path(out, first.next());
+      Thread t =
+          new Thread(() -> DeltaTables.warmUp(conf, table, dates), "fleetprof-delta-warm-up");
+      t.setDaemon(true);
+      t.start();
+    }
+  }
+
   /**
    * Publishes {@code run} as the run of {@code dates} for {@code datasets} (each date's pointer
    * replaced in one step: readers switch to the new run at once; see {@link FleetOutput}), then
@@ -492,27 +524,63 @@ public final class FleetOutput {
   static void commitDates(
       SparkSession spark,
       String output,
-      Iterable<String> datasets,
+      Map<String, StructType> datasets,
       List<Object> dates,
       String run,
       java.time.Duration keepReplaced)
       throws IOException {
     Path out = new Path(output);
-    FileSystem fs = out.getFileSystem(spark.sparkContext().hadoopConfiguration());
+    org.apache.hadoop.conf.Configuration conf = spark.sparkContext().hadoopConfiguration();
+    FileSystem fs = out.getFileSystem(conf);
+    Map<String, Long> versions = commitTables(conf, fs, out, datasets, dates, run);
     for (Object d : dates) {
-      publishRun(fs, out, d, run, datasets, keepReplaced);
+      publishRun(fs, out, d, run, datasets.keySet(), keepReplaced);
     }
     try {
-      writeMarkers(fs, out, datasets, dates, run);
+      writeMarkers(fs, out, datasets.keySet(), dates, run, versions);
     } catch (IOException | RuntimeException e) {
       // Some markers but not all (a full disk takes empty files, not the run record): none.
       try {
-        removeMarkers(fs, out, datasets, dates);
+        removeMarkers(fs, out, datasets.keySet(), dates);
       } catch (IOException | RuntimeException again) {
         e.addSuppressed(again);
       }
       throw e;
     }
+  }
+
+  /**
+   * Commits the run's files of {@code dates} to each dataset's Delta table (see {@link
+   * DeltaTables}), before any pointer names the run: a table never lacks what a published run
+   * wrote. A table made here from an output written before the tables also gets every other date's
+   * published run. Returns each table's version that holds the run.
+   */
+  private static Map<String, Long> commitTables(
+      org.apache.hadoop.conf.Configuration conf,
+      FileSystem fs,
+      Path out,
+      Map<String, StructType> datasets,
+      List<Object> dates,
+      String run)
+      throws IOException {
+    Map<String, Long> versions = new LinkedHashMap<>();
+    Map<String, Pointer> published = null;
+    for (Map.Entry<String, StructType> e : datasets.entrySet()) {
+      Path table = new Path(out, e.getKey());
+      Map<String, String> before = new LinkedHashMap<>();
+      if (!DeltaTables.exists(fs, table)) {
+        published = published != null ? published : pointers(fs, out);
+        for (Pointer p : published.values()) {
+          String r = p.datasets().get(e.getKey());
+          if (r != null) {
+            before.put(p.date(), r);
+          }
+        }
+      }
+      versions.put(
+          e.getKey(), DeltaTables.commitRun(conf, table, e.getValue().json(), dates, run, before));
+    }
+    return versions;
   }
 
   /**
@@ -544,7 +612,12 @@ public final class FleetOutput {
   }
 
   private static void writeMarkers(
-      FileSystem fs, Path out, Iterable<String> datasets, List<Object> dates, String run)
+      FileSystem fs,
+      Path out,
+      Iterable<String> datasets,
+      List<Object> dates,
+      String run,
+      Map<String, Long> versions)
       throws IOException {
     for (String dataset : datasets) {
       for (Object d : dates) {
@@ -568,6 +641,8 @@ public final class FleetOutput {
                   + committed
                   + "\", \"datasets\": "
                   + jsonNames(datasets)
+                  + ", \"versions\": "
+                  + JSON.writeValueAsString(versions)
                   + "}\n")
               .getBytes(StandardCharsets.UTF_8));
     }

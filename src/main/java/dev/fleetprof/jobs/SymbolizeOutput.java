@@ -6,12 +6,15 @@ import static org.apache.spark.sql.functions.lit;
 import java.io.IOException;
 import java.time.LocalDate;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import org.apache.hadoop.fs.Path;
 import org.apache.spark.sql.Column;
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
 import org.apache.spark.sql.SparkSession;
+import org.apache.spark.sql.types.StructType;
 import org.apache.spark.storage.StorageLevel;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -176,8 +179,11 @@ public final class SymbolizeOutput {
         lease.check();
         FleetOutput.write(newFunctions, out, "functions", run);
         lease.check();
+        Map<String, StructType> written = new LinkedHashMap<>();
+        written.put("locations", FleetOutput.writtenSchema(newLocations));
+        written.put("functions", FleetOutput.writtenSchema(newFunctions));
         FleetOutput.commitDates(
-            spark, args.output(), rewritten, dates, run, FleetOutput.KEEP_REPLACED);
+            spark, args.output(), written, dates, run, FleetOutput.KEEP_REPLACED);
       }
       FleetOutput.sweepOtherDates(spark, args.output(), FleetOutput.KEEP_REPLACED);
       String line =

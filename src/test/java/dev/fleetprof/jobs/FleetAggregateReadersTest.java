@@ -6,14 +6,19 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.fleetprof.testing.DeltaKernelReader;
 import dev.fleetprof.testing.FleetFixture;
 import dev.fleetprof.testing.SampleData;
 import dev.fleetprof.testing.TestSpark;
 import java.math.BigDecimal;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.LocalDate;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.stream.Stream;
@@ -26,7 +31,8 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * Readers while a date is re-run: one that takes the date's pointer first and reads the directories
  * it names (the job's own reads, {@code jobs/sql}'s views) sees one whole run, the previous or the
- * new, in every dataset at once; never a mix, a missing partition or a file gone from under it. The
+ * new, in every dataset at once; never a mix, a missing partition or a file gone from under it. An
+ * engine that reads the datasets as Delta tables sees one run or the other in each table. The
  * totals expected come from pprof's count of each sample file's samples.
  */
 class FleetAggregateReadersTest {
@@ -75,6 +81,27 @@ class FleetAggregateReadersTest {
     return s == null ? BigDecimal.ZERO : s.setScale(0);
   }
 
+  /**
+   * What a reader that is neither Spark nor fleetprof (Delta Kernel, as another engine) sees of the
+   * date in one table's latest version: its CPU samples and the runs its rows come from.
+   */
+  private record SeenInTable(long version, BigDecimal samples, Set<Object> runs) {}
+
+  private static SeenInTable lookWithoutSpark(DeltaKernelReader kernel, String table) {
+    DeltaKernelReader.Version v = kernel.latest(table, List.of("date", "run", "measure", "count"));
+    BigDecimal samples = BigDecimal.ZERO;
+    Set<Object> runs = new HashSet<>();
+    for (Map<String, Object> row : v.rows()) {
+      if (LocalDate.parse(DAY).equals(row.get("date"))) {
+        runs.add(row.get("run"));
+        if ("cpu".equals(row.get("measure"))) {
+          samples = samples.add((BigDecimal) row.get("count"));
+        }
+      }
+    }
+    return new SeenInTable(v.version(), samples.setScale(0), runs);
+  }
+
   @Test
   void aReaderDuringAReRunSeesTheWholePreviousRunOrTheWholeNewOne(@TempDir Path tmp)
       throws Exception {
@@ -97,18 +124,45 @@ class FleetAggregateReadersTest {
                 throw new IllegalStateException("a reader failed during the re-run", e);
               }
             });
+    // Another engine polling the Delta tables meanwhile: each table alone is one run or the other.
+    DeltaKernelReader kernel = new DeltaKernelReader();
+    List<SeenInTable> duringWithoutSpark = new ArrayList<>();
+    CompletableFuture<Void> pollWithoutSpark =
+        CompletableFuture.runAsync(
+            () -> {
+              while (running.get()) {
+                for (String table : List.of("stacks", "host_stacks")) {
+                  duringWithoutSpark.add(lookWithoutSpark(kernel, out + "/" + table));
+                }
+              }
+            });
     try {
       run(after, out);
     } finally {
       running.set(false);
     }
     poll.get(); // a reader's failure (a file gone, a date half read) fails the test here
+    pollWithoutSpark.get();
 
     assertFalse(during.isEmpty(), "the reader looked while the re-run ran");
     for (Seen s : during) {
       assertTrue(s.isRunOf(2, perFile) || s.isRunOf(5, perFile), "a mix of two runs: " + s);
     }
     assertTrue(look(spark, out).isRunOf(5, perFile), "after the re-run: the new run");
+
+    assertFalse(duringWithoutSpark.isEmpty(), "the other engine looked while the re-run ran");
+    for (SeenInTable s : duringWithoutSpark) {
+      assertEquals(1, s.runs().size(), "one run of the date in a table: " + s);
+      assertTrue(
+          s.samples().equals(BigDecimal.valueOf(2 * perFile))
+              || s.samples().equals(BigDecimal.valueOf(5 * perFile)),
+          "the old run's total or the new one's, never both: " + s);
+    }
+    for (String table : List.of("stacks", "host_stacks")) {
+      SeenInTable now = lookWithoutSpark(kernel, out + "/" + table);
+      assertEquals(BigDecimal.valueOf(5 * perFile), now.samples(), table + " after the re-run");
+      assertEquals(1, now.runs().size(), table + ": " + now);
+    }
   }
 
   @Test
