@@ -69,6 +69,17 @@ class DeltaTablesTest {
   }
 
   @Test
+  void aTableUnderAPathThatNeedsEscapingHoldsItsRuns(@TempDir Path tmp) throws Exception {
+    Path table = tmp.resolve("fleet prof #1%").resolve("stacks");
+    write(table, "2026-11-20", "r0");
+    commit(table, "2026-11-20", "r0");
+    write(table, "2026-11-20", "r1");
+    commit(table, "2026-11-20", "r1");
+    assertTrue(holds(table, "2026-11-20", "r1"));
+    assertFalse(holds(table, "2026-11-20", "r0"));
+  }
+
+  @Test
   void runsOfOtherDatesCommitToOneTableAtOnceAndNoneIsLost(@TempDir Path tmp) throws Exception {
     Path table = tmp.resolve("stacks");
     List<String> dates = List.of("2026-11-20", "2026-11-21", "2026-11-22");
