@@ -25,7 +25,8 @@ import org.junit.jupiter.api.io.TempDir;
  * them); what the job's real tables hold is checked by {@link FleetOutputTablesTest}.
  */
 class DeltaTablesTest {
-  private static final String SCHEMA =
+  /** A table's schema as Spark writes it: a column, then the partition columns. */
+  static final String SCHEMA =
       "{\"type\":\"struct\",\"fields\":["
           + "{\"name\":\"n\",\"type\":\"long\",\"nullable\":true,\"metadata\":{}},"
           + "{\"name\":\"date\",\"type\":\"date\",\"nullable\":true,\"metadata\":{}},"

@@ -173,6 +173,60 @@ class HdfsBinariesIT {
     assertTrue(hdfsBins.startsWith("hdfs://"), hdfsBins);
   }
 
+  /**
+   * The output's Delta tables on HDFS (their commits go through Hadoop's FileSystem there): runs of
+   * two dates committing to one table at once take one version each, and each date holds its last
+   * run only. The committed files are stand-ins, as in {@link DeltaTablesTest}.
+   */
+  @Test
+  void tablesOnHdfsTakeOneVersionPerCommit() throws Exception {
+    org.apache.hadoop.fs.Path table =
+        fs.makeQualified(new org.apache.hadoop.fs.Path("/out/stacks"));
+    List<String> dates = List.of("2026-11-20", "2026-11-21");
+    int runs = 3;
+    for (String date : dates) {
+      for (int i = 0; i < runs; i++) {
+        try (OutputStream o =
+            fs.create(
+                new org.apache.hadoop.fs.Path(table, "date=" + date + "/run=r" + i + "/part-0"))) {
+          o.write(1);
+        }
+      }
+    }
+    Configuration conf = fs.getConf();
+    List<Thread> committers = new ArrayList<>();
+    List<Throwable> failures = java.util.Collections.synchronizedList(new ArrayList<>());
+    for (String date : dates) {
+      Thread t =
+          new Thread(
+              () -> {
+                try {
+                  for (int i = 0; i < runs; i++) {
+                    DeltaTables.commitRun(
+                        conf, table, DeltaTablesTest.SCHEMA, List.of(date), "r" + i, Map.of());
+                  }
+                } catch (IOException | RuntimeException e) {
+                  failures.add(e);
+                }
+              });
+      committers.add(t);
+      t.start();
+    }
+    for (Thread t : committers) {
+      t.join();
+    }
+    assertEquals(List.of(), failures);
+    long versions =
+        Arrays.stream(fs.listStatus(new org.apache.hadoop.fs.Path(table, "_delta_log")))
+            .filter(st -> st.getPath().getName().matches("\\d{20}\\.json"))
+            .count();
+    assertEquals(dates.size() * runs, versions, "one version per commit, none overwritten");
+    for (String date : dates) {
+      assertTrue(DeltaTables.holds(conf, table, date, "r" + (runs - 1)), date);
+      assertFalse(DeltaTables.holds(conf, table, date, "r0"), date);
+    }
+  }
+
   @AfterAll
   static void stop() throws IOException {
     if (fs != null) {
