@@ -118,7 +118,7 @@ final class DeltaTables {
             LOG.warn("{}: post-commit {} failed: {}", table, hook.getType(), e.toString());
           }
         }
-        LOG.info(
+        LOG.debug(
             "{}: version {} holds run {} of {}", table, result.getVersion(), run, commit.dates());
         return result.getVersion();
       } catch (ConcurrentWriteException | TableAlreadyExistsException e) {

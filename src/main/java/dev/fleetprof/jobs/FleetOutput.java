@@ -580,6 +580,7 @@ public final class FleetOutput {
       versions.put(
           e.getKey(), DeltaTables.commitRun(conf, table, e.getValue().json(), dates, run, before));
     }
+    LOG.info("run {} committed to the tables under {}: versions {}", run, out, versions);
     return versions;
   }
 
