@@ -48,6 +48,11 @@ import org.slf4j.LoggerFactory;
  * re-run, whatever happens meanwhile: {@link #read} does, and so do the views {@code jobs/sql}
  * registers.
  *
+ * <p>Each dataset's directory is also a Delta table ({@link DeltaTables}): before the pointers, one
+ * commit per table replaces the run's dates with its files, so an engine reading the table sees one
+ * run of each date. Delta commits one table at a time; the pointers are what keeps these readers on
+ * one run across datasets.
+ *
  * <p>The directories a re-run replaces stay for {@code keepReplaced} (a query that planned on them
  * finishes), then a later run deletes them. Until then a reader of the bare Parquet directories
  * sees both runs of that date, told apart by the {@code run} column: such readers keep the rows
