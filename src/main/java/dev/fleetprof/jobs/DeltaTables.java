@@ -8,7 +8,6 @@ import io.delta.kernel.Table;
 import io.delta.kernel.Transaction;
 import io.delta.kernel.TransactionBuilder;
 import io.delta.kernel.TransactionCommitResult;
-import io.delta.kernel.data.FilteredColumnarBatch;
 import io.delta.kernel.data.MapValue;
 import io.delta.kernel.data.Row;
 import io.delta.kernel.defaults.engine.DefaultEngine;
@@ -23,6 +22,7 @@ import io.delta.kernel.hook.PostCommitHook;
 import io.delta.kernel.internal.actions.AddFile;
 import io.delta.kernel.internal.actions.SingleAction;
 import io.delta.kernel.internal.types.DataTypeJsonSerDe;
+import io.delta.kernel.internal.util.Utils;
 import io.delta.kernel.types.DataType;
 import io.delta.kernel.types.DateType;
 import io.delta.kernel.utils.CloseableIterable;
@@ -109,7 +109,10 @@ final class DeltaTables {
         TransactionCommitResult result =
             commit
                 .txn()
-                .commit(engine, CloseableIterable.inMemoryIterable(iterator(commit.actions())));
+                .commit(
+                    engine,
+                    CloseableIterable.inMemoryIterable(
+                        Utils.toCloseableIterator(commit.actions().iterator())));
         for (PostCommitHook hook : result.getPostCommitHooks()) {
           // A checkpoint every ten commits (Delta's default), so a reader's log stays short.
           try {
@@ -150,23 +153,9 @@ final class DeltaTables {
     Engine engine = DefaultEngine.create(conf);
     Snapshot snapshot =
         Table.forPath(engine, fs.makeQualified(table).toString()).getLatestSnapshot(engine);
-    DataType dateType = snapshot.getSchema().get("date").getDataType();
-    Scan scan =
-        snapshot
-            .getScanBuilder()
-            .withFilter(new Predicate("=", new Column("date"), literal(dateType, date)))
-            .build();
-    try (CloseableIterator<FilteredColumnarBatch> batches = scan.getScanFiles(engine)) {
-      while (batches.hasNext()) {
-        try (CloseableIterator<Row> files = batches.next().getRows()) {
-          while (files.hasNext()) {
-            MapValue values = new AddFile(files.next().getStruct(0)).getPartitionValues();
-            if (date.equals(partitionValue(values, "date"))
-                && run.equals(partitionValue(values, FleetOutput.RUN))) {
-              return true;
-            }
-          }
-        }
+    for (AddFile file : filesOf(engine, snapshot, Set.of(date))) {
+      if (run.equals(partitionValue(file.getPartitionValues(), FleetOutput.RUN))) {
+        return true;
       }
     }
     return false;
@@ -251,30 +240,34 @@ final class DeltaTables {
   private static void removals(
       Table delta, Engine engine, long version, Set<String> dates, List<Row> actions)
       throws IOException {
-    Snapshot snapshot = delta.getSnapshotAsOfVersion(engine, version);
+    long now = System.currentTimeMillis();
+    for (AddFile file : filesOf(engine, delta.getSnapshotAsOfVersion(engine, version), dates)) {
+      actions.add(
+          SingleAction.createRemoveFileSingleAction(file.toRemoveFileRow(true, Optional.of(now))));
+    }
+  }
+
+  /** The files a snapshot holds for {@code dates}. */
+  private static List<AddFile> filesOf(Engine engine, Snapshot snapshot, Set<String> dates)
+      throws IOException {
     DataType dateType = snapshot.getSchema().get("date").getDataType();
     Predicate anyDate = null;
     for (String d : dates) {
       Predicate one = new Predicate("=", new Column("date"), literal(dateType, d));
       anyDate = anyDate == null ? one : new Predicate("OR", anyDate, one);
     }
+    List<AddFile> files = new ArrayList<>();
     Scan scan = snapshot.getScanBuilder().withFilter(anyDate).build();
-    long now = System.currentTimeMillis();
-    try (CloseableIterator<FilteredColumnarBatch> batches = scan.getScanFiles(engine)) {
-      while (batches.hasNext()) {
-        try (CloseableIterator<Row> files = batches.next().getRows()) {
-          while (files.hasNext()) {
-            AddFile file = new AddFile(files.next().getStruct(0));
-            // The filter prunes by partition; this keeps exactly the dates replaced.
-            if (dates.contains(partitionValue(file.getPartitionValues(), "date"))) {
-              actions.add(
-                  SingleAction.createRemoveFileSingleAction(
-                      file.toRemoveFileRow(true, Optional.of(now))));
-            }
-          }
+    try (CloseableIterator<Row> scanFiles = Utils.intoRows(scan.getScanFiles(engine))) {
+      while (scanFiles.hasNext()) {
+        AddFile file = new AddFile(scanFiles.next().getStruct(0));
+        // The filter prunes by partition; this keeps exactly the dates asked for.
+        if (dates.contains(partitionValue(file.getPartitionValues(), "date"))) {
+          files.add(file);
         }
       }
     }
+    return files;
   }
 
   /** Additions of a run's files of a date: none when the run wrote no rows for it. */
@@ -317,7 +310,8 @@ final class DeltaTables {
             state,
             Map.of("date", literal(dateType, date), FleetOutput.RUN, Literal.ofString(run)));
     try (CloseableIterator<Row> adds =
-        Transaction.generateAppendActions(engine, state, iterator(files), context)) {
+        Transaction.generateAppendActions(
+            engine, state, Utils.toCloseableIterator(files.iterator()), context)) {
       adds.forEachRemaining(actions::add);
     }
   }
@@ -337,28 +331,6 @@ final class DeltaTables {
     return null;
   }
 
-  private static <T> CloseableIterator<T> iterator(List<T> items) {
-    Iterator<T> it = items.iterator();
-    return new CloseableIterator<>() {
-      @Override
-      public boolean hasNext() {
-        return it.hasNext();
-      }
-
-      @Override
-      public T next() {
-        return it.next();
-      }
-
-      @Override
-      public void close() {}
-    };
-  }
-
-  /** Object stores, whose log stores Kernel picks itself (a rename there is a copy). */
-  private static final Set<String> OBJECT_STORES =
-      Set.of("s3", "s3a", "s3n", "gs", "abfs", "abfss", "wasb", "wasbs", "adl", "oss");
-
   /**
    * A copy of {@code conf} whose commits to {@code table}, unless it is on an object store, go
    * through {@link FileSystemLogStore}.
@@ -367,7 +339,7 @@ final class DeltaTables {
       throws IOException {
     Configuration copy = new Configuration(conf);
     String scheme = table.getFileSystem(conf).getUri().getScheme();
-    if (!OBJECT_STORES.contains(scheme)) {
+    if (!FleetOutput.OBJECT_STORES.contains(scheme)) {
       copy.set("io.delta.kernel.logStore." + scheme + ".impl", FileSystemLogStore.class.getName());
     }
     return copy;

@@ -69,6 +69,13 @@ public final class FleetOutput {
   /** The partition column naming the run that wrote a directory. */
   static final String RUN = "run";
 
+  /**
+   * Object stores' schemes: one PUT replaces an object atomically, and a rename is a copy (Delta
+   * Kernel picks its own log stores for them).
+   */
+  static final Set<String> OBJECT_STORES =
+      Set.of("s3a", "s3", "gs", "abfs", "abfss", "wasb", "wasbs", "oss");
+
   /** How long a replaced run's directories stay readable, unless a job is told otherwise. */
   static final Duration KEEP_REPLACED = Duration.ofHours(1);
 
@@ -213,8 +220,7 @@ public final class FleetOutput {
       java.nio.file.Files.write(tmp, bytes);
       java.nio.file.Files.move(
           tmp, file, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
-    } else if (Set.of("s3a", "s3", "gs", "abfs", "abfss", "wasb", "wasbs", "oss")
-        .contains(scheme)) {
+    } else if (OBJECT_STORES.contains(scheme)) {
       try (OutputStream o = raw.create(target, true)) {
         o.write(bytes);
       }

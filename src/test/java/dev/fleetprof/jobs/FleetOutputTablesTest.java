@@ -19,6 +19,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.stream.Stream;
+import org.apache.hadoop.fs.FileSystem;
 import org.apache.spark.sql.Row;
 import org.apache.spark.sql.SparkSession;
 import org.junit.jupiter.api.Test;
@@ -56,12 +57,13 @@ class FleetOutputTablesTest {
   /** The rows per date and run the job's own reader reads (through the dates' pointers). */
   private Map<String, Long> rowsPublished(String out, String dataset) throws Exception {
     FleetOutput.Published published = FleetOutput.published(spark, out);
+    FileSystem fs = FileSystem.getLocal(spark.sparkContext().hadoopConfiguration());
     Map<String, Long> counts = new TreeMap<>();
     for (Row r : published.read(dataset).groupBy("date").count().collectAsList()) {
       String date = r.get(0).toString();
-      JsonNode pointer =
-          new ObjectMapper().readTree(Path.of(out, "_current", "date=" + date).toFile());
-      counts.put(date + " " + pointer.path("datasets").path(dataset).asText(), r.getLong(1));
+      FleetOutput.Pointer pointer =
+          FleetOutput.pointer(fs, new org.apache.hadoop.fs.Path(out), date);
+      counts.put(date + " " + pointer.datasets().get(dataset), r.getLong(1));
     }
     return counts;
   }
