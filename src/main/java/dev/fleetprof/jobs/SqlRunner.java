@@ -23,6 +23,16 @@ public final class SqlRunner {
   /** {@code profile.`PATH`} in a statement. */
   private static final Pattern PROFILE_PATH = Pattern.compile("(?i)\\bprofile\\s*\\.\\s*`([^`]*)`");
 
+  /**
+   * Whether a temporary view made by SQL keeps its analyzed plan rather than its text. The scripts
+   * build views on views (diff-dates.sql reads its per-host view six times over, each through views
+   * of its own): kept as text, every reference parses and analyzes the whole chain again, and
+   * analysis alone took most of a minute on the demo output. A script's views are made in order and
+   * read the {@code fleet_*} views registered for it, so a plan kept when a view is made is the one
+   * its text would give.
+   */
+  static final String ANALYZED_VIEWS = "spark.sql.legacy.storeAnalyzedPlanForView";
+
   private SqlRunner() {}
 
   public static void main(String[] argv) throws IOException {
@@ -55,10 +65,35 @@ public final class SqlRunner {
   static void run(SparkSession spark, SqlCommand.Script script, PrintStream out, PrintStream log)
       throws IOException {
     ResultPrinter printer = new ResultPrinter(script.format(), script.maxRows(), out, log);
-    FleetViews.register(spark, script.statements(), script.output(), script.dimensionFilters());
-    for (String sql : script.statements()) {
-      printer.statement(sql);
-      printer.result(sql, sql(spark, sql));
+    statements(
+        spark,
+        script,
+        (sql, result) -> {
+          printer.statement(sql);
+          printer.result(sql, result.get());
+        });
+  }
+
+  /** What is done with each statement of a script, in order: {@code result} runs it. */
+  interface StatementRun {
+    void accept(String sql, java.util.function.Supplier<Dataset<Row>> result) throws IOException;
+  }
+
+  /**
+   * Registers the {@code fleet_*} views a script names, then hands each statement to {@code each},
+   * in a session set as a script's views need (its own settings win; put back afterwards).
+   */
+  static void statements(SparkSession spark, SqlCommand.Script script, StatementRun each)
+      throws IOException {
+    SessionSettings settings = new SessionSettings(spark);
+    settings.setUnlessSet(ANALYZED_VIEWS, "true");
+    try {
+      FleetViews.register(spark, script.statements(), script.output(), script.dimensionFilters());
+      for (String sql : script.statements()) {
+        each.accept(sql, () -> sql(spark, sql));
+      }
+    } finally {
+      settings.restore();
     }
   }
 

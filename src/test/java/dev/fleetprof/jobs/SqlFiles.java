@@ -28,11 +28,8 @@ final class SqlFiles {
     }
     argv.add(file.toString());
     SqlCommand.Script script = SqlRunner.parse(argv.toArray(new String[0]));
-    FleetViews.register(spark, script.statements(), output, script.dimensionFilters());
-    Dataset<Row> last = null;
-    for (String sql : script.statements()) {
-      last = spark.sql(sql);
-    }
-    return last;
+    java.util.List<Dataset<Row>> results = new java.util.ArrayList<>();
+    SqlRunner.statements(spark, script, (sql, result) -> results.add(result.get()));
+    return results.get(results.size() - 1);
   }
 }
