@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.fleetprof.testing.FleetFixture;
 import dev.fleetprof.testing.FullDiskFileSystem;
+import dev.fleetprof.testing.SameRows;
 import dev.fleetprof.testing.SampleData;
 import dev.fleetprof.testing.TestSpark;
 import java.io.IOException;
@@ -142,8 +143,7 @@ class FleetAggregateDiskFullTest {
       for (int i = 0; i < FleetAggregate.DATASETS.size(); i++) {
         String t = FleetAggregate.DATASETS.get(i);
         Dataset<Row> now = FleetOutput.read(spark, out, t);
-        assertEquals(0, now.exceptAll(before.get(i)).count(), t + ", full in " + dataset);
-        assertEquals(0, before.get(i).exceptAll(now).count(), t + ", full in " + dataset);
+        SameRows.assertSameRows(before.get(i), now, t + ", full in " + dataset);
         assertEquals(
             !failed,
             Files.exists(Path.of(out, t, "date=" + DAY, "_SUCCESS")),

@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.fleetprof.testing.SameRows;
 import dev.fleetprof.testing.SampleData;
 import dev.fleetprof.testing.TestSpark;
 import java.math.BigDecimal;
@@ -243,8 +244,7 @@ class FleetAggregateLabelDimensionsTest {
       Dataset<Row> a = FleetOutput.read(spark, labelled, dataset);
       Dataset<Row> b = FleetOutput.read(spark, collided, dataset);
       assertTrue(a.count() > 0, dataset);
-      assertEquals(0, a.exceptAll(b).count(), dataset);
-      assertEquals(0, b.exceptAll(a).count(), dataset);
+      SameRows.assertSameRows(a, b, dataset);
     }
   }
 

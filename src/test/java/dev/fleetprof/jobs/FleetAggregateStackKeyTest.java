@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 
 import dev.fleetprof.testing.FleetFixture;
+import dev.fleetprof.testing.SameRows;
 import dev.fleetprof.testing.SampleData;
 import dev.fleetprof.testing.TestSpark;
 import java.nio.file.Path;
@@ -140,8 +141,7 @@ class FleetAggregateStackKeyTest {
       long rows = x.count();
       assertTrue(rows > 0, label + dataset);
       assertEquals(rows, y.count(), label + dataset);
-      assertEquals(0, x.exceptAll(y).count(), label + dataset);
-      assertEquals(0, y.exceptAll(x).count(), label + dataset);
+      SameRows.assertSameRows(x, y, label + dataset);
     }
   }
 
