@@ -53,7 +53,13 @@ class Addr2lineTest {
     assertFalse(clone.isEmpty(), "g++ -O2 made a .constprop clone of cxxwork.cpp's sort");
     Map<Long, List<SourceLine>> together = Addr2line.chains(bin, clone, dir);
     int outerOnly = 0;
+    int i = 0;
     for (long a : clone) {
+      // Every address with inlined frames (where the names differed), one in eight of the rest:
+      // an addr2line process per address costs about 0.1 s.
+      if (together.get(a) != null && together.get(a).size() < 2 && i++ % 8 != 0) {
+        continue;
+      }
       List<SourceLine> alone = Addr2line.chains(bin, List.of(a), dir).get(a);
       assertEquals(together.get(a), alone, "0x" + Long.toHexString(a));
       outerOnly += alone.size() > 1 ? 1 : 0;
