@@ -76,7 +76,7 @@ final class Jvms {
       Map<String, String> env)
       throws IOException {
     List<String> cmd =
-        ChildJvm.command(jvmOptions, ChildJvm.classpath(sparkJars()), mainClass, args);
+        ChildJvm.archivedCommand(jvmOptions, ChildJvm.classpath(sparkJars()), mainClass, args);
     Process p = ChildJvm.start(cmd, log(name), env);
     synchronized (STARTED) {
       if (STARTED.isEmpty()) {

@@ -3,6 +3,7 @@ package dev.fleetprof.cluster;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.fleetprof.testing.ChildJvm;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -83,8 +84,11 @@ class SqlRemoteIT {
     pb.environment().remove("SPARK_REMOTE");
     pb.environment().put("SPARK_LOCAL_IP", "127.0.0.1");
     pb.environment().put("FLEETPROF_LOG_FILE", Jvms.log("sql-" + name + "-spark").toString());
-    // The local runs compare outputs, not start-up: no class archive built inside a test.
-    pb.environment().put("FLEETPROF_CLASS_ARCHIVE", "off");
+    // The launcher's class archive, as the unit tests' child JVMs built it (or none: then the
+    // launcher does not build one inside a test).
+    if (ChildJvm.classArchive() == null) {
+      pb.environment().put("FLEETPROF_CLASS_ARCHIVE", "off");
+    }
     Process p = pb.start();
     if (!p.waitFor(300, TimeUnit.SECONDS)) {
       Jvms.stop(p);

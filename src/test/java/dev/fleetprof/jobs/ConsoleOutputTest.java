@@ -430,7 +430,7 @@ class ConsoleOutputTest {
             "-Dfleetprof.log.file=" + log,
             "-Dfleetprof.conf.dir=" + CONF));
     List<String> cmd =
-        ChildJvm.command(
+        ChildJvm.archivedCommand(
             options, System.getProperty("java.class.path"), main.getName(), List.of(args));
     Path out = Files.createTempFile(tmp, "stdout", ".txt");
     Path err = Files.createTempFile(tmp, "stderr", ".txt");

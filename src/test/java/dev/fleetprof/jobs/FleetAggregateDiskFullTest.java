@@ -318,7 +318,7 @@ class FleetAggregateDiskFullTest {
     jvmOptions.addAll(dev.fleetprof.testing.ChildJvm.loggingOfThisJvm());
     Process p =
         dev.fleetprof.testing.ChildJvm.start(
-            dev.fleetprof.testing.ChildJvm.command(
+            dev.fleetprof.testing.ChildJvm.archivedCommand(
                 jvmOptions,
                 System.getProperty("java.class.path"),
                 FleetAggregate.class.getName(),

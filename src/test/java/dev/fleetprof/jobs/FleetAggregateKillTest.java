@@ -123,7 +123,7 @@ class FleetAggregateKillTest {
     jvmOptions.add("-Xmx1g");
     jvmOptions.addAll(ChildJvm.loggingOfThisJvm());
     List<String> cmd =
-        ChildJvm.command(
+        ChildJvm.archivedCommand(
             jvmOptions,
             System.getProperty("java.class.path"),
             FleetAggregate.class.getName(),

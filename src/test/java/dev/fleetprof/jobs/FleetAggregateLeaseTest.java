@@ -204,7 +204,7 @@ class FleetAggregateLeaseTest {
     jvmOptions.add("-Xmx1g");
     jvmOptions.addAll(ChildJvm.loggingOfThisJvm());
     return ChildJvm.start(
-        ChildJvm.command(
+        ChildJvm.archivedCommand(
             jvmOptions,
             System.getProperty("java.class.path"),
             FleetAggregate.class.getName(),

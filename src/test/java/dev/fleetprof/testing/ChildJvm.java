@@ -3,11 +3,15 @@ package dev.fleetprof.testing;
 import java.io.File;
 import java.io.IOException;
 import java.lang.management.ManagementFactory;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.TimeUnit;
 
 /**
  * Child JVMs started as the project's launchers start them ({@code jobs/lib/launch}, {@code
@@ -55,6 +59,85 @@ public final class ChildJvm {
     cmd.add(mainClass);
     cmd.addAll(args);
     return cmd;
+  }
+
+  /**
+   * {@link #command} as {@code jobs/lib/launch} starts a job: on the launcher's class-data archive
+   * of the JDK's and the dependencies' classes ({@link #classArchive}), the dependencies first on
+   * the classpath as the archive needs, the rest of {@code classpath} after them. A child then maps
+   * Spark's classes in instead of loading them from 200 jars: half a bare session's start. Without
+   * an archive, or when {@code classpath} lacks one of its jars, the plain command.
+   */
+  public static List<String> archivedCommand(
+      List<String> jvmOptions, String classpath, String mainClass, List<String> args) {
+    ClassArchive archive = classArchive();
+    List<String> entries = List.of(classpath.split(File.pathSeparator));
+    if (archive == null || !entries.containsAll(archive.jars())) {
+      return command(jvmOptions, classpath, mainClass, args);
+    }
+    Set<String> ordered = new LinkedHashSet<>(archive.jars());
+    ordered.addAll(entries);
+    List<String> options = new ArrayList<>(jvmOptions);
+    options.add("-XX:SharedArchiveFile=" + archive.file());
+    return command(options, String.join(File.pathSeparator, ordered), mainClass, args);
+  }
+
+  /** A class-data archive and the jars it was written from, in their order. */
+  public record ClassArchive(Path file, List<String> jars) {}
+
+  private static ClassArchive archive;
+  private static boolean archiveAsked;
+
+  /**
+   * The launcher's class archive ({@code jobs/lib/class-archive}, keyed by the JDK, {@code
+   * target/classpath.txt} and {@code conf/jvm-options}), built by the first caller when there is
+   * none (about a minute and a half, once: the quick start and {@code bench/run} then find it), or
+   * null: no {@code target/classpath.txt}, {@code FLEETPROF_CLASS_ARCHIVE=off}, or the build failed
+   * (the children start without it, as the launcher's jobs do).
+   */
+  public static synchronized ClassArchive classArchive() {
+    if (archiveAsked) {
+      return archive;
+    }
+    archiveAsked = true;
+    Path list = Path.of("target", "classpath.txt").toAbsolutePath();
+    if (!Files.isRegularFile(list)) {
+      System.out.println("child JVMs start without a class archive: no " + list);
+      return null;
+    }
+    try {
+      // The recording runs the quick-start job from the compiled classes (no jar before package).
+      Process p =
+          new ProcessBuilder(
+                  Path.of("jobs", "lib", "class-archive").toAbsolutePath().toString(),
+                  Path.of("target", "classes").toAbsolutePath().toString())
+              .redirectError(ProcessBuilder.Redirect.DISCARD)
+              .redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null")))
+              .start();
+      String printed = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+      if (!p.waitFor(600, TimeUnit.SECONDS) || p.exitValue() != 0 || printed.isBlank()) {
+        p.destroyForcibly();
+        System.out.println(
+            "child JVMs start without a class archive: jobs/lib/class-archive made none"
+                + " (FLEETPROF_CLASS_ARCHIVE=off, or see target/cds/failed.log)");
+        return null;
+      }
+      List<String> jars = new ArrayList<>();
+      for (String jar : Files.readString(list).strip().split(File.pathSeparator)) {
+        if (!jar.isBlank()) {
+          jars.add(jar);
+        }
+      }
+      archive = new ClassArchive(Path.of(printed.strip()), List.copyOf(jars));
+      System.out.println("child JVMs start on the class archive " + archive.file());
+      return archive;
+    } catch (IOException e) {
+      System.out.println("child JVMs start without a class archive: " + e);
+      return null;
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      return null;
+    }
   }
 
   /** A classpath of these entries. */
