@@ -107,15 +107,20 @@ public final class ChildJvm {
     }
     try {
       // The recording runs the quick-start job from the compiled classes (no jar before package).
+      // Its answer goes to a file, so that the time limit holds even if the script hangs.
+      Path answer = Files.createTempFile("class-archive", ".txt");
       Process p =
           new ProcessBuilder(
                   Path.of("jobs", "lib", "class-archive").toAbsolutePath().toString(),
                   Path.of("target", "classes").toAbsolutePath().toString())
+              .redirectOutput(answer.toFile())
               .redirectError(ProcessBuilder.Redirect.DISCARD)
               .redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null")))
               .start();
-      String printed = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-      if (!p.waitFor(600, TimeUnit.SECONDS) || p.exitValue() != 0 || printed.isBlank()) {
+      boolean ended = p.waitFor(600, TimeUnit.SECONDS);
+      String printed = ended ? Files.readString(answer, StandardCharsets.UTF_8) : "";
+      Files.deleteIfExists(answer);
+      if (!ended || p.exitValue() != 0 || printed.isBlank()) {
         p.destroyForcibly();
         System.out.println(
             "child JVMs start without a class archive: jobs/lib/class-archive made none"
