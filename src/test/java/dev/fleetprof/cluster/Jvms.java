@@ -16,7 +16,7 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * Child JVMs on the jars a real deployment has: Spark, Hadoop and Parquet from {@code
- * target/classpath.txt} (written by the pom at {@code package}) and fleetprof only as the job jar.
+ * target/classpath.txt} (written by the build before the tests) and fleetprof only as the job jar.
  * The test JVM's own classpath (with {@code target/classes}) is never handed down, so a child can
  * only find the {@code profile} source the way a cluster does: in the jar.
  */
@@ -40,19 +40,11 @@ final class Jvms {
 
   /** Spark's, Hadoop's and Parquet's jars, as `package` listed them. */
   static List<Path> sparkJars() {
-    Path list = Path.of("target", "classpath.txt");
-    assertTrue(Files.isRegularFile(list), list + " is missing: it is written at `package`");
-    try {
-      List<Path> jars = new ArrayList<>();
-      for (String entry : Files.readString(list).trim().split(java.io.File.pathSeparator)) {
-        if (!entry.isBlank()) {
-          jars.add(Path.of(entry));
-        }
-      }
-      return jars;
-    } catch (IOException e) {
-      throw new UncheckedIOException(e);
-    }
+    List<String> jars = ChildJvm.launcherJars();
+    assertTrue(
+        jars != null,
+        ChildJvm.LAUNCHER_CLASSPATH + " is missing: the build writes it before the tests");
+    return jars.stream().map(Path::of).toList();
   }
 
   static int freePort() {

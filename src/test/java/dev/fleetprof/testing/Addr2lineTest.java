@@ -57,7 +57,8 @@ class Addr2lineTest {
     for (long a : clone) {
       // Every address with inlined frames (where the names differed), one in eight of the rest:
       // an addr2line process per address costs about 0.1 s.
-      if (together.get(a) != null && together.get(a).size() < 2 && i++ % 8 != 0) {
+      List<SourceLine> chain = together.get(a);
+      if (chain != null && chain.size() < 2 && i++ % 8 != 0) {
         continue;
       }
       List<SourceLine> alone = Addr2line.chains(bin, List.of(a), dir).get(a);

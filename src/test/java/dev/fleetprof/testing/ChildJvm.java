@@ -2,6 +2,7 @@ package dev.fleetprof.testing;
 
 import java.io.File;
 import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.lang.management.ManagementFactory;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -100,9 +101,9 @@ public final class ChildJvm {
       return archive;
     }
     archiveAsked = true;
-    Path list = Path.of("target", "classpath.txt").toAbsolutePath();
-    if (!Files.isRegularFile(list)) {
-      System.out.println("child JVMs start without a class archive: no " + list);
+    List<String> jars = launcherJars();
+    if (jars == null) {
+      System.out.println("child JVMs start without a class archive: no " + LAUNCHER_CLASSPATH);
       return null;
     }
     try {
@@ -127,13 +128,7 @@ public final class ChildJvm {
                 + " (FLEETPROF_CLASS_ARCHIVE=off, or see target/cds/failed.log)");
         return null;
       }
-      List<String> jars = new ArrayList<>();
-      for (String jar : Files.readString(list).strip().split(File.pathSeparator)) {
-        if (!jar.isBlank()) {
-          jars.add(jar);
-        }
-      }
-      archive = new ClassArchive(Path.of(printed.strip()), List.copyOf(jars));
+      archive = new ClassArchive(Path.of(printed.strip()), jars);
       System.out.println("child JVMs start on the class archive " + archive.file());
       return archive;
     } catch (IOException e) {
@@ -142,6 +137,27 @@ public final class ChildJvm {
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       return null;
+    }
+  }
+
+  /** The launchers' classpath, Spark's and its dependencies' jars, as the build lists them. */
+  public static final Path LAUNCHER_CLASSPATH = Path.of("target", "classpath.txt").toAbsolutePath();
+
+  /** The jars {@link #LAUNCHER_CLASSPATH} lists, in its order, or null when there is none. */
+  public static List<String> launcherJars() {
+    if (!Files.isRegularFile(LAUNCHER_CLASSPATH)) {
+      return null;
+    }
+    try {
+      List<String> jars = new ArrayList<>();
+      for (String jar : Files.readString(LAUNCHER_CLASSPATH).strip().split(File.pathSeparator)) {
+        if (!jar.isBlank()) {
+          jars.add(jar);
+        }
+      }
+      return List.copyOf(jars);
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
     }
   }
 
