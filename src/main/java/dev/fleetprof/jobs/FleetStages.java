@@ -187,28 +187,8 @@ final class FleetStages implements AutoCloseable {
     Dataset<Row> stacks = levels.stacks();
     ready.accept("stacks", stacks);
     ready.accept("host_stacks", levels.hostStacks());
-    // A location on the stack twice (recursion) counts once. array_distinct over structs
-    // compares every pair of frames in interpreted code; distinct offsets (almost every stack)
-    // already mean distinct frames, and array_distinct over bigints is a generated hash set.
-    // Kept: the symbolizer's input and the written dataset both come from it, and each would
-    // otherwise explode every stack again.
-    Dataset<Row> rawLocations =
-        persisted(
-            stacks
-                .selectExpr(
-                    "date",
-                    "format",
-                    "kind",
-                    "measure",
-                    "unit",
-                    "count",
-                    "value",
-                    "try_element_at(frames, 1) AS leaf",
-                    "explode(IF(size(array_distinct(frames.offset)) = size(frames), frames,"
-                        + " array_distinct(frames))) AS frame")
-                .groupBy(
-                    "date", "format", "kind", "measure", "unit", "frame.module", "frame.offset")
-                .agg(selfAndTotal("frame = leaf")[0], rest(selfAndTotal("frame = leaf"))));
+    // Kept: the symbolizer's input and the written dataset both come from it.
+    Dataset<Row> rawLocations = persisted(locations(levels.keyedStacks()));
     // Names: the run's distinct locations, symbolized once each, joined back. Locations a pprof
     // profile names itself keep the profile's names (no binary needed); the rest are looked up.
     Dataset<Row> profileSymbols = persisted(profileSymbols(read.stackFrames()));
@@ -255,7 +235,7 @@ final class FleetStages implements AutoCloseable {
     tables.put("host_stacks", levels.hostStacks());
     tables.put("locations", withBuildIds(joinLines(rawLocations, symbols), builds));
     tables.put("modules", modules);
-    tables.put("functions", functions(stacks, symbols));
+    tables.put("functions", functions(levels.keyedStacks(), symbols));
     if (!List.copyOf(tables.keySet()).equals(FleetAggregate.DATASETS)) {
       throw new IllegalStateException(
           "datasets " + tables.keySet() + " are not " + FleetAggregate.DATASETS);
@@ -663,31 +643,43 @@ final class FleetStages implements AutoCloseable {
   }
 
   /**
-   * Per function, with {@code pprof -top}'s meaning: {@code self_count} is the weight of the stacks
-   * whose leaf's innermost (inlined) function it is, {@code total_count} of the stacks it is
-   * anywhere on, inlined frames included, once per stack however often it recurs. A location with
-   * no name counts for the function null of its module (pprof shows it as {@code [module]}). A
-   * function's {@code name_source} is the most trusted among its locations' (in the order of {@link
-   * Symbolization#SOURCES_BY_TRUST}); null for the function null.
+   * A level's stacks by key and the frames of each key, so that what is computed from a stack's
+   * frames is computed once per distinct stack, not once per row of the level: {@code weights}
+   * holds the level's rows (date, format, kind, measure, unit, count, value, ...) with their {@code
+   * stack_key}, {@code frames} each key's {@code stack_key} and {@code frames} once. After a
+   * collision (or for rows that carry their frames) the key is the frames themselves.
    */
-  static Dataset<Row> functions(Dataset<Row> stacks, Dataset<Row> symbols) {
-    Dataset<Row> frames =
+  record KeyedStacks(Dataset<Row> weights, Dataset<Row> frames) {
+    /** Rows that carry their own {@code frames}, keyed by them. */
+    static KeyedStacks byFrames(Dataset<Row> stacks) {
+      return new KeyedStacks(
+          stacks.withColumn("stack_key", col("frames")).drop("frames"),
+          stacks.select(col("frames").as("stack_key"), col("frames")).distinct());
+    }
+  }
+
+  /**
+   * Per location of each date (the columns of {@code locations/} before its names): the weight of
+   * the stacks it is the leaf of ({@code self_*}) and of the stacks it is on ({@code total_*}). A
+   * location on the stack twice (recursion) counts once: each distinct stack's locations are
+   * deduplicated once, then every row of the stack gets them.
+   */
+  static Dataset<Row> locations(KeyedStacks stacks) {
+    // array_distinct over structs compares every pair of frames in interpreted code; distinct
+    // offsets (most stacks) already mean distinct frames, and array_distinct over bigints is a
+    // generated hash set.
+    Dataset<Row> onStack =
         stacks
-            .withColumn("stack_id", org.apache.spark.sql.functions.monotonically_increasing_id())
+            .frames()
             .selectExpr(
-                "stack_id",
-                "date",
-                "format",
-                "kind",
-                "measure",
-                "unit",
-                "count",
-                "value",
-                "posexplode(frames) AS (frame_pos, frame)");
-    Column[] sums = selfAndTotal("is_self");
-    return Symbolization.joinNames(frames, "frame.module", "frame.offset", symbols)
+                "stack_key AS l_stack_key",
+                "try_element_at(frames, 1) AS leaf",
+                "IF(size(array_distinct(frames.offset)) = size(frames), frames,"
+                    + " array_distinct(frames)) AS locations");
+    return stacks
+        .weights()
+        .join(onStack, col("stack_key").equalTo(col("l_stack_key")))
         .selectExpr(
-            "stack_id",
             "date",
             "format",
             "kind",
@@ -695,17 +687,57 @@ final class FleetStages implements AutoCloseable {
             "unit",
             "count",
             "value",
-            "frame_pos",
-            "frame.module AS module",
-            Symbolization.trustRank("name_source") + " AS name_rank",
-            "posexplode(coalesce(lines.function, array(CAST(NULL AS STRING))))"
-                + " AS (line_pos, function)")
-        .groupBy("stack_id", "date", "format", "kind", "measure", "unit", "module", "function")
-        .agg(
-            expr("max(frame_pos = 0 AND line_pos = 0)").as("is_self"),
-            expr("first(count)").as("count"),
-            expr("first(value)").as("value"),
-            expr("min(name_rank)").as("name_rank"))
+            "leaf",
+            "explode(locations) AS frame")
+        .groupBy("date", "format", "kind", "measure", "unit", "frame.module", "frame.offset")
+        .agg(selfAndTotal("frame = leaf")[0], rest(selfAndTotal("frame = leaf")));
+  }
+
+  /** {@link #functions(KeyedStacks, Dataset)} of rows that carry their own {@code frames}. */
+  static Dataset<Row> functions(Dataset<Row> stacks, Dataset<Row> symbols) {
+    return functions(KeyedStacks.byFrames(stacks), symbols);
+  }
+
+  /**
+   * Per function, with {@code pprof -top}'s meaning: {@code self_count} is the weight of the stacks
+   * whose leaf's innermost (inlined) function it is, {@code total_count} of the stacks it is
+   * anywhere on, inlined frames included, once per stack however often it recurs. A location with
+   * no name counts for the function null of its module (pprof shows it as {@code [module]}). A
+   * function's {@code name_source} is the most trusted among its locations' (in the order of {@link
+   * Symbolization#SOURCES_BY_TRUST}); null for the function null. The functions on a stack are
+   * found once per distinct stack (and format: names are per format), then weighted by each of its
+   * rows.
+   */
+  static Dataset<Row> functions(KeyedStacks stacks, Dataset<Row> symbols) {
+    Dataset<Row> frames =
+        stacks
+            .weights()
+            .select("format", "stack_key")
+            .distinct()
+            .join(stacks.frames(), "stack_key")
+            .selectExpr("format", "stack_key", "posexplode(frames) AS (frame_pos, frame)");
+    Dataset<Row> onStack =
+        Symbolization.joinNames(frames, "frame.module", "frame.offset", symbols)
+            .selectExpr(
+                "format AS f_format",
+                "stack_key AS f_stack_key",
+                "frame_pos",
+                "frame.module AS module",
+                Symbolization.trustRank("name_source") + " AS name_rank",
+                "posexplode(coalesce(lines.function, array(CAST(NULL AS STRING))))"
+                    + " AS (line_pos, function)")
+            .groupBy("f_format", "f_stack_key", "module", "function")
+            .agg(
+                expr("max(frame_pos = 0 AND line_pos = 0)").as("is_self"),
+                expr("min(name_rank)").as("name_rank"));
+    Column[] sums = selfAndTotal("is_self");
+    return stacks
+        .weights()
+        .join(
+            onStack,
+            col("format")
+                .equalTo(col("f_format"))
+                .and(col("stack_key").equalTo(col("f_stack_key"))))
         .groupBy("date", "format", "kind", "measure", "unit", "module", "function")
         .agg(sums[0], sums[1], sums[2], sums[3], expr("min(name_rank)").as("name_rank"))
         .withColumn("name_source", expr(Symbolization.sourceOfRank("name_rank")))
@@ -715,9 +747,14 @@ final class FleetStages implements AutoCloseable {
   /**
    * The per-host and fleet-wide stacks (the columns of {@code host_stacks/} and {@code stacks/}),
    * the per-host rows {@code modules/} is computed from ({@code leaf_module} and the distinct
-   * {@code modules} of the stack instead of its frames).
+   * {@code modules} of the stack instead of its frames), and the fleet-wide level by key, which
+   * {@code locations/} and {@code functions/} are computed from.
    */
-  record StackLevels(Dataset<Row> hostStacks, Dataset<Row> stacks, Dataset<Row> hostModules) {}
+  record StackLevels(
+      Dataset<Row> hostStacks,
+      Dataset<Row> stacks,
+      Dataset<Row> hostModules,
+      KeyedStacks keyedStacks) {}
 
   /** Whether a row of {@link #fileStacksAndFrames} holds a stack's frames, not a file's sums. */
   private static final String FRAMES_ROW = "frames_row";
@@ -815,10 +852,12 @@ final class FleetStages implements AutoCloseable {
         filesAreHosts
             ? keyed.select(oneFileHostColumns(hostKey))
             : persisted(keyed.groupBy(columns(hostKey)).agg(hostSums()[0], rest(hostSums())));
+    Dataset<Row> dateStacks =
+        persisted(host.groupBy(columns(dateKey)).agg(dateSums()[0], rest(dateSums())));
     Dataset<Row> stacks =
         persisted(
             withFrames(
-                host.groupBy(columns(dateKey)).agg(dateSums()[0], rest(dateSums())),
+                dateStacks,
                 byKey ? distinct : null,
                 List.of("date"),
                 List.of("count", "value", "records", "profiles", "hosts")));
@@ -838,7 +877,11 @@ final class FleetStages implements AutoCloseable {
         byKey
             ? host.join(distinct.selectExpr("stack_key", modules[0], modules[1]), "stack_key")
             : host.selectExpr("*", modules[0], modules[1]);
-    return new StackLevels(hostStacks, stacks, hostModules);
+    KeyedStacks keyedStacks =
+        byKey
+            ? new KeyedStacks(dateStacks, distinct.select("stack_key", "frames"))
+            : KeyedStacks.byFrames(dateStacks);
+    return new StackLevels(hostStacks, stacks, hostModules, keyedStacks);
   }
 
   /**
