@@ -709,11 +709,14 @@ final class FleetStages implements AutoCloseable {
    * rows.
    */
   static Dataset<Row> functions(KeyedStacks stacks, Dataset<Row> symbols) {
+    // The two joins by stack are shuffled, never broadcast: this query runs where broadcasts of
+    // the names are allowed, and each broadcast would be a Spark job of its own.
     Dataset<Row> frames =
         stacks
             .weights()
             .select("format", "stack_key")
             .distinct()
+            .hint("shuffle_hash")
             .join(stacks.frames(), "stack_key")
             .selectExpr("format", "stack_key", "posexplode(frames) AS (frame_pos, frame)");
     Dataset<Row> onStack =
@@ -734,7 +737,7 @@ final class FleetStages implements AutoCloseable {
     return stacks
         .weights()
         .join(
-            onStack,
+            onStack.hint("shuffle_hash"),
             col("format")
                 .equalTo(col("f_format"))
                 .and(col("stack_key").equalTo(col("f_stack_key"))))
