@@ -184,7 +184,13 @@ public final class ScanBenchmark {
               "deep-warm",
               false);
       deepPprof = goPprof(deep);
-      deepFloor = readFloorRow(deep.path().toString(), deep.label(), "deep-floor", deep.records());
+      deepFloor =
+          readFloorRow(
+              deep.path().toString(),
+              deep.label(),
+              "deep-floor",
+              deep.records(),
+              Path.of(jobOutput("deep-warm") + "-" + WARM_RUNS));
     }
     Row scaleJob = null;
     Row scalePprof = null;
@@ -355,6 +361,13 @@ public final class ScanBenchmark {
                   onWarm ? " (warm)" : " in a fresh JVM",
                   floorSeconds,
                   pprof.seconds() / floorSeconds);
+      Double writes = onWarm && floor != null ? warmWrites.get(floor) : null;
+      if (writes != null && floorSeconds != null) {
+        floorText +=
+            fmt(
+                "; with the writes of its rows from memory (warm): %.1f s, %.2fx",
+                floorSeconds + writes, pprof.seconds() / (floorSeconds + writes));
+      }
       report.target(
           what,
           fmt(
@@ -399,6 +412,12 @@ public final class ScanBenchmark {
   /** Each read-floor row's last (warm) read, in seconds. */
   private final Map<Row, Double> warmReads = new java.util.IdentityHashMap<>();
 
+  /** A read-floor row's last (warm) write of its job's output rows, in seconds, where measured. */
+  private final Map<Row, Double> warmWrites = new java.util.IdentityHashMap<>();
+
+  private static final Pattern FLOOR_REWRITE =
+      Pattern.compile("rewrite (\\d+) of (\\d+): ([0-9.]+) s \\((\\d+) rows\\)");
+
   private static final Pattern FLOOR_READ =
       Pattern.compile("read (\\d+) of (\\d+): ([0-9.]+) s \\((\\d+) stack rows, (\\d+) records\\)");
 
@@ -410,9 +429,34 @@ public final class ScanBenchmark {
    * records} records (unless negative).
    */
   private Row readFloorRow(String path, String input, String name, long records) throws Exception {
+    return readFloorRow(path, input, name, records, null);
+  }
+
+  /**
+   * As above; with {@code written} (the output of a warm job row's last run), the same JVM then
+   * writes that output's rows again from memory, three times ({@code --rewrite}): the warm floor of
+   * the job's writes, whatever computes the rows, kept in {@link #warmWrites}.
+   */
+  private Row readFloorRow(String path, String input, String name, long records, Path written)
+      throws Exception {
     System.out.println("the job's read alone (floor), " + input + " ...");
     Outcome o = bareSession(List.of("--read", path, "--runs", "3"), name);
     Matcher last = o.ok() ? lastMatch(FLOOR_READ, o.output()) : null;
+    Matcher rewrite = null;
+    if (written != null && Files.isDirectory(written)) {
+      // A JVM of its own, so that the read's child stays the cold floor.
+      Path dir = jobOutput(name);
+      Inputs.delete(dir);
+      Outcome w =
+          bareSession(
+              List.of(
+                  "--rewrite", written.toString(), "--write-dir", dir.toString(), "--runs", "3"),
+              name + "-rewrite");
+      rewrite = w.ok() ? lastMatch(FLOOR_REWRITE, w.output()) : null;
+      if (rewrite == null) {
+        report.problem("write floor " + input + ": " + w.tail());
+      }
+    }
     Row row =
         report.add(
             new Row(
@@ -424,11 +468,22 @@ public final class ScanBenchmark {
                 last != null
                     ? fmt(
                         "the floor of any Spark job over these inputs; JVM start included; warm"
-                            + " (3rd read in the JVM) %s s; %s stack rows, %s records",
-                        last.group(3), last.group(4), last.group(5))
+                            + " (3rd read in the JVM) %s s; %s stack rows, %s records%s",
+                        last.group(3),
+                        last.group(4),
+                        last.group(5),
+                        rewrite == null
+                            ? ""
+                            : fmt(
+                                "; then the job's output rows written again from memory (warm,"
+                                    + " 3rd time): %s s, %s rows",
+                                rewrite.group(3), rewrite.group(4)))
                     : "failed"));
     if (last != null && records >= 0 && Long.parseLong(last.group(5)) != records) {
       report.problem("read floor " + input + ": " + last.group(5) + " records, not " + records);
+    }
+    if (rewrite != null) {
+      warmWrites.put(row, Double.parseDouble(rewrite.group(3)));
     }
     if (last != null) {
       warmReads.put(row, Double.parseDouble(last.group(3)));
