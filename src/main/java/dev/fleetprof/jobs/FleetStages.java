@@ -676,6 +676,7 @@ final class FleetStages implements AutoCloseable {
                 "try_element_at(frames, 1) AS leaf",
                 "IF(size(array_distinct(frames.offset)) = size(frames), frames,"
                     + " array_distinct(frames)) AS locations");
+    Column[] sums = selfAndTotal("frame = leaf");
     return stacks
         .weights()
         .join(onStack, col("stack_key").equalTo(col("l_stack_key")))
@@ -690,7 +691,7 @@ final class FleetStages implements AutoCloseable {
             "leaf",
             "explode(locations) AS frame")
         .groupBy("date", "format", "kind", "measure", "unit", "frame.module", "frame.offset")
-        .agg(selfAndTotal("frame = leaf")[0], rest(selfAndTotal("frame = leaf")));
+        .agg(sums[0], rest(sums));
   }
 
   /** {@link #functions(KeyedStacks, Dataset)} of rows that carry their own {@code frames}. */

@@ -361,8 +361,8 @@ public final class ScanBenchmark {
                   onWarm ? " (warm)" : " in a fresh JVM",
                   floorSeconds,
                   pprof.seconds() / floorSeconds);
-      Double writes = onWarm && floor != null ? warmWrites.get(floor) : null;
-      if (writes != null && floorSeconds != null) {
+      Double writes = onWarm && floorSeconds != null ? warmWrites.get(floor) : null;
+      if (writes != null) {
         floorText +=
             fmt(
                 "; with the writes of its rows from memory (warm): %.1f s, %.2fx",
@@ -433,9 +433,10 @@ public final class ScanBenchmark {
   }
 
   /**
-   * As above; with {@code written} (the output of a warm job row's last run), the same JVM then
+   * As above; with {@code written} (the output of a warm job row's last run), a second fresh JVM
    * writes that output's rows again from memory, three times ({@code --rewrite}): the warm floor of
-   * the job's writes, whatever computes the rows, kept in {@link #warmWrites}.
+   * the job's writes, whatever computes the rows, kept in {@link #warmWrites}. The read's JVM stays
+   * the cold floor.
    */
   private Row readFloorRow(String path, String input, String name, long records, Path written)
       throws Exception {
@@ -444,7 +445,6 @@ public final class ScanBenchmark {
     Matcher last = o.ok() ? lastMatch(FLOOR_READ, o.output()) : null;
     Matcher rewrite = null;
     if (written != null && Files.isDirectory(written)) {
-      // A JVM of its own, so that the read's child stays the cold floor.
       Path dir = jobOutput(name);
       Inputs.delete(dir);
       Outcome w =
