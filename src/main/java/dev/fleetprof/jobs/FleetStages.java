@@ -858,13 +858,13 @@ final class FleetStages implements AutoCloseable {
             : persisted(keyed.groupBy(columns(hostKey)).agg(hostSums()[0], rest(hostSums())));
     Dataset<Row> dateStacks =
         persisted(host.groupBy(columns(dateKey)).agg(dateSums()[0], rest(dateSums())));
+    // Not kept: only its write reads it, and the profile outputs (the CPU rows of a small run).
     Dataset<Row> stacks =
-        persisted(
-            withFrames(
-                dateStacks,
-                byKey ? distinct : null,
-                List.of("date"),
-                List.of("count", "value", "records", "profiles", "hosts")));
+        withFrames(
+            dateStacks,
+            byKey ? distinct : null,
+            List.of("date"),
+            List.of("count", "value", "records", "profiles", "hosts"));
     List<String> hostLeading = new ArrayList<>(List.of("date", "host"));
     hostLeading.addAll(dimensions.columns());
     Dataset<Row> hostStacks =
