@@ -30,6 +30,7 @@ import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
 import org.apache.spark.sql.SparkSession;
 import org.apache.spark.sql.execution.datasources.v2.DataSourceV2ScanRelation;
+import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -42,6 +43,17 @@ import scala.runtime.BoxedUnit;
  * with a map bound so small that readers emit a partial row per record.
  */
 class AggregatePushdownTest {
+  /** Under Spark's generated code, as a run on more than a few MB reads the source (TestSpark). */
+  @BeforeAll
+  static void generatedCodeOn() {
+    TestSpark.generatedCode(true);
+  }
+
+  @AfterAll
+  static void generatedCodeOff() {
+    TestSpark.generatedCode(false);
+  }
+
   private static SparkSession spark;
   @TempDir static Path dir;
   private static Path bad;

@@ -13,6 +13,8 @@ import java.util.Map;
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
 import org.apache.spark.sql.SparkSession;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -20,6 +22,17 @@ import org.junit.jupiter.api.Test;
  * agree with its reference (gprof's flat profile; the DCPI generator's expected values).
  */
 class MixedFormatsTest {
+  /** Under Spark's generated code, as a run on more than a few MB reads the source (TestSpark). */
+  @BeforeAll
+  static void generatedCodeOn() {
+    TestSpark.generatedCode(true);
+  }
+
+  @AfterAll
+  static void generatedCodeOff() {
+    TestSpark.generatedCode(false);
+  }
+
   private final SparkSession spark = TestSpark.get();
 
   private static String name(String uri) {

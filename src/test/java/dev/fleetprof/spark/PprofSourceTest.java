@@ -20,6 +20,7 @@ import java.util.Map;
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
 import org.apache.spark.sql.SparkSession;
+import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -31,6 +32,17 @@ import org.junit.jupiter.api.io.TempDir;
  * file is one partition). Gzip data is read whatever the file's name, as Go names its profiles.
  */
 class PprofSourceTest {
+  /** Under Spark's generated code, as a run on more than a few MB reads the source (TestSpark). */
+  @BeforeAll
+  static void generatedCodeOn() {
+    TestSpark.generatedCode(true);
+  }
+
+  @AfterAll
+  static void generatedCodeOff() {
+    TestSpark.generatedCode(false);
+  }
+
   private final SparkSession spark = TestSpark.get();
 
   @TempDir static Path tmp;

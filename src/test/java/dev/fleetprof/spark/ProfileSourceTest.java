@@ -23,11 +23,24 @@ import java.util.zip.GZIPOutputStream;
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
 import org.apache.spark.sql.SparkSession;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /** The {@code profile} source end to end in a real local Spark session, on the real samples. */
 class ProfileSourceTest {
+  /** Under Spark's generated code, as a run on more than a few MB reads the source (TestSpark). */
+  @BeforeAll
+  static void generatedCodeOn() {
+    TestSpark.generatedCode(true);
+  }
+
+  @AfterAll
+  static void generatedCodeOff() {
+    TestSpark.generatedCode(false);
+  }
+
   private final SparkSession spark = TestSpark.get();
 
   @Test

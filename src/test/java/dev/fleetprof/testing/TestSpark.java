@@ -22,13 +22,20 @@ import scala.Option;
 /**
  * One real local Spark session for all tests in the JVM, with the settings of the jobs' local runs
  * ({@code conf/spark-defaults.conf}, adaptive query execution included) apart from the few that
- * only suit a test JVM.
+ * only suit a test JVM. Spark's code generation is off, as in the launcher's runs on a few MB
+ * ({@code conf/small-run-jvm-options}), which is what nearly every test is: hundreds of queries on
+ * small data, each of which would otherwise compile its Java first. Tests of the source's rows
+ * under generated code, as a large run reads them, turn it on for their class ({@link
+ * #generatedCode}).
  */
 public final class TestSpark {
   /** The settings a job run locally starts from (see {@code Sessions} in the jobs). */
   private static final Path PRODUCTION_DEFAULTS = Path.of("conf", "spark-defaults.conf");
 
   private static SparkSession spark;
+
+  private static final String WHOLE_STAGE = "spark.sql.codegen.wholeStage";
+  private static final String FACTORY_MODE = "spark.sql.codegen.factoryMode";
 
   private TestSpark() {}
 
@@ -45,12 +52,25 @@ public final class TestSpark {
               .config("spark.ui.showConsoleProgress", "false")
               // Tiny inputs: fewer shuffle files per map task than a real fleet needs.
               .config("spark.sql.shuffle.partitions", "4")
+              .config(WHOLE_STAGE, "false")
+              .config(FACTORY_MODE, "NO_CODEGEN")
               .config(
                   "spark.sql.warehouse.dir",
                   System.getProperty("java.io.tmpdir") + "/fleetprof-test-warehouse")
               .getOrCreate();
     }
     return spark;
+  }
+
+  /**
+   * Turns Spark's code generation on ({@code true}: whole-stage code generation, and generated
+   * projections and predicates, falling back to interpreted ones as Spark's default does) or off
+   * again, as the session starts: a class that tests rows under generated code calls it with {@code
+   * true} before its tests and {@code false} after them.
+   */
+  public static void generatedCode(boolean on) {
+    get().conf().set(WHOLE_STAGE, Boolean.toString(on));
+    get().conf().set(FACTORY_MODE, on ? "FALLBACK" : "NO_CODEGEN");
   }
 
   /**
@@ -108,7 +128,7 @@ public final class TestSpark {
    * Every node of a plan, looking inside the query stages (and nested adaptive plans) that adaptive
    * execution puts between a query and its scans, where Spark's own tree walk stops.
    */
-  private static List<SparkPlan> nodes(SparkPlan plan) {
+  public static List<SparkPlan> nodes(SparkPlan plan) {
     List<SparkPlan> out = new ArrayList<>();
     List<SparkPlan> todo = new ArrayList<>(List.of(plan));
     while (!todo.isEmpty()) {
