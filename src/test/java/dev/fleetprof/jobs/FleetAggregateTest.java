@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.fleetprof.testing.FleetFixture;
+import dev.fleetprof.testing.GeneratedCode;
 import dev.fleetprof.testing.SampleData;
 import dev.fleetprof.testing.TestSpark;
 import java.math.BigDecimal;
@@ -15,24 +16,13 @@ import java.util.List;
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
 import org.apache.spark.sql.SparkSession;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
 
 /** The fleet job on the real samples: its Parquet output, read back, adds up to the inputs. */
+@ExtendWith(GeneratedCode.class)
 class FleetAggregateTest {
-  /** Under Spark's generated code, as a run on more than a few MB reads the source (TestSpark). */
-  @BeforeAll
-  static void generatedCodeOn() {
-    TestSpark.generatedCode(true);
-  }
-
-  @AfterAll
-  static void generatedCodeOff() {
-    TestSpark.generatedCode(false);
-  }
-
   private final SparkSession spark = TestSpark.get();
 
   /** The samples pprof counts in gperftools sample profiles, one host's worth. */

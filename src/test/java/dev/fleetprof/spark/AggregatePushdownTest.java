@@ -13,6 +13,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.fleetprof.testing.CpuProfiles;
 import dev.fleetprof.testing.FleetFixture;
+import dev.fleetprof.testing.GeneratedCode;
 import dev.fleetprof.testing.SameRows;
 import dev.fleetprof.testing.SampleData;
 import dev.fleetprof.testing.SyntheticCpuProfile;
@@ -30,9 +31,9 @@ import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
 import org.apache.spark.sql.SparkSession;
 import org.apache.spark.sql.execution.datasources.v2.DataSourceV2ScanRelation;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
 import scala.runtime.BoxedUnit;
 
@@ -42,18 +43,8 @@ import scala.runtime.BoxedUnit;
  * partition columns, files cut into many splits, bad files beside good ones under each mode, and
  * with a map bound so small that readers emit a partial row per record.
  */
+@ExtendWith(GeneratedCode.class)
 class AggregatePushdownTest {
-  /** Under Spark's generated code, as a run on more than a few MB reads the source (TestSpark). */
-  @BeforeAll
-  static void generatedCodeOn() {
-    TestSpark.generatedCode(true);
-  }
-
-  @AfterAll
-  static void generatedCodeOff() {
-    TestSpark.generatedCode(false);
-  }
-
   private static SparkSession spark;
   @TempDir static Path dir;
   private static Path bad;

@@ -3,6 +3,7 @@ package dev.fleetprof.spark;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.fleetprof.testing.GeneratedCode;
 import dev.fleetprof.testing.SampleData;
 import dev.fleetprof.testing.TestSpark;
 import java.nio.file.Files;
@@ -13,26 +14,15 @@ import java.util.Map;
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
 import org.apache.spark.sql.SparkSession;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
  * All of sample-data in one DataFrame: every file gets the right format, and each format's totals
  * agree with its reference (gprof's flat profile; the DCPI generator's expected values).
  */
+@ExtendWith(GeneratedCode.class)
 class MixedFormatsTest {
-  /** Under Spark's generated code, as a run on more than a few MB reads the source (TestSpark). */
-  @BeforeAll
-  static void generatedCodeOn() {
-    TestSpark.generatedCode(true);
-  }
-
-  @AfterAll
-  static void generatedCodeOff() {
-    TestSpark.generatedCode(false);
-  }
-
   private final SparkSession spark = TestSpark.get();
 
   private static String name(String uri) {

@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.fleetprof.format.pprof.GoPprof;
 import dev.fleetprof.format.pprof.PprofProfiles;
+import dev.fleetprof.testing.GeneratedCode;
 import dev.fleetprof.testing.PprofRaw;
 import dev.fleetprof.testing.SampleData;
 import dev.fleetprof.testing.ScalaValues;
@@ -20,9 +21,9 @@ import java.util.Map;
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
 import org.apache.spark.sql.SparkSession;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
@@ -31,18 +32,8 @@ import org.junit.jupiter.api.io.TempDir;
  * the inline chains of {@code -traces -lines}), and any split size gives the same rows (a pprof
  * file is one partition). Gzip data is read whatever the file's name, as Go names its profiles.
  */
+@ExtendWith(GeneratedCode.class)
 class PprofSourceTest {
-  /** Under Spark's generated code, as a run on more than a few MB reads the source (TestSpark). */
-  @BeforeAll
-  static void generatedCodeOn() {
-    TestSpark.generatedCode(true);
-  }
-
-  @AfterAll
-  static void generatedCodeOff() {
-    TestSpark.generatedCode(false);
-  }
-
   private final SparkSession spark = TestSpark.get();
 
   @TempDir static Path tmp;

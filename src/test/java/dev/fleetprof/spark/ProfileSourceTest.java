@@ -10,6 +10,7 @@ import dev.fleetprof.spark.metrics.ProfileMetrics;
 import dev.fleetprof.testing.CpuProfiles;
 import dev.fleetprof.testing.CpuProfiles.Decoded;
 import dev.fleetprof.testing.DecodedRecord;
+import dev.fleetprof.testing.GeneratedCode;
 import dev.fleetprof.testing.SampleData;
 import dev.fleetprof.testing.TestSpark;
 import java.io.OutputStream;
@@ -23,24 +24,13 @@ import java.util.zip.GZIPOutputStream;
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
 import org.apache.spark.sql.SparkSession;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
 
 /** The {@code profile} source end to end in a real local Spark session, on the real samples. */
+@ExtendWith(GeneratedCode.class)
 class ProfileSourceTest {
-  /** Under Spark's generated code, as a run on more than a few MB reads the source (TestSpark). */
-  @BeforeAll
-  static void generatedCodeOn() {
-    TestSpark.generatedCode(true);
-  }
-
-  @AfterAll
-  static void generatedCodeOff() {
-    TestSpark.generatedCode(false);
-  }
-
   private final SparkSession spark = TestSpark.get();
 
   @Test

@@ -26,7 +26,7 @@ import scala.Option;
  * ({@code conf/small-run-jvm-options}), which is what nearly every test is: hundreds of queries on
  * small data, each of which would otherwise compile its Java first. Tests of the source's rows
  * under generated code, as a large run reads them, turn it on for their class ({@link
- * #generatedCode}).
+ * GeneratedCode}).
  */
 public final class TestSpark {
   /** The settings a job run locally starts from (see {@code Sessions} in the jobs). */
@@ -65,8 +65,7 @@ public final class TestSpark {
   /**
    * Turns Spark's code generation on ({@code true}: whole-stage code generation, and generated
    * projections and predicates, falling back to interpreted ones as Spark's default does) or off
-   * again, as the session starts: a class that tests rows under generated code calls it with {@code
-   * true} before its tests and {@code false} after them.
+   * again, as the session starts ({@link GeneratedCode} does both around a class's tests).
    */
   public static void generatedCode(boolean on) {
     get().conf().set(WHOLE_STAGE, Boolean.toString(on));
