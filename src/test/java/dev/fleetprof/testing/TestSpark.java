@@ -7,6 +7,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Properties;
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
@@ -34,8 +35,18 @@ public final class TestSpark {
 
   private static SparkSession spark;
 
-  private static final String WHOLE_STAGE = "spark.sql.codegen.wholeStage";
-  private static final String FACTORY_MODE = "spark.sql.codegen.factoryMode";
+  /**
+   * The session settings that turn Spark's code generation on ({@code true}: whole-stage code
+   * generation, and generated projections and predicates, falling back to interpreted ones as
+   * Spark's default does) or off.
+   */
+  private static Map<String, String> codeGeneration(boolean on) {
+    return Map.of(
+        "spark.sql.codegen.wholeStage",
+        Boolean.toString(on),
+        "spark.sql.codegen.factoryMode",
+        on ? "FALLBACK" : "NO_CODEGEN");
+  }
 
   private TestSpark() {}
 
@@ -43,6 +54,7 @@ public final class TestSpark {
     if (spark == null) {
       SparkSession.Builder builder = SparkSession.builder();
       productionDefaults().forEach((k, v) -> builder.config((String) k, ((String) v).strip()));
+      codeGeneration(false).forEach(builder::config);
       spark =
           builder
               // Two attempts per task, so that tests can check a retried task gives the same rows.
@@ -52,8 +64,6 @@ public final class TestSpark {
               .config("spark.ui.showConsoleProgress", "false")
               // Tiny inputs: fewer shuffle files per map task than a real fleet needs.
               .config("spark.sql.shuffle.partitions", "4")
-              .config(WHOLE_STAGE, "false")
-              .config(FACTORY_MODE, "NO_CODEGEN")
               .config(
                   "spark.sql.warehouse.dir",
                   System.getProperty("java.io.tmpdir") + "/fleetprof-test-warehouse")
@@ -63,13 +73,11 @@ public final class TestSpark {
   }
 
   /**
-   * Turns Spark's code generation on ({@code true}: whole-stage code generation, and generated
-   * projections and predicates, falling back to interpreted ones as Spark's default does) or off
-   * again, as the session starts ({@link GeneratedCode} does both around a class's tests).
+   * Turns Spark's code generation on, or off again as the session starts ({@link GeneratedCode}
+   * does both around a class's tests).
    */
   public static void generatedCode(boolean on) {
-    get().conf().set(WHOLE_STAGE, Boolean.toString(on));
-    get().conf().set(FACTORY_MODE, on ? "FALLBACK" : "NO_CODEGEN");
+    codeGeneration(on).forEach(get().conf()::set);
   }
 
   /**
