@@ -265,7 +265,7 @@ final class FleetStages implements AutoCloseable {
     List<String> key = new ArrayList<>(List.of("date", "host"));
     key.addAll(dimensions.columns());
     key.addAll(List.of("path", "format"));
-    return dimensions.collapsed(
+    Dataset<Row> sums =
         fileStacks
             .groupBy(columns(key))
             .agg(
@@ -277,8 +277,33 @@ final class FleetStages implements AutoCloseable {
                     .as("cpu_nanoseconds"),
                 stacks.as("stacks"),
                 count(col("error")).as("problems"),
-                expr("min(error)").as("problem"),
-                max(FILE_SIZE).as(FILE_SIZE)));
+                max(FILE_SIZE).as(FILE_SIZE));
+    // A file's first problem, from the few rows that have one, joined back: min(error) among the
+    // sums would make Spark sort every per-file stack row (a string is no hash aggregate buffer).
+    List<Column> problemKey = new ArrayList<>();
+    Column sameFile = lit(true);
+    for (int i = 0; i < key.size(); i++) {
+      problemKey.add(col(key.get(i)).as("_problem_key" + i));
+      sameFile = sameFile.and(sums.col(key.get(i)).eqNullSafe(col("_problem_key" + i)));
+    }
+    problemKey.add(col("problem"));
+    Dataset<Row> problems =
+        fileStacks
+            .where("error IS NOT NULL")
+            .groupBy(columns(key))
+            .agg(expr("min(error)").as("problem"))
+            .select(problemKey.toArray(new Column[0]));
+    List<Column> out = new ArrayList<>();
+    for (String c : key) {
+      out.add(sums.col(c));
+    }
+    for (String c : List.of("records", "count", "cpu_nanoseconds", "stacks", "problems")) {
+      out.add(sums.col(c));
+    }
+    out.add(col("problem"));
+    out.add(sums.col(FILE_SIZE));
+    return dimensions.collapsed(
+        sums.join(problems, sameFile, "left").select(out.toArray(new Column[0])));
   }
 
   /**
