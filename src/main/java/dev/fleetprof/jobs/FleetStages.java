@@ -5,6 +5,7 @@ import static org.apache.spark.sql.functions.count;
 import static org.apache.spark.sql.functions.expr;
 import static org.apache.spark.sql.functions.lit;
 import static org.apache.spark.sql.functions.max;
+import static org.apache.spark.sql.functions.min;
 import static org.apache.spark.sql.functions.sum;
 
 import dev.fleetprof.format.FrameAddresses;
@@ -52,6 +53,7 @@ final class FleetStages implements AutoCloseable {
   private final List<Dataset<Row>> persisted = new ArrayList<>();
 
   private Dimensions dimensions = Dimensions.NONE;
+  private boolean sumsOverLongs;
 
   /** The run's dimensions (see {@link Dimensions}), known once {@link #read} has planned. */
   Dimensions dimensions() {
@@ -104,7 +106,11 @@ final class FleetStages implements AutoCloseable {
     List<Row> measureRows =
         fileStacks
             .groupBy("date", "measure", "unit")
-            .agg(sum("count").as("count"), sum("value").as("value"), count(lit(1)).as("rows"))
+            .agg(
+                sum("count").as("count"),
+                sum("value").as("value"),
+                count(lit(1)).as("rows"),
+                min("value_per_count").as("least_value_per_count"))
             .collectAsList();
     List<Object> dates = new ArrayList<>();
     long stackRows = 0;
@@ -114,6 +120,7 @@ final class FleetStages implements AutoCloseable {
       }
       stackRows += r.getLong(5);
     }
+    sumsOverLongs = sumsFitLong(measureRows);
     return new Read(fileStacks, stackFrames, stack, dates, measureRows, stackRows);
   }
 
@@ -170,7 +177,7 @@ final class FleetStages implements AutoCloseable {
    */
   Datasets datasets(Read read, Dataset<Row> distinct, BiConsumer<String, Dataset<Row>> ready) {
     spark.sparkContext().setJobDescription("fleet-aggregate: datasets");
-    Dataset<Row> files = files(read.fileStacks(), read.stack(), dimensions);
+    Dataset<Row> files = files(read.fileStacks(), read.stack(), dimensions, sumsOverLongs);
     boolean filesAreHosts = false;
     // Only a large run asks (a Spark job of its own): a small one aggregates in less time.
     if (read.stackRows() >= hooks.askFilesPerHostFrom()) {
@@ -188,7 +195,7 @@ final class FleetStages implements AutoCloseable {
     ready.accept("stacks", stacks);
     ready.accept("host_stacks", levels.hostStacks());
     // Kept: the symbolizer's input and the written dataset both come from it.
-    Dataset<Row> rawLocations = persisted(locations(levels.keyedStacks()));
+    Dataset<Row> rawLocations = persisted(locations(levels.keyedStacks(), sumsOverLongs));
     // Names: the run's distinct locations, symbolized once each, joined back. Locations a pprof
     // profile names itself keep the profile's names (no binary needed); the rest are looked up.
     Dataset<Row> profileSymbols = persisted(profileSymbols(read.stackFrames()));
@@ -227,15 +234,15 @@ final class FleetStages implements AutoCloseable {
                 .selectExpr(moduleColumns.toArray(new String[0]))
                 .groupBy(columns(moduleKey))
                 .agg(
-                    selfAndTotal("module <=> leaf_module")[0],
-                    rest(selfAndTotal("module <=> leaf_module"))));
+                    selfAndTotal("module <=> leaf_module", sumsOverLongs)[0],
+                    rest(selfAndTotal("module <=> leaf_module", sumsOverLongs))));
     Map<String, Dataset<Row>> tables = new LinkedHashMap<>();
     tables.put("files", files);
     tables.put("stacks", stacks);
     tables.put("host_stacks", levels.hostStacks());
     tables.put("locations", withBuildIds(joinLines(rawLocations, symbols), builds));
     tables.put("modules", modules);
-    tables.put("functions", functions(levels.keyedStacks(), symbols));
+    tables.put("functions", functions(levels.keyedStacks(), symbols, sumsOverLongs));
     if (!List.copyOf(tables.keySet()).equals(FleetAggregate.DATASETS)) {
       throw new IllegalStateException(
           "datasets " + tables.keySet() + " are not " + FleetAggregate.DATASETS);
@@ -247,7 +254,8 @@ final class FleetStages implements AutoCloseable {
    * {@code files/}: per file, its records, counts, CPU time, stacks and problems, and its size as
    * listed ({@link #FILE_SIZE}, for the summary; not written).
    */
-  static Dataset<Row> files(Dataset<Row> fileStacks, String stack, Dimensions all) {
+  static Dataset<Row> files(
+      Dataset<Row> fileStacks, String stack, Dimensions all, boolean overLongs) {
     // A row per file: its directories' dimensions, not the labels of its samples.
     Dimensions dimensions = all.levels();
     // A file's stacks are its rows, unless labels split a stack into a row per value.
@@ -270,10 +278,11 @@ final class FleetStages implements AutoCloseable {
             .groupBy(columns(key))
             .agg(
                 sum(expr("CASE WHEN kind = 'error' THEN 0 ELSE records END")).as("records"),
-                sum("count").cast("decimal(38,0)").as("count"),
+                exactSum(col("count"), overLongs).as("count"),
                 // null, not 0, for a file with no CPU samples: "none" and "unknown" differ
-                sum(expr("CASE WHEN measure = '" + Measures.CPU + "' THEN value END"))
-                    .cast("decimal(38,0)")
+                exactSum(
+                        expr("CASE WHEN measure = '" + Measures.CPU + "' THEN value END"),
+                        overLongs)
                     .as("cpu_nanoseconds"),
                 stacks.as("stacks"),
                 count(col("error")).as("problems"),
@@ -689,7 +698,7 @@ final class FleetStages implements AutoCloseable {
    * location on the stack twice (recursion) counts once: each distinct stack's locations are
    * deduplicated once, then every row of the stack gets them.
    */
-  static Dataset<Row> locations(KeyedStacks stacks) {
+  static Dataset<Row> locations(KeyedStacks stacks, boolean overLongs) {
     // array_distinct over structs compares every pair of frames in interpreted code; distinct
     // offsets (most stacks) already mean distinct frames, and array_distinct over bigints is a
     // generated hash set.
@@ -701,7 +710,7 @@ final class FleetStages implements AutoCloseable {
                 "try_element_at(frames, 1) AS leaf",
                 "IF(size(array_distinct(frames.offset)) = size(frames), frames,"
                     + " array_distinct(frames)) AS locations");
-    Column[] sums = selfAndTotal("frame = leaf");
+    Column[] sums = selfAndTotal("frame = leaf", overLongs);
     return stacks
         .weights()
         .join(onStack, col("stack_key").equalTo(col("l_stack_key")))
@@ -719,9 +728,11 @@ final class FleetStages implements AutoCloseable {
         .agg(sums[0], rest(sums));
   }
 
-  /** {@link #functions(KeyedStacks, Dataset)} of rows that carry their own {@code frames}. */
+  /**
+   * {@link #functions(KeyedStacks, Dataset, boolean)} of rows that carry their own {@code frames}.
+   */
   static Dataset<Row> functions(Dataset<Row> stacks, Dataset<Row> symbols) {
-    return functions(KeyedStacks.byFrames(stacks), symbols);
+    return functions(KeyedStacks.byFrames(stacks), symbols, false);
   }
 
   /**
@@ -734,7 +745,7 @@ final class FleetStages implements AutoCloseable {
    * found once per distinct stack (and format: names are per format), then weighted by each of its
    * rows.
    */
-  static Dataset<Row> functions(KeyedStacks stacks, Dataset<Row> symbols) {
+  static Dataset<Row> functions(KeyedStacks stacks, Dataset<Row> symbols, boolean overLongs) {
     // The two joins by stack are shuffled, never broadcast: this query runs where broadcasts of
     // the names are allowed, and each broadcast would be a Spark job of its own.
     Dataset<Row> frames =
@@ -759,7 +770,7 @@ final class FleetStages implements AutoCloseable {
             .agg(
                 expr("max(frame_pos = 0 AND line_pos = 0)").as("is_self"),
                 expr("min(name_rank)").as("name_rank"));
-    Column[] sums = selfAndTotal("is_self");
+    Column[] sums = selfAndTotal("is_self", overLongs);
     return stacks
         .weights()
         .join(
@@ -930,10 +941,10 @@ final class FleetStages implements AutoCloseable {
   }
 
   /** A host's sums of its files' rows of a stack. */
-  private static Column[] hostSums() {
+  private Column[] hostSums() {
     return new Column[] {
-      sum("count").cast("decimal(38,0)").as("count"),
-      sum("value").cast("decimal(38,0)").as("value"),
+      exactSum(col("count"), sumsOverLongs).as("count"),
+      exactSum(col("value"), sumsOverLongs).as("value"),
       sum("records").as("records"),
       count(lit(1)).as("profiles")
     };
@@ -952,8 +963,8 @@ final class FleetStages implements AutoCloseable {
   /** A date's sums of its hosts' rows of a stack. */
   private Column[] dateSums() {
     return new Column[] {
-      sum("count").cast("decimal(38,0)").as("count"),
-      sum("value").cast("decimal(38,0)").as("value"),
+      exactSum(col("count"), sumsOverLongs).as("count"),
+      exactSum(col("value"), sumsOverLongs).as("value"),
       sum("records").as("records"),
       sum("profiles").as("profiles"),
       // Unknown (no host= directory anywhere) is null, not 0 hosts.
@@ -984,16 +995,52 @@ final class FleetStages implements AutoCloseable {
    * stack rows ({@code count}, {@code value}), where {@code isSelf} says the row's frame or module
    * is the stack's leaf. A value unknown for every row stays null, never 0.
    */
-  static Column[] selfAndTotal(String isSelf) {
-    String decimal = "decimal(38,0)";
+  static Column[] selfAndTotal(String isSelf, boolean overLongs) {
     return new Column[] {
-      sum(expr("CASE WHEN " + isSelf + " THEN count ELSE 0 END")).cast(decimal).as("self_count"),
-      sum("count").cast(decimal).as("total_count"),
-      sum(expr("CASE WHEN " + isSelf + " THEN value WHEN value IS NOT NULL THEN 0 END"))
-          .cast(decimal)
+      exactSum(expr("CASE WHEN " + isSelf + " THEN count ELSE 0 END"), overLongs).as("self_count"),
+      exactSum(col("count"), overLongs).as("total_count"),
+      exactSum(
+              expr("CASE WHEN " + isSelf + " THEN value WHEN value IS NOT NULL THEN 0 END"),
+              overLongs)
           .as("self_value"),
-      sum("value").cast(decimal).as("total_value")
+      exactSum(col("value"), overLongs).as("total_value")
     };
+  }
+
+  /**
+   * {@code sum(c)} as DECIMAL(38,0), summed over BIGINTs when {@code overLongs}. Spark keeps a
+   * DECIMAL(38,0) sum in its aggregation buffers as bytes it turns into a {@code BigInteger} for
+   * every row it adds; a BIGINT sum is an add. Exact either way: {@code overLongs} only when no sum
+   * of the run's counts or values can leave a BIGINT ({@link #sumsFitLong}).
+   */
+  static Column exactSum(Column c, boolean overLongs) {
+    return (overLongs ? sum(c.cast("bigint")) : sum(c)).cast("decimal(38,0)");
+  }
+
+  /**
+   * Whether every sum of any of the run's per-file counts or values fits a BIGINT: none is negative
+   * (counts are unsigned; a value is a count times a value_per_count, none of which is negative)
+   * and the totals of all of them do. {@code measureRows}: {@link Read#measureRows}.
+   */
+  static boolean sumsFitLong(List<Row> measureRows) {
+    java.math.BigDecimal counts = java.math.BigDecimal.ZERO;
+    java.math.BigDecimal values = java.math.BigDecimal.ZERO;
+    for (Row r : measureRows) {
+      if (!r.isNullAt(6) && r.getLong(6) < 0) {
+        return false;
+      }
+      if (!r.isNullAt(3)) {
+        counts = counts.add(r.getDecimal(3));
+      }
+      if (!r.isNullAt(4)) {
+        values = values.add(r.getDecimal(4));
+      }
+    }
+    java.math.BigDecimal limit = java.math.BigDecimal.valueOf(Long.MAX_VALUE);
+    return counts.signum() >= 0
+        && values.signum() >= 0
+        && counts.compareTo(limit) <= 0
+        && values.compareTo(limit) <= 0;
   }
 
   private static Column[] rest(Column[] columns) {
