@@ -53,7 +53,6 @@ final class FleetStages implements AutoCloseable {
   private final List<Dataset<Row>> persisted = new ArrayList<>();
 
   private Dimensions dimensions = Dimensions.NONE;
-  private boolean sumsOverLongs;
 
   /** The run's dimensions (see {@link Dimensions}), known once {@link #read} has planned. */
   Dimensions dimensions() {
@@ -79,7 +78,12 @@ final class FleetStages implements AutoCloseable {
       String stack,
       List<Object> dates,
       List<Row> measureRows,
-      long stackRows) {}
+      long stackRows) {
+    /** Whether the run's sums of counts and values may run over BIGINTs ({@link #sumsFitLong}). */
+    boolean sumsOverLongs() {
+      return sumsFitLong(measureRows);
+    }
+  }
 
   /**
    * Stage 1: reads the inputs once ({@code fromSource}: the source's stack rows; else its records
@@ -120,7 +124,6 @@ final class FleetStages implements AutoCloseable {
       }
       stackRows += r.getLong(5);
     }
-    sumsOverLongs = sumsFitLong(measureRows);
     return new Read(fileStacks, stackFrames, stack, dates, measureRows, stackRows);
   }
 
@@ -177,6 +180,7 @@ final class FleetStages implements AutoCloseable {
    */
   Datasets datasets(Read read, Dataset<Row> distinct, BiConsumer<String, Dataset<Row>> ready) {
     spark.sparkContext().setJobDescription("fleet-aggregate: datasets");
+    boolean sumsOverLongs = read.sumsOverLongs();
     Dataset<Row> files = files(read.fileStacks(), read.stack(), dimensions, sumsOverLongs);
     boolean filesAreHosts = false;
     // Only a large run asks (a Spark job of its own): a small one aggregates in less time.
@@ -190,7 +194,8 @@ final class FleetStages implements AutoCloseable {
       }
     }
     ready.accept("files", files);
-    StackLevels levels = stackLevels(read.fileStacks(), read.stack(), distinct, filesAreHosts);
+    StackLevels levels =
+        stackLevels(read.fileStacks(), read.stack(), distinct, filesAreHosts, sumsOverLongs);
     Dataset<Row> stacks = levels.stacks();
     ready.accept("stacks", stacks);
     ready.accept("host_stacks", levels.hostStacks());
@@ -876,7 +881,11 @@ final class FleetStages implements AutoCloseable {
    * frames) where an output has them.
    */
   StackLevels stackLevels(
-      Dataset<Row> fileStacks, String stack, Dataset<Row> distinct, boolean filesAreHosts) {
+      Dataset<Row> fileStacks,
+      String stack,
+      Dataset<Row> distinct,
+      boolean filesAreHosts,
+      boolean overLongs) {
     boolean byKey = distinct != null;
     Dataset<Row> keyed = fileStacks.where("kind <> 'error'");
     List<String> hostKey = new ArrayList<>(List.of("date", "host"));
@@ -891,9 +900,13 @@ final class FleetStages implements AutoCloseable {
     Dataset<Row> host =
         filesAreHosts
             ? keyed.select(oneFileHostColumns(hostKey))
-            : persisted(keyed.groupBy(columns(hostKey)).agg(hostSums()[0], rest(hostSums())));
+            : persisted(
+                keyed
+                    .groupBy(columns(hostKey))
+                    .agg(hostSums(overLongs)[0], rest(hostSums(overLongs))));
     Dataset<Row> dateStacks =
-        persisted(host.groupBy(columns(dateKey)).agg(dateSums()[0], rest(dateSums())));
+        persisted(
+            host.groupBy(columns(dateKey)).agg(dateSums(overLongs)[0], rest(dateSums(overLongs))));
     // Not kept: only its write reads it, and the profile outputs (the CPU rows of a small run).
     Dataset<Row> stacks =
         withFrames(
@@ -941,10 +954,10 @@ final class FleetStages implements AutoCloseable {
   }
 
   /** A host's sums of its files' rows of a stack. */
-  private Column[] hostSums() {
+  private static Column[] hostSums(boolean overLongs) {
     return new Column[] {
-      exactSum(col("count"), sumsOverLongs).as("count"),
-      exactSum(col("value"), sumsOverLongs).as("value"),
+      exactSum(col("count"), overLongs).as("count"),
+      exactSum(col("value"), overLongs).as("value"),
       sum("records").as("records"),
       count(lit(1)).as("profiles")
     };
@@ -961,10 +974,10 @@ final class FleetStages implements AutoCloseable {
   }
 
   /** A date's sums of its hosts' rows of a stack. */
-  private Column[] dateSums() {
+  private Column[] dateSums(boolean overLongs) {
     return new Column[] {
-      exactSum(col("count"), sumsOverLongs).as("count"),
-      exactSum(col("value"), sumsOverLongs).as("value"),
+      exactSum(col("count"), overLongs).as("count"),
+      exactSum(col("value"), overLongs).as("value"),
       sum("records").as("records"),
       sum("profiles").as("profiles"),
       // Unknown (no host= directory anywhere) is null, not 0 hosts.

@@ -1,10 +1,9 @@
-package dev.fleetprof.bench;
+package dev.fleetprof.jobs;
 
+import static dev.fleetprof.jobs.FleetStages.exactSum;
 import static org.apache.spark.sql.functions.col;
 import static org.apache.spark.sql.functions.expr;
-import static org.apache.spark.sql.functions.sum;
 
-import org.apache.spark.sql.Column;
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
 import org.apache.spark.sql.SparkSession;
@@ -13,8 +12,8 @@ import org.apache.spark.storage.StorageLevel;
 /**
  * What the fleet job's aggregates pay for DECIMAL(38,0) sums: three sums (a count, a value, a self
  * count) of 4 million kept DECIMAL(38,0) rows into 200,000 groups, summed as decimals and as
- * BIGINTs cast back (the job's {@code FleetStages.exactSum}), alternating, in one local[2] session.
- * Prints each round's seconds and the median ratio. Usage: {@code DecimalSums [ROUNDS]}.
+ * BIGINTs cast back ({@link FleetStages#exactSum}, as the job sums), alternating, in one local[2]
+ * session. Prints each round's seconds and the median ratio. Usage: {@code DecimalSums [ROUNDS]}.
  */
 public final class DecimalSums {
   private DecimalSums() {}
@@ -62,10 +61,6 @@ public final class DecimalSums {
         "median: decimal %.2f s, bigint %.2f s, bigint/decimal %.2fx (round 0, JIT warm-up, left out)%n",
         median(decimals), median(longs), median(longs) / median(decimals));
     spark.stop();
-  }
-
-  private static Column exactSum(Column c, boolean overLongs) {
-    return (overLongs ? sum(c.cast("bigint")) : sum(c)).cast("decimal(38,0)");
   }
 
   private static double median(double[] all) {
