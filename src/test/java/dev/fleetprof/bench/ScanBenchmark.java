@@ -443,9 +443,10 @@ public final class ScanBenchmark {
 
   /**
    * As above; with {@code written} (the output of a warm job row's last run), a second fresh JVM
-   * writes that output's rows again from memory, three times ({@code --rewrite}): the warm floor of
-   * the job's writes, whatever computes the rows, kept in {@link #warmWrites}. The read's JVM stays
-   * the cold floor.
+   * writes that output's rows again from memory, three times ({@code --rewrite}): what the job's
+   * writes cost whatever computes the rows, the first time ({@link #coldWrites}, added to the
+   * read's fresh JVM for the cold floor) and the third ({@link #warmWrites}, added to the warm
+   * read).
    */
   private Row readFloorRow(String path, String input, String name, long records, Path written)
       throws Exception {
