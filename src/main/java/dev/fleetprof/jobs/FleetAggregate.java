@@ -174,6 +174,13 @@ public final class FleetAggregate {
    */
   static final long ROWS_PER_PARTITION = 100_000;
 
+  /**
+   * Runs of fewer per-file stack rows than this plan one shuffle partition: each of a stage's tasks
+   * deserializes the stage's plan before it reads a row, which costs a small run's task more than
+   * its rows do, and every write makes a file per partition in each date.
+   */
+  static final long ONE_PARTITION_BELOW_ROWS = 10_000;
+
   private static final String SHUFFLE_PARTITIONS = "spark.sql.shuffle.partitions";
 
   /**
@@ -213,7 +220,8 @@ public final class FleetAggregate {
     int cores = spark.sparkContext().defaultParallelism();
     int most = Math.max(2 * cores, Integer.parseInt(spark.conf().get(SHUFFLE_PARTITIONS)));
     long wanted = (rows + ROWS_PER_PARTITION - 1) / ROWS_PER_PARTITION;
-    int partitions = (int) Math.max(2L * cores, Math.min(most, wanted));
+    int partitions =
+        rows < ONE_PARTITION_BELOW_ROWS ? 1 : (int) Math.max(2L * cores, Math.min(most, wanted));
     settings.set("spark.sql.adaptive.enabled", "false");
     String broadcast = rows >= BROADCAST_FROM_ROWS ? SPARK_DEFAULT_BROADCAST_THRESHOLD : "-1";
     settings.set(BROADCAST_THRESHOLD, broadcast);
