@@ -92,15 +92,43 @@ public final class FleetAggregate {
    * What tests change in a run: a mask on the stack keys (so that distinct stacks can be made to
    * collide), what to do when a run falls back to grouping by frames, from how many per-file stack
    * rows a run asks whether each host has one file a date, and what to do when it has, below how
-   * many it keeps its profile outputs' rows on the driver.
+   * many it keeps its profile outputs' rows on the driver, and below how many its stages keep local
+   * checkpoints rather than persisted datasets.
    */
   record Hooks(
       long keyMask,
       Runnable groupedByFrames,
       long askFilesPerHostFrom,
       Runnable oneFilePerHost,
-      long outputsOnTheDriverBelowRows) {
+      long outputsOnTheDriverBelowRows,
+      long checkpointBelowRows) {
     static final Hooks NONE = new Hooks(-1L, () -> {});
+
+    Hooks(
+        long keyMask,
+        Runnable groupedByFrames,
+        long askFilesPerHostFrom,
+        Runnable oneFilePerHost,
+        long outputsOnTheDriverBelowRows) {
+      this(
+          keyMask,
+          groupedByFrames,
+          askFilesPerHostFrom,
+          oneFilePerHost,
+          outputsOnTheDriverBelowRows,
+          CHECKPOINT_BELOW_ROWS);
+    }
+
+    /** These hooks, with stages that checkpoint below {@code rows} per-file stack rows. */
+    Hooks checkpointingBelow(long rows) {
+      return new Hooks(
+          keyMask,
+          groupedByFrames,
+          askFilesPerHostFrom,
+          oneFilePerHost,
+          outputsOnTheDriverBelowRows,
+          rows);
+    }
 
     Hooks(long keyMask, Runnable groupedByFrames) {
       this(keyMask, groupedByFrames, BROADCAST_FROM_ROWS, () -> {});
@@ -180,6 +208,14 @@ public final class FleetAggregate {
    * its rows do, and every write makes a file per partition in each date.
    */
   static final long ONE_PARTITION_BELOW_ROWS = 10_000;
+
+  /**
+   * Runs of fewer per-file stack rows than this keep what their stages share as local checkpoints,
+   * which later queries read as leaves of their plans (see {@code FleetStages.kept}): the driver's
+   * analysis of each later DataFrame step no longer walks the read's plan. Larger runs persist them
+   * as compressed column batches, which a 2 GiB heap needs at 100,000 profiles.
+   */
+  static final long CHECKPOINT_BELOW_ROWS = 10_000;
 
   private static final String SHUFFLE_PARTITIONS = "spark.sql.shuffle.partitions";
 

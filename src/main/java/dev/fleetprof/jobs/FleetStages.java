@@ -42,7 +42,7 @@ import org.slf4j.LoggerFactory;
  *       functions, modules and files: the six datasets, as Datasets to write.
  * </ol>
  *
- * <p>Everything a stage persists is kept until {@link #close}.
+ * <p>Everything a stage keeps ({@link #kept}) is kept until {@link #close}.
  */
 final class FleetStages implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(FleetStages.class);
@@ -51,6 +51,9 @@ final class FleetStages implements AutoCloseable {
   private final FleetAggregate.Args args;
   private final FleetAggregate.Hooks hooks;
   private final List<Dataset<Row>> persisted = new ArrayList<>();
+
+  /** Whether what the stages keep from here on is checkpointed ({@link #kept}). */
+  private boolean checkpointed;
 
   private Dimensions dimensions = Dimensions.NONE;
 
@@ -94,21 +97,10 @@ final class FleetStages implements AutoCloseable {
   Read read(boolean fromSource) {
     spark.sparkContext().setJobDescription("fleet-aggregate: read and aggregate");
     String stack = fromSource ? "stack_key" : "frames";
-    Dataset<Row> aggregated = persisted(fileStacksAndFrames(stackRows(fromSource), stack));
-    Dataset<Row> fileStacks =
-        aggregated.where("NOT " + FRAMES_ROW).drop(FRAMES_ROW, "stack_frames", "stack_lines");
-    Dataset<Row> stackFrames =
-        aggregated
-            .where(FRAMES_ROW)
-            .selectExpr(
-                "format",
-                "kind",
-                "stack_id",
-                "program_module",
-                "stack_frames AS frames",
-                "stack_lines AS lines");
+    checkpointed = false;
+    Dataset<Row> aggregated = kept(fileStacksAndFrames(stackRows(fromSource), stack));
     List<Row> measureRows =
-        fileStacks
+        fileStacksOf(aggregated)
             .groupBy("date", "measure", "unit")
             .agg(
                 sum("count").as("count"),
@@ -124,6 +116,22 @@ final class FleetStages implements AutoCloseable {
       }
       stackRows += r.getLong(5);
     }
+    if (stackRows < hooks.checkpointBelowRows()) {
+      // From here on, what the stages keep are leaves of the plans that read them.
+      checkpointed = true;
+      aggregated = kept(aggregated);
+    }
+    Dataset<Row> fileStacks = fileStacksOf(aggregated);
+    Dataset<Row> stackFrames =
+        aggregated
+            .where(FRAMES_ROW)
+            .selectExpr(
+                "format",
+                "kind",
+                "stack_id",
+                "program_module",
+                "stack_frames AS frames",
+                "stack_lines AS lines");
     return new Read(fileStacks, stackFrames, stack, dates, measureRows, stackRows);
   }
 
@@ -134,7 +142,7 @@ final class FleetStages implements AutoCloseable {
    */
   Dataset<Row> distinctStacks(Read read) {
     spark.sparkContext().setJobDescription("fleet-aggregate: dictionary of distinct stacks");
-    Dataset<Row> distinct = persisted(distinctStacks(read.fileStacks(), read.stackFrames()));
+    Dataset<Row> distinct = kept(distinctStacks(read.fileStacks(), read.stackFrames()));
     long collisions = distinct.where(COLLIDED).count();
     if (collisions == 0) {
       return distinct;
@@ -186,7 +194,7 @@ final class FleetStages implements AutoCloseable {
     // Only a large run asks (a Spark job of its own): a small one aggregates in less time.
     if (read.stackRows() >= hooks.askFilesPerHostFrom()) {
       // Kept: the write reads it, and so does the question.
-      files = persisted(files);
+      files = kept(files);
       spark.sparkContext().setJobDescription("fleet-aggregate: files per host");
       filesAreHosts = oneFilePerHost(files);
       if (filesAreHosts) {
@@ -200,10 +208,10 @@ final class FleetStages implements AutoCloseable {
     ready.accept("stacks", stacks);
     ready.accept("host_stacks", levels.hostStacks());
     // Kept: the symbolizer's input and the written dataset both come from it.
-    Dataset<Row> rawLocations = persisted(locations(levels.keyedStacks(), sumsOverLongs));
+    Dataset<Row> rawLocations = kept(locations(levels.keyedStacks(), sumsOverLongs));
     // Names: the run's distinct locations, symbolized once each, joined back. Locations a pprof
     // profile names itself keep the profile's names (no binary needed); the rest are looked up.
-    Dataset<Row> profileSymbols = persisted(profileSymbols(read.stackFrames()));
+    Dataset<Row> profileSymbols = kept(profileSymbols(read.stackFrames()));
     Dataset<Row> toLookUp =
         Symbolization.notNamedBy(rawLocations, profileSymbols)
             .select("format", "module", "offset")
@@ -211,10 +219,10 @@ final class FleetStages implements AutoCloseable {
     // Each location with the build IDs its module has in the files whose stacks hold it (a pprof
     // profile's Mapping.build_id): the symbolizer looks each up, so a binary is found (or fetched
     // from debuginfod) by the build that ran, never another build at the same path.
-    Dataset<Row> builds = persisted(locationBuildIds(read.fileStacks(), read.stack(), distinct));
+    Dataset<Row> builds = kept(locationBuildIds(read.fileStacks(), read.stack(), distinct));
     toLookUp = withBuildIds(toLookUp, builds);
     Dataset<Row> symbols =
-        persisted(
+        kept(
             Symbolization.symbolize(spark, toLookUp, args.symbolization())
                 .unionByName(profileSymbols));
     ready.accept(SYMBOLS, symbols);
@@ -338,13 +346,33 @@ final class FleetStages implements AutoCloseable {
     return expr("xxhash64(" + stackId + ", " + program + ")").bitwiseAND(lit(mask));
   }
 
-  private Dataset<Row> persisted(Dataset<Row> d) {
-    Dataset<Row> kept = d.persist(StorageLevel.MEMORY_AND_DISK());
-    persisted.add(kept);
-    return kept;
+  private static Dataset<Row> fileStacksOf(Dataset<Row> aggregated) {
+    return aggregated.where("NOT " + FRAMES_ROW).drop(FRAMES_ROW, "stack_frames", "stack_lines");
   }
 
-  /** Unpersists everything the stages kept. */
+  /**
+   * Keeps {@code d} for the several queries that read it, computed once, at the first of them.
+   *
+   * <p>A large run persists it: Spark keeps it as compressed column batches, the least memory (the
+   * 100,000-profile run spills them in a 2 GiB heap as it is). But a persisted dataset keeps its
+   * whole plan, and Spark's analyzer walks every node of it again at each DataFrame step of a later
+   * stage (and a join renews every relation below it): a small run's driver spent much of its time
+   * analyzing the read again and again. A small run ({@link #read} decides) keeps a local
+   * checkpoint instead: its rows kept as blocks on the executors, behind a plan of one leaf.
+   */
+  private Dataset<Row> kept(Dataset<Row> d) {
+    if (!checkpointed) {
+      Dataset<Row> kept = d.persist(StorageLevel.MEMORY_AND_DISK());
+      persisted.add(kept);
+      return kept;
+    }
+    // Not unpersisted by close(): Spark warns that a local checkpoint cannot be recomputed once
+    // unpersisted, and a small run's blocks are small. Spark's context cleaner removes them once
+    // the run's datasets are garbage, as it does for any RDD.
+    return d.localCheckpoint(false);
+  }
+
+  /** Unpersists everything the stages persisted. */
   @Override
   public void close() {
     for (Dataset<Row> d : persisted) {
@@ -595,14 +623,16 @@ final class FleetStages implements AutoCloseable {
         .where("z.lines IS NOT NULL AND exists(z.lines, l -> l.function <> '')")
         .groupBy(col("format"), col("z.module").as("module"), col("z.offset").as("offset"))
         .agg(expr("first(z.lines)").as("lines"))
-        .selectExpr(
-            "format",
-            "module",
-            "offset",
-            "CAST(lines AS " + Symbolization.LINES_TYPE.sql() + ") AS lines",
-            "CAST(NULL AS STRING) AS problem",
-            "'" + Symbolization.PROFILE + "' AS name_source",
-            "CAST(NULL AS STRING) AS remedy");
+        // Cast to the type itself, not its SQL name: the name loses that no element is null, and
+        // the query would have a type its optimized plan (which drops the cast) has not.
+        .select(
+            col("format"),
+            col("module"),
+            col("offset"),
+            col("lines").cast(Symbolization.LINES_TYPE).as("lines"),
+            lit(null).cast("string").as("problem"),
+            lit(Symbolization.PROFILE).as("name_source"),
+            lit(null).cast("string").as("remedy"));
   }
 
   /**
@@ -895,18 +925,17 @@ final class FleetStages implements AutoCloseable {
       hostKey.add(c.equals("frames") ? stack : c);
       dateKey.add(c.equals("frames") ? stack : c);
     }
-    // Each level feeds several outputs: persisted, so that no write recomputes it. When each host
+    // Each level feeds several outputs: kept, so that no write recomputes it. When each host
     // has one file a date, a host's stacks are its file's: the kept per-file rows, as they are.
     Dataset<Row> host =
         filesAreHosts
             ? keyed.select(oneFileHostColumns(hostKey))
-            : persisted(
+            : kept(
                 keyed
                     .groupBy(columns(hostKey))
                     .agg(hostSums(overLongs)[0], rest(hostSums(overLongs))));
     Dataset<Row> dateStacks =
-        persisted(
-            host.groupBy(columns(dateKey)).agg(dateSums(overLongs)[0], rest(dateSums(overLongs))));
+        kept(host.groupBy(columns(dateKey)).agg(dateSums(overLongs)[0], rest(dateSums(overLongs))));
     // Not kept: only its write reads it, and the profile outputs (the CPU rows of a small run).
     Dataset<Row> stacks =
         withFrames(

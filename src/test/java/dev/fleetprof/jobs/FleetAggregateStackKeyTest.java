@@ -21,7 +21,8 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * The per-host and per-date levels group by a 64-bit key of the frames: every dataset is the same
  * as when the keys collide everywhere (two bits of key), which makes the job group by the frames
- * themselves, so a collision can never merge two stacks.
+ * themselves, so a collision can never merge two stacks. Nor do the run's other choices of plan
+ * change a dataset: how it keeps what its stages share, whether a host's stacks are its file's.
  */
 class FleetAggregateStackKeyTest {
   private final SparkSession spark = TestSpark.get();
@@ -38,6 +39,25 @@ class FleetAggregateStackKeyTest {
       assertEquals(1, fellBack.get(), input + ": no collision");
       assertSameDatasets(input + " ", keyed, colliding);
     }
+  }
+
+  @Test
+  void everyDatasetIsTheSameWhetherTheStagesCheckpointOrPersist(@TempDir Path tmp)
+      throws Exception {
+    // A small run keeps its stages' datasets as local checkpoints, a large one persists them: the
+    // demo fleet (gperftools and pprof profiles, names from the profiles and from its binaries)
+    // both ways.
+    String checkpointed = tmp.resolve("checkpointed").toString();
+    String persisted = tmp.resolve("persisted").toString();
+    List<String> binaries =
+        List.of("--binaries", SampleData.FLEET.resolve("_reference/bin").toString());
+    run(
+        SampleData.FLEET,
+        checkpointed,
+        FleetAggregate.Hooks.NONE.checkpointingBelow(Long.MAX_VALUE),
+        binaries);
+    run(SampleData.FLEET, persisted, FleetAggregate.Hooks.NONE.checkpointingBelow(0), binaries);
+    assertSameDatasets("", checkpointed, persisted);
   }
 
   @Test
@@ -151,9 +171,14 @@ class FleetAggregateStackKeyTest {
   }
 
   private void run(Path input, String output, FleetAggregate.Hooks hooks) throws Exception {
-    FleetAggregate.run(
-        spark,
-        FleetAggregate.Args.parse(new String[] {"--input", input.toString(), "--output", output}),
-        hooks);
+    run(input, output, hooks, List.of());
+  }
+
+  private void run(Path input, String output, FleetAggregate.Hooks hooks, List<String> more)
+      throws Exception {
+    List<String> args =
+        new java.util.ArrayList<>(List.of("--input", input.toString(), "--output", output));
+    args.addAll(more);
+    FleetAggregate.run(spark, FleetAggregate.Args.parse(args.toArray(new String[0])), hooks);
   }
 }
