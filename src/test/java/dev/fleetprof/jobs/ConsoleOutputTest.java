@@ -146,6 +146,47 @@ class ConsoleOutputTest {
   }
 
   @Test
+  void theConsoleLeavesSparksHarmlessWarningsToTheLogFile() throws IOException {
+    // conf/log4j2.properties, as the jobs load it: what its console filter lets through.
+    Path conf = Path.of("conf", "log4j2.properties");
+    org.apache.logging.log4j.core.config.Configuration configuration;
+    try (InputStream in = Files.newInputStream(conf)) {
+      configuration =
+          new org.apache.logging.log4j.core.config.properties.PropertiesConfigurationFactory()
+              .getConfiguration(
+                  new org.apache.logging.log4j.core.LoggerContext("console-filter"),
+                  new org.apache.logging.log4j.core.config.ConfigurationSource(in, conf.toFile()));
+    }
+    configuration.initialize();
+    org.apache.logging.log4j.core.Filter filter =
+        ((org.apache.logging.log4j.core.filter.AbstractFilterable)
+                configuration.getAppender("console"))
+            .getFilter();
+    for (String harmless :
+        List.of(
+            "Block rdd_25_0 already exists on this machine; not re-adding it",
+            "RPC error during: releaseSession")) {
+      assertEquals(
+          org.apache.logging.log4j.core.Filter.Result.DENY, filter.filter(warning(harmless)));
+    }
+    for (String alarming :
+        List.of(
+            "Block rdd_25_0 could not be removed as it was not found on disk or in memory",
+            "Not enough space to cache rdd_7_33 in memory! (computed 44.5 MiB so far)")) {
+      assertEquals(
+          org.apache.logging.log4j.core.Filter.Result.NEUTRAL, filter.filter(warning(alarming)));
+    }
+  }
+
+  private static org.apache.logging.log4j.core.LogEvent warning(String message) {
+    return org.apache.logging.log4j.core.impl.Log4jLogEvent.newBuilder()
+        .setLoggerName("org.apache.spark.storage.BlockManager")
+        .setLevel(org.apache.logging.log4j.Level.WARN)
+        .setMessage(new org.apache.logging.log4j.message.SimpleMessage(message))
+        .build();
+  }
+
+  @Test
   void theQuickStartsSingleFileOutputsHaveNoChecksumFiles() throws IOException {
     assertEquals(0, fleetJob.exit(), fleetJob::toString);
     for (String name : List.of("cpu.pb.gz", "cpu.folded", "cpu.html")) {
