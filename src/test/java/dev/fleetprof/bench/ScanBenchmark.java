@@ -1150,7 +1150,32 @@ public final class ScanBenchmark {
     Inputs.delete(out);
     System.out.printf("%s job on %s ...%n", name, fleet.label());
     return childJob(
-        Processes.jobClasspath(), "dev.fleetprof.jobs.FleetAggregate", args, heap, name, true);
+        Processes.jobClasspath(),
+        "dev.fleetprof.jobs.FleetAggregate",
+        args,
+        heap,
+        name,
+        true,
+        launcherTier(fleet.path()));
+  }
+
+  /**
+   * The JVM options {@code jobs/fleet-aggregate} adds for a run on {@code input}, decided by the
+   * same script ({@code jobs/lib/small-local}): {@code conf/small-run-jvm-options} below 32 MiB,
+   * {@code conf/medium-run-jvm-options} below 256 MiB, none above.
+   */
+  private static List<String> launcherTier(Path input) throws Exception {
+    String[][] tiers = {{"32", "small-run-jvm-options"}, {"256", "medium-run-jvm-options"}};
+    for (String[] tier : tiers) {
+      Process p =
+          new ProcessBuilder("bash", "jobs/lib/small-local", "--below", tier[0], input.toString())
+              .inheritIO()
+              .start();
+      if (p.waitFor() == 0) {
+        return List.of("@" + Path.of("conf", tier[1]).toAbsolutePath());
+      }
+    }
+    return List.of();
   }
 
   /**
@@ -1166,12 +1191,24 @@ public final class ScanBenchmark {
       String name,
       boolean classArchive)
       throws Exception {
+    return childJob(classpath, main, args, heap, name, classArchive, List.of());
+  }
+
+  /** As above, with {@code tier}'s options after {@code conf/job-jvm-options}. */
+  private Outcome childJob(
+      String classpath,
+      String main,
+      List<String> args,
+      String heap,
+      String name,
+      boolean classArchive,
+      List<String> tier)
+      throws Exception {
     List<String> options =
-        new ArrayList<>(
-            List.of(
-                "@" + Path.of("conf", "job-jvm-options").toAbsolutePath(),
-                "-Dfleetprof.conf.dir=conf",
-                "-Dlog4j.configurationFile=conf/log4j2.properties"));
+        new ArrayList<>(List.of("@" + Path.of("conf", "job-jvm-options").toAbsolutePath()));
+    options.addAll(tier);
+    options.addAll(
+        List.of("-Dfleetprof.conf.dir=conf", "-Dlog4j.configurationFile=conf/log4j2.properties"));
     if (classArchive && Processes.classArchive() != null) {
       options.add("-XX:SharedArchiveFile=" + Processes.classArchive());
     }
