@@ -403,7 +403,8 @@ public final class ScanBenchmark {
         args,
         "4g",
         name,
-        classArchive);
+        classArchive,
+        List.of());
   }
 
   /** As {@link #testCodeJob(String, List, String, boolean)}, on the class archive. */
@@ -1180,21 +1181,9 @@ public final class ScanBenchmark {
 
   /**
    * {@code main} in a child JVM with heap {@code heap}, started as jobs/lib/launch starts a job
-   * (its JIT options, conf and logging, and its class archive unless {@code classArchive} is
-   * false); its output goes to {@code NAME-job.log}.
+   * (its JIT options and {@code tier}'s ({@link #launcherTier}), conf and logging, and its class
+   * archive unless {@code classArchive} is false); its output goes to {@code NAME-job.log}.
    */
-  private Outcome childJob(
-      String classpath,
-      String main,
-      List<String> args,
-      String heap,
-      String name,
-      boolean classArchive)
-      throws Exception {
-    return childJob(classpath, main, args, heap, name, classArchive, List.of());
-  }
-
-  /** As above, with {@code tier}'s options after {@code conf/job-jvm-options}. */
   private Outcome childJob(
       String classpath,
       String main,
