@@ -65,11 +65,25 @@ class FleetAggregateDiskFullTest {
     }
   }
 
+  /**
+   * Unmounts the tmpfs, so that the temporary directory can be deleted: a process that has just
+   * ended may still hold a file there for a moment (EBUSY), so it tries again for a while, then
+   * detaches it lazily (the kernel frees it once the last file on it is closed).
+   */
   @AfterAll
   static void unmount() throws Exception {
-    if (mount != null) {
-      new ProcessBuilder("umount", mount.toString()).start().waitFor(30, TimeUnit.SECONDS);
+    if (mount == null) {
+      return;
     }
+    for (int attempt = 0; attempt < 20; attempt++) {
+      Process p = new ProcessBuilder("umount", mount.toString()).redirectErrorStream(true).start();
+      p.getInputStream().readAllBytes();
+      if (p.waitFor(30, TimeUnit.SECONDS) && p.exitValue() == 0) {
+        return;
+      }
+      Thread.sleep(500);
+    }
+    new ProcessBuilder("umount", "-l", mount.toString()).start().waitFor(30, TimeUnit.SECONDS);
   }
 
   private FleetSummary run(String in, String out) throws Exception {
@@ -246,7 +260,7 @@ class FleetAggregateDiskFullTest {
     /** Waits for the run's end: 0 when it succeeded, else what the job's command exits with. */
     int exitCode(String dataset) throws Exception;
 
-    void stop();
+    void stop() throws InterruptedException;
   }
 
   /**
@@ -338,8 +352,9 @@ class FleetAggregateDiskFullTest {
       }
 
       @Override
-      public void stop() {
-        p.destroyForcibly();
+      public void stop() throws InterruptedException {
+        // Gone before the test goes on: a killed JVM still holds its files on the disk until then.
+        p.destroyForcibly().waitFor(60, TimeUnit.SECONDS);
       }
     };
   }
