@@ -1161,22 +1161,19 @@ public final class ScanBenchmark {
   }
 
   /**
-   * The JVM options {@code jobs/fleet-aggregate} adds for a run on {@code input}, decided by the
-   * same script ({@code jobs/lib/small-local}): {@code conf/small-run-jvm-options} below 32 MiB,
-   * {@code conf/medium-run-jvm-options} below 256 MiB, none above.
+   * The JVM options {@code jobs/fleet-aggregate} adds for a run on {@code input}: those of the tier
+   * {@code jobs/lib/local-tier} prints ({@code conf/TIER-run-jvm-options}), or none.
    */
   private static List<String> launcherTier(Path input) throws Exception {
-    String[][] tiers = {{"32", "small-run-jvm-options"}, {"256", "medium-run-jvm-options"}};
-    for (String[] tier : tiers) {
-      Process p =
-          new ProcessBuilder("bash", "jobs/lib/small-local", "--below", tier[0], input.toString())
-              .inheritIO()
-              .start();
-      if (p.waitFor() == 0) {
-        return List.of("@" + Path.of("conf", tier[1]).toAbsolutePath());
-      }
+    Process p =
+        new ProcessBuilder("bash", "jobs/lib/local-tier", input.toString())
+            .redirectError(ProcessBuilder.Redirect.INHERIT)
+            .start();
+    String tier = new String(p.getInputStream().readAllBytes()).strip();
+    if (p.waitFor() != 0 || tier.isEmpty()) {
+      return List.of();
     }
-    return List.of();
+    return List.of("@" + Path.of("conf", tier + "-run-jvm-options").toAbsolutePath());
   }
 
   /**

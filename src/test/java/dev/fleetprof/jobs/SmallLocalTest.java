@@ -12,9 +12,9 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * {@code jobs/lib/small-local}, which picks the JVM options of a local run by its inputs' size
- * ({@code jobs/fleet-aggregate}: below 32 MiB {@code launch --small}, below 256 MiB {@code launch
- * --medium}), run as the launchers run it.
+ * {@code jobs/lib/small-local} and {@code jobs/lib/local-tier}, which pick the JVM options of a
+ * local run by its inputs' size ({@code jobs/fleet-aggregate}: below 32 MiB {@code launch --small},
+ * below 256 MiB {@code launch --medium}), run as the launchers run it.
  */
 class SmallLocalTest {
   @Test
@@ -32,6 +32,20 @@ class SmallLocalTest {
     // Not local files: never small, whatever the limit.
     assertEquals(1, smallLocal("--below", "256", "hdfs://namenode/fleet"));
     assertEquals(1, smallLocal("--below", "256"));
+    // jobs/lib/local-tier, which jobs/fleet-aggregate and bench/run ask, names the same tiers.
+    assertEquals("small", localTier(demo.toString()));
+    assertEquals("medium", localTier(forty.toString()));
+    assertEquals("", localTier(three.toString()));
+    assertEquals("", localTier("hdfs://namenode/fleet"));
+  }
+
+  private static String localTier(String... paths) throws Exception {
+    List<String> cmd = new ArrayList<>(List.of("bash", "jobs/lib/local-tier"));
+    cmd.addAll(List.of(paths));
+    Process p = new ProcessBuilder(cmd).redirectError(ProcessBuilder.Redirect.INHERIT).start();
+    String tier = new String(p.getInputStream().readAllBytes()).strip();
+    assertEquals(0, p.waitFor(), "local-tier's exit");
+    return tier;
   }
 
   /** A directory holding one sparse file of {@code bytes} (its listed size, as du -b counts). */
