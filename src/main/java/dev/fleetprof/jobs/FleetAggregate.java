@@ -211,7 +211,7 @@ public final class FleetAggregate {
 
   /**
    * Runs of fewer per-file stack rows than this keep what their stages share as local checkpoints,
-   * which later queries read as leaves of their plans (see {@code FleetStages.kept}): the driver's
+   * which later queries read as leaves of their plans (see {@link KeptDatasets}): the driver's
    * analysis of each later DataFrame step no longer walks the read's plan. Larger runs persist them
    * as compressed column batches, which a 2 GiB heap needs at 100,000 profiles.
    */

@@ -24,7 +24,6 @@ import org.apache.spark.sql.DataFrameReader;
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
 import org.apache.spark.sql.SparkSession;
-import org.apache.spark.storage.StorageLevel;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -42,7 +41,7 @@ import org.slf4j.LoggerFactory;
  *       functions, modules and files: the six datasets, as Datasets to write.
  * </ol>
  *
- * <p>Everything a stage keeps ({@link #kept}) is kept until {@link #close}.
+ * <p>Everything a stage keeps ({@link KeptDatasets}) is kept until {@link #close}.
  */
 final class FleetStages implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(FleetStages.class);
@@ -50,10 +49,7 @@ final class FleetStages implements AutoCloseable {
   private final SparkSession spark;
   private final FleetAggregate.Args args;
   private final FleetAggregate.Hooks hooks;
-  private final List<Dataset<Row>> persisted = new ArrayList<>();
-
-  /** Whether what the stages keep from here on is checkpointed ({@link #kept}). */
-  private boolean checkpointed;
+  private final KeptDatasets kept = new KeptDatasets();
 
   private Dimensions dimensions = Dimensions.NONE;
 
@@ -97,7 +93,7 @@ final class FleetStages implements AutoCloseable {
   Read read(boolean fromSource) {
     spark.sparkContext().setJobDescription("fleet-aggregate: read and aggregate");
     String stack = fromSource ? "stack_key" : "frames";
-    checkpointed = false;
+    kept.checkpointFromHereOn(false);
     Dataset<Row> aggregated = kept(fileStacksAndFrames(stackRows(fromSource), stack));
     List<Row> measureRows =
         fileStacksOf(aggregated)
@@ -118,7 +114,7 @@ final class FleetStages implements AutoCloseable {
     }
     if (stackRows < hooks.checkpointBelowRows()) {
       // From here on, what the stages keep are leaves of the plans that read them.
-      checkpointed = true;
+      kept.checkpointFromHereOn(true);
       aggregated = kept(aggregated);
     }
     Dataset<Row> fileStacks = fileStacksOf(aggregated);
@@ -350,35 +346,14 @@ final class FleetStages implements AutoCloseable {
     return aggregated.where("NOT " + FRAMES_ROW).drop(FRAMES_ROW, "stack_frames", "stack_lines");
   }
 
-  /**
-   * Keeps {@code d} for the several queries that read it, computed once, at the first of them.
-   *
-   * <p>A large run persists it: Spark keeps it as compressed column batches, the least memory (the
-   * 100,000-profile run spills them in a 2 GiB heap as it is). But a persisted dataset keeps its
-   * whole plan, and Spark's analyzer walks every node of it again at each DataFrame step of a later
-   * stage (and a join renews every relation below it): a small run's driver spent much of its time
-   * analyzing the read again and again. A small run ({@link #read} decides) keeps a local
-   * checkpoint instead: its rows kept as blocks on the executors, behind a plan of one leaf.
-   */
   private Dataset<Row> kept(Dataset<Row> d) {
-    if (!checkpointed) {
-      Dataset<Row> kept = d.persist(StorageLevel.MEMORY_AND_DISK());
-      persisted.add(kept);
-      return kept;
-    }
-    // Not unpersisted by close(): Spark warns that a local checkpoint cannot be recomputed once
-    // unpersisted, and a small run's blocks are small. Spark's context cleaner removes them once
-    // the run's datasets are garbage, as it does for any RDD.
-    return d.localCheckpoint(false);
+    return kept.keep(d);
   }
 
-  /** Unpersists everything the stages persisted. */
+  /** Lets go of everything the stages kept. */
   @Override
   public void close() {
-    for (Dataset<Row> d : persisted) {
-      d.unpersist();
-    }
-    persisted.clear();
+    kept.close();
   }
 
   /**
