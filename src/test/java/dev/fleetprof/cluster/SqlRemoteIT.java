@@ -8,13 +8,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Map;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -50,69 +44,27 @@ class SqlRemoteIT {
 
   @Test
   void aScriptPrintsTheSameOnAServerAsOnALocalSession() throws Exception {
-    Map<String, List<String>> runs = new LinkedHashMap<>();
     for (String format : List.of("table", "json", "csv")) {
-      runs.putAll(
-          localAndRemote(
-              format,
-              List.of("-d", "output=" + output, "--format", format, "jobs/top-functions.sql")));
-    }
-    Map<String, String> printed = sql(runs);
-    for (String format : List.of("table", "json", "csv")) {
-      String local = printed.get("local-" + format);
+      List<String> args =
+          List.of("-d", "output=" + output, "--format", format, "jobs/top-functions.sql");
+      String local = sql("local-" + format, args);
       assertTrue(local.lines().count() > 5, "the comparison needs rows:\n" + local);
-      assertEquals(local, printed.get("remote-" + format), format);
+      List<String> remote = new ArrayList<>(List.of("--remote", server.url()));
+      remote.addAll(args);
+      assertEquals(local, sql("remote-" + format, remote), format);
     }
   }
 
   @Test
   void commandsAndQueriesAreToldApartAsOnALocalSession() throws Exception {
-    Map<String, List<String>> runs = new LinkedHashMap<>();
     for (String format : List.of("json", "csv")) {
-      runs.putAll(
-          localAndRemote(
-              "commands-" + format,
-              List.of("-d", "output=" + output, "--format", format, "-e", COMMANDS_AND_QUERIES)));
-    }
-    Map<String, String> printed = sql(runs);
-    for (String format : List.of("json", "csv")) {
-      String local = printed.get("local-commands-" + format);
-      assertEquals(local, printed.get("remote-commands-" + format), format);
+      List<String> args =
+          List.of("-d", "output=" + output, "--format", format, "-e", COMMANDS_AND_QUERIES);
+      String local = sql("local-commands-" + format, args);
+      List<String> remote = new ArrayList<>(List.of("--remote", server.url()));
+      remote.addAll(args);
+      assertEquals(local, sql("remote-commands-" + format, remote), format);
       assertEquals(3, local.lines().count() - (format.equals("csv") ? 2 : 0), local);
-    }
-  }
-
-  /** {@code jobs/sql ARGS} on a local session and on the server: local-NAME and remote-NAME. */
-  private static Map<String, List<String>> localAndRemote(String name, List<String> args) {
-    List<String> remote = new ArrayList<>(List.of("--remote", server.url()));
-    remote.addAll(args);
-    return Map.of("local-" + name, args, "remote-" + name, remote);
-  }
-
-  /**
-   * What each run printed on stdout, by name, failing unless each exited with 0. The runs are
-   * independent processes, started side by side: each spends most of its time starting a JVM or
-   * waiting for the server, which leaves the other core idle when they run one after another.
-   */
-  private static Map<String, String> sql(Map<String, List<String>> runs) throws Exception {
-    ExecutorService pool = Executors.newFixedThreadPool(runs.size());
-    try {
-      Map<String, Future<String>> started = new LinkedHashMap<>();
-      runs.forEach((name, args) -> started.put(name, pool.submit(() -> sql(name, args))));
-      Map<String, String> printed = new LinkedHashMap<>();
-      for (Map.Entry<String, Future<String>> run : started.entrySet()) {
-        try {
-          printed.put(run.getKey(), run.getValue().get());
-        } catch (ExecutionException e) {
-          if (e.getCause() instanceof Exception cause) {
-            throw cause;
-          }
-          throw (Error) e.getCause();
-        }
-      }
-      return printed;
-    } finally {
-      pool.shutdownNow();
     }
   }
 
