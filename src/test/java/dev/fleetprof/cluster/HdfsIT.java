@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.fleetprof.spark.ProfileDataSource;
+import dev.fleetprof.testing.SampleData;
 import dev.fleetprof.testing.SyntheticCpuProfile;
 import dev.fleetprof.testing.TestSpark;
 import java.io.IOException;
@@ -55,7 +56,7 @@ class HdfsIT {
   @Test
   void readsHdfsLikeLocalDiskAndPrefersTheBlocksHosts(@TempDir Path tmp) throws Exception {
     Path local = tmp.resolve(ROOT);
-    copyTree(FleetJob.SAMPLES, local);
+    copyTree(SampleData.ROOT, local);
     Path big = Files.createDirectories(local.resolve("synthetic")).resolve("big.prof");
     long bigRecords = SyntheticCpuProfile.write(big, 4 * BLOCK + BLOCK / 3, 20261120L);
 

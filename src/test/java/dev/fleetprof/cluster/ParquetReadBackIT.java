@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.fleetprof.testing.TestSpark;
+import java.io.IOException;
 import java.math.BigInteger;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -124,13 +125,13 @@ class ParquetReadBackIT {
    * The samples' total count straight from the {@code profile} source: each record's count as the
    * unsigned 64-bit value it stores, summed exactly in Java.
    */
-  private static BigInteger expectedTotal() {
+  private static BigInteger expectedTotal() throws IOException {
     BigInteger total = BigInteger.ZERO;
     java.util.Iterator<Long> counts =
         TestSpark.get()
             .read()
             .format("profile")
-            .load(FleetJob.SAMPLES.toString())
+            .load(FleetJob.samples().toString())
             // stacks count samples: a pprof profile's "samples" values where it has that sample
             // type (Go CPU profiles), else the value count holds
             .selectExpr(
