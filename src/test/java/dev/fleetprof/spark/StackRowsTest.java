@@ -87,9 +87,8 @@ class StackRowsTest {
             + ", sample_type");
   }
 
-  /** The stack rows merged per key, as a reader of stack rows merges them. */
-  private static Dataset<Row> stackSums(String path, Map<String, String> options) {
-    load(path, true, options).createOrReplaceTempView("stacks");
+  /** The stack rows of the view {@code stacks} merged per key, as a reader of them merges them. */
+  private static Dataset<Row> stackSums() {
     return spark.sql(
         "SELECT "
             + key()
@@ -100,39 +99,64 @@ class StackRowsTest {
             + ", sample_type");
   }
 
-  private static void assertSameAsRecords(String path, Map<String, String> options) {
-    String what = path + " " + options;
-    Dataset<Row> records = recordSums(path, options);
-    Dataset<Row> stacks = stackSums(path, options);
-    SameRows.assertSameRows(records, stacks, what);
+  /**
+   * A path's records, read once: their sums per stack row key, and each stack's frames and lines
+   * (pprof's; null for other formats), kept in memory for the stack rows they are compared with.
+   */
+  private record Records(Dataset<Row> sums, Dataset<Row> frames, Dataset<Row> lines) {
+    static Records of(String path, Map<String, String> options) {
+      Dataset<Row> records = load(path, false, options);
+      return new Records(
+          recordSums(path, options).cache(),
+          records.select("stack_id", "frames").distinct().cache(),
+          records.selectExpr("stack_id", "pprof.lines AS lines").distinct().cache());
+    }
 
-    // Every stack's frames: given at least once, and always the records' frames.
-    load(path, false, options).createOrReplaceTempView("records");
-    load(path, true, options).createOrReplaceTempView("stacks");
-    assertEquals(
-        0,
-        spark
-            .sql(
-                "SELECT stack_id FROM records EXCEPT SELECT stack_id FROM stacks"
-                    + " WHERE frames IS NOT NULL")
-            .count(),
-        what + ": a stack with no frames");
-    assertEquals(
-        0,
-        spark
-            .sql(
-                "SELECT stack_id, frames FROM stacks WHERE frames IS NOT NULL"
-                    + " EXCEPT SELECT stack_id, frames FROM records")
-            .count(),
-        what + ": frames that are not the records'");
-    assertEquals(
-        0,
-        spark
-            .sql(
-                "SELECT stack_id, lines FROM stacks WHERE lines IS NOT NULL"
-                    + " EXCEPT SELECT stack_id, pprof.lines FROM records")
-            .count(),
-        what + ": lines that are not the records'");
+    void release() {
+      sums.unpersist();
+      frames.unpersist();
+      lines.unpersist();
+    }
+  }
+
+  private static void assertSameAsRecords(String path, Map<String, String> options) {
+    Records records = Records.of(path, options);
+    try {
+      assertSameAsRecords(records, path, options);
+    } finally {
+      records.release();
+    }
+  }
+
+  /** The stack rows of {@code path} read with {@code options} are the merge of {@code records}. */
+  private static void assertSameAsRecords(
+      Records records, String path, Map<String, String> options) {
+    String what = path + " " + options;
+    Dataset<Row> rows = load(path, true, options).cache();
+    try {
+      rows.createOrReplaceTempView("stacks");
+      SameRows.assertSameRows(records.sums(), stackSums(), what);
+
+      // Every stack's frames: given at least once, and always the records' frames.
+      Dataset<Row> framed = rows.where("frames IS NOT NULL");
+      assertEquals(
+          0,
+          records.frames().select("stack_id").except(framed.select("stack_id")).count(),
+          what + ": a stack with no frames");
+      assertEquals(
+          0,
+          framed.select("stack_id", "frames").except(records.frames()).count(),
+          what + ": frames that are not the records'");
+      assertEquals(
+          0,
+          rows.where("lines IS NOT NULL")
+              .select("stack_id", "lines")
+              .except(records.lines())
+              .count(),
+          what + ": lines that are not the records'");
+    } finally {
+      rows.unpersist();
+    }
   }
 
   @Test
@@ -160,19 +184,29 @@ class StackRowsTest {
 
   @Test
   void manySplitsAndATinyTableGiveTheSameSums() {
-    for (String size : List.of("256k", "1m", "128m")) {
-      assertSameAsRecords(
-          big.toString(), Map.of("maxPartitionBytes", size, "openCostInBytes", "0"));
-    }
-    for (String bound : List.of("1", "4k")) {
-      Map<String, String> o =
-          Map.of(
-              ReadOptions.AGGREGATE_PUSHDOWN_MAX_MAP_BYTES.name(),
-              bound,
-              "maxPartitionBytes",
-              "1m");
-      assertSameAsRecords(big.toString(), o);
-      assertSameAsRecords(SampleData.ROOT.toString(), o);
+    // Each file's records read whole (one split each), the reference for every way of reading its
+    // stack rows.
+    Map<String, String> whole = Map.of("maxPartitionBytes", "1g");
+    Records bigRecords = Records.of(big.toString(), whole);
+    Records sampleRecords = Records.of(SampleData.ROOT.toString(), whole);
+    try {
+      for (String size : List.of("256k", "1m", "128m")) {
+        assertSameAsRecords(
+            bigRecords, big.toString(), Map.of("maxPartitionBytes", size, "openCostInBytes", "0"));
+      }
+      for (String bound : List.of("1", "4k")) {
+        Map<String, String> o =
+            Map.of(
+                ReadOptions.AGGREGATE_PUSHDOWN_MAX_MAP_BYTES.name(),
+                bound,
+                "maxPartitionBytes",
+                "1m");
+        assertSameAsRecords(bigRecords, big.toString(), o);
+        assertSameAsRecords(sampleRecords, SampleData.ROOT.toString(), o);
+      }
+    } finally {
+      bigRecords.release();
+      sampleRecords.release();
     }
   }
 
