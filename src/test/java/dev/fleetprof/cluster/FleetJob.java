@@ -26,37 +26,20 @@ final class FleetJob {
   /** Generous: a shared CI machine can be several times slower than an idle one. */
   static final long TIMEOUT_SECONDS = 480;
 
-  /**
-   * Left out of the job's input: the samples' largest file, 290 KB of one-instruction DCPI records
-   * (50,000 of the samples' 59,000 stacks), which the unit tests read. A run on other JVMs proves
-   * every format read there, profiles split on record boundaries and the broadcasts without writing
-   * and comparing those stacks' rows again.
-   */
-  private static final Path LEFT_OUT = Path.of("dcpi", "valid-large.prof");
-
   private static Path samples;
 
   private static Path localOutput;
 
   private FleetJob() {}
 
-  /** The job's input: a copy of the sample data without {@link #LEFT_OUT} (made once per JVM). */
+  /**
+   * The job's input: the samples of every format ({@link SampleData#everyFormat}), once per JVM.
+   */
   static synchronized Path samples() throws IOException {
     if (samples == null) {
-      Path from = SampleData.ROOT.toAbsolutePath();
       Path to = Jvms.WORK.resolve("samples");
       deleteRecursively(to);
-      try (Stream<Path> s = Files.walk(from)) {
-        for (Path p : s.toList()) {
-          Path rel = from.relativize(p);
-          if (Files.isDirectory(p)) {
-            Files.createDirectories(to.resolve(rel));
-          } else if (!rel.equals(LEFT_OUT)) {
-            Files.copy(p, to.resolve(rel));
-          }
-        }
-      }
-      samples = to;
+      samples = SampleData.everyFormat(to);
     }
     return samples;
   }

@@ -29,7 +29,8 @@ class FleetAggregateStackKeyTest {
 
   @Test
   void everyDatasetIsTheSameWhenTheKeysCollideOnEveryFormat(@TempDir Path tmp) throws Exception {
-    for (Path input : List.of(SampleData.FLEET, SampleData.ROOT)) {
+    Path samples = SampleData.everyFormat(tmp.resolve("sample-data"));
+    for (Path input : List.of(SampleData.FLEET, samples)) {
       String keyed = tmp.resolve(input.getFileName() + "-keyed").toString();
       String colliding = tmp.resolve(input.getFileName() + "-colliding").toString();
       AtomicInteger fellBack = new AtomicInteger();

@@ -85,6 +85,25 @@ public final class SampleData {
     }
   }
 
+  /**
+   * Copies the samples a job reads (those {@link #listed()}) to {@code to}, but for {@code
+   * dcpi/valid-large.prof}: 290 KB of one-instruction DCPI records, 50,000 of the samples' 59,000
+   * stacks, which the source's tests read. Every format and writer variant is still there, for
+   * tests of what a job does with them rather than how the source decodes a large file. Returns
+   * {@code to}.
+   */
+  public static Path everyFormat(Path to) throws IOException {
+    Path leftOut = DCPI.resolve("valid-large.prof");
+    for (Path p : listed()) {
+      if (!p.equals(leftOut)) {
+        Path target = to.resolve(ROOT.relativize(p).toString());
+        Files.createDirectories(target.getParent());
+        Files.copy(p, target);
+      }
+    }
+    return to;
+  }
+
   private static boolean isListed(Path p) {
     for (Path part : ROOT.relativize(p)) {
       if (part.toString().startsWith("_") || part.toString().startsWith(".")) {
