@@ -13,6 +13,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
  * Child JVMs started as the project's launchers start them ({@code jobs/lib/launch}, {@code
@@ -88,6 +89,7 @@ public final class ChildJvm {
 
   private static ClassArchive archive;
   private static boolean archiveAsked;
+  private static final AtomicBoolean archiveStartedEarly = new AtomicBoolean();
 
   /**
    * The launcher's class archive ({@code jobs/lib/class-archive}, keyed by the JDK, {@code
@@ -101,6 +103,35 @@ public final class ChildJvm {
       return archive;
     }
     archiveAsked = true;
+    return buildClassArchive(false);
+  }
+
+  /**
+   * Starts {@link #classArchive()} on a thread of its own at the lowest CPU priority ({@code nice
+   * 19}), once per JVM: a build that would otherwise stop the first test that starts a child JVM
+   * for a minute and a half uses the CPU the tests before it leave idle. A test that needs the
+   * archive sooner waits for it; a JVM that ends first stops the build.
+   */
+  public static void buildClassArchiveEarly() {
+    if (!archiveStartedEarly.compareAndSet(false, true)) {
+      return;
+    }
+    Thread t =
+        new Thread(
+            () -> {
+              synchronized (ChildJvm.class) {
+                if (!archiveAsked) {
+                  archiveAsked = true;
+                  buildClassArchive(true);
+                }
+              }
+            },
+            "class-archive");
+    t.setDaemon(true);
+    t.start();
+  }
+
+  private static ClassArchive buildClassArchive(boolean niced) {
     List<String> jars = launcherJars();
     if (jars == null) {
       System.out.println("child JVMs start without a class archive: no " + LAUNCHER_CLASSPATH);
@@ -110,15 +141,29 @@ public final class ChildJvm {
       // The recording runs the quick-start job from the compiled classes (no jar before package).
       // Its answer goes to a file, so that the time limit holds even if the script hangs.
       Path answer = Files.createTempFile("class-archive", ".txt");
+      List<String> build = new ArrayList<>(niced ? List.of("nice", "-n", "19") : List.of());
+      build.add(Path.of("jobs", "lib", "class-archive").toAbsolutePath().toString());
+      build.add(Path.of("target", "classes").toAbsolutePath().toString());
       Process p =
-          new ProcessBuilder(
-                  Path.of("jobs", "lib", "class-archive").toAbsolutePath().toString(),
-                  Path.of("target", "classes").toAbsolutePath().toString())
+          new ProcessBuilder(build)
               .redirectOutput(answer.toFile())
               .redirectError(ProcessBuilder.Redirect.DISCARD)
               .redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null")))
               .start();
+      // A JVM that ends during the build (a run of a few tests) stops it with its children.
+      Thread stop =
+          new Thread(
+              () -> {
+                p.descendants().forEach(ProcessHandle::destroy);
+                p.destroy();
+              });
+      Runtime.getRuntime().addShutdownHook(stop);
       boolean ended = p.waitFor(600, TimeUnit.SECONDS);
+      try {
+        Runtime.getRuntime().removeShutdownHook(stop);
+      } catch (IllegalStateException shuttingDown) {
+        return null;
+      }
       String printed = ended ? Files.readString(answer, StandardCharsets.UTF_8) : "";
       Files.deleteIfExists(answer);
       if (!ended || p.exitValue() != 0 || printed.isBlank()) {
