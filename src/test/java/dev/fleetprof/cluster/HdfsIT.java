@@ -16,7 +16,6 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.stream.Stream;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.BlockLocation;
 import org.apache.hadoop.fs.FileSystem;
@@ -56,7 +55,7 @@ class HdfsIT {
   @Test
   void readsHdfsLikeLocalDiskAndPrefersTheBlocksHosts(@TempDir Path tmp) throws Exception {
     Path local = tmp.resolve(ROOT);
-    copyTree(SampleData.ROOT, local);
+    SampleData.copyListed(local);
     Path big = Files.createDirectories(local.resolve("synthetic")).resolve("big.prof");
     long bigRecords = SyntheticCpuProfile.write(big, 4 * BLOCK + BLOCK / 3, 20261120L);
 
@@ -220,32 +219,5 @@ class HdfsIT {
     return df.withColumn(
         "path",
         org.apache.spark.sql.functions.regexp_replace(df.col("path"), "^.*/" + ROOT + "/", ""));
-  }
-
-  /**
-   * Copies the samples without their {@code _reference/} folders: the source skips them on any file
-   * system, and every HDFS file costs time to write.
-   */
-  private static void copyTree(Path from, Path to) throws IOException {
-    List<Path> all;
-    try (Stream<Path> s = Files.walk(from)) {
-      all = s.toList();
-    }
-    for (Path p : all) {
-      Path rel = from.relativize(p);
-      boolean reference = false;
-      for (Path name : rel) {
-        reference |= name.toString().startsWith("_");
-      }
-      if (reference) {
-        continue;
-      }
-      Path target = to.resolve(rel.toString());
-      if (Files.isDirectory(p)) {
-        Files.createDirectories(target);
-      } else {
-        Files.copy(p, target);
-      }
-    }
   }
 }

@@ -67,8 +67,8 @@ class StackRowsTest {
   }
 
   /** The records' sums per stack row key, as Spark computes them from the record rows. */
-  private static Dataset<Row> recordSums(String path, Map<String, String> options) {
-    load(path, false, options).createOrReplaceTempView("records");
+  private static Dataset<Row> recordSums(Dataset<Row> records) {
+    records.createOrReplaceTempView("records");
     String samplesAt = "array_position(transform(pprof.sample_types, t -> t.type), 'samples')";
     return spark.sql(
         "SELECT "
@@ -100,22 +100,22 @@ class StackRowsTest {
   }
 
   /**
-   * A path's records, read once: their sums per stack row key, and each stack's frames and lines
-   * (pprof's; null for other formats), kept in memory for the stack rows they are compared with.
+   * A path's records, read once and kept in memory: their sums per stack row key, and each stack's
+   * frames and lines (pprof's; null for other formats), for the stack rows they are compared with.
    */
-  private record Records(Dataset<Row> sums, Dataset<Row> frames, Dataset<Row> lines) {
+  private record Records(
+      Dataset<Row> read, Dataset<Row> sums, Dataset<Row> frames, Dataset<Row> lines) {
     static Records of(String path, Map<String, String> options) {
-      Dataset<Row> records = load(path, false, options);
+      Dataset<Row> read = load(path, false, options).cache();
       return new Records(
-          recordSums(path, options).cache(),
-          records.select("stack_id", "frames").distinct().cache(),
-          records.selectExpr("stack_id", "pprof.lines AS lines").distinct().cache());
+          read,
+          recordSums(read),
+          read.select("stack_id", "frames").distinct(),
+          read.selectExpr("stack_id", "pprof.lines AS lines").distinct());
     }
 
     void release() {
-      sums.unpersist();
-      frames.unpersist();
-      lines.unpersist();
+      read.unpersist();
     }
   }
 

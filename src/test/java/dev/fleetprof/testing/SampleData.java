@@ -85,17 +85,25 @@ public final class SampleData {
     }
   }
 
+  /** Copies the samples the {@code profile} source lists ({@link #listed()}) to {@code to}. */
+  public static Path copyListed(Path to) throws IOException {
+    return copy(to, p -> true);
+  }
+
   /**
-   * Copies the samples a job reads (those {@link #listed()}) to {@code to}, but for {@code
-   * dcpi/valid-large.prof}: 290 KB of one-instruction DCPI records, 50,000 of the samples' 59,000
-   * stacks, which the source's tests read. Every format and writer variant is still there, for
-   * tests of what a job does with them rather than how the source decodes a large file. Returns
-   * {@code to}.
+   * Copies the samples a job reads to {@code to}, but for {@code dcpi/valid-large.prof}: 290 KB of
+   * one-instruction DCPI records, 50,000 of the samples' 59,000 stacks, which the source's tests
+   * read. Every format and writer variant is still there, for tests of what a job does with them
+   * rather than how the source decodes a large file. Returns {@code to}.
    */
   public static Path everyFormat(Path to) throws IOException {
     Path leftOut = DCPI.resolve("valid-large.prof");
+    return copy(to, p -> !p.equals(leftOut));
+  }
+
+  private static Path copy(Path to, java.util.function.Predicate<Path> keep) throws IOException {
     for (Path p : listed()) {
-      if (!p.equals(leftOut)) {
+      if (keep.test(p)) {
         Path target = to.resolve(ROOT.relativize(p).toString());
         Files.createDirectories(target.getParent());
         Files.copy(p, target);
