@@ -9,6 +9,7 @@ import java.nio.file.Path;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.function.Predicate;
 import java.util.stream.Stream;
 
 /**
@@ -101,7 +102,7 @@ public final class SampleData {
     return copy(to, p -> !p.equals(leftOut));
   }
 
-  private static Path copy(Path to, java.util.function.Predicate<Path> keep) throws IOException {
+  private static Path copy(Path to, Predicate<Path> keep) throws IOException {
     for (Path p : listed()) {
       if (keep.test(p)) {
         Path target = to.resolve(ROOT.relativize(p).toString());
